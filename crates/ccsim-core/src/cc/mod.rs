@@ -1,0 +1,180 @@
+//! Congestion control as a plug-in, shaped like Linux `tcp_congestion_ops`.
+//!
+//! The sender machine ([`crate::tcp::TcpSender`]) owns the state and the loss
+//! recovery mechanics (fast retransmit, fast recovery, RTO); an algorithm only
+//! decides window values: `ssthresh` on a loss indication, `cong_avoid` on an
+//! ACK of new data, and may observe every ACK (`pkts_acked`) and events
+//! (`cwnd_event`). Algorithms never schedule events: per-RTT logic finds round
+//! boundaries from ACK arrivals, as in Linux. Shared helpers
+//! ([`slow_start`], [`cong_avoid_ai`]) keep each algorithm short.
+
+pub mod reno;
+
+use crate::units::Time;
+
+pub use reno::Reno;
+
+/// How the sender recovers from a loss indication by duplicate ACKs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// Tahoe: cwnd = 1 segment and go-back-N on the dupthresh-th dupack.
+    Tahoe,
+    /// Reno fast recovery (RFC 5681 §3.2): exits on the first new ACK.
+    Reno,
+    /// NewReno (RFC 6582): stays in recovery across partial ACKs.
+    NewReno,
+}
+
+/// The sender state an algorithm may read and (for the window) change.
+#[derive(Clone, Debug)]
+pub struct CcState {
+    pub now: Time,
+    /// Sender maximum segment size in bytes.
+    pub mss: u64,
+    /// Congestion window in bytes.
+    pub cwnd: u64,
+    /// Slow-start threshold in bytes.
+    pub ssthresh: u64,
+    /// Bytes outstanding (snd_nxt - snd_una) at the moment of the call.
+    pub flight: u64,
+    /// Byte counter for additive increase (Linux `snd_cwnd_cnt`, in bytes).
+    pub cwnd_cnt: u64,
+    /// Smoothed RTT and minimum RTT observed, if any sample exists.
+    pub srtt: Option<Time>,
+    pub min_rtt: Option<Time>,
+}
+
+/// What one ACK told the sender.
+#[derive(Clone, Debug)]
+pub struct AckSample {
+    /// Bytes newly acknowledged by the cumulative ACK (0 for a duplicate).
+    pub acked: u64,
+    /// True for a duplicate ACK.
+    pub dup: bool,
+    /// RTT sample taken from this ACK, if any (Karn's rule applied).
+    pub rtt: Option<Time>,
+    pub in_recovery: bool,
+}
+
+/// Congestion-avoidance events (Linux `tcp_ca_event` subset).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CaEvent {
+    /// Retransmission timeout (after ssthresh/cwnd were set).
+    Timeout,
+    /// Entered fast recovery (after ssthresh/cwnd were set).
+    EnterRecovery,
+    /// Left fast recovery (after cwnd was deflated).
+    ExitRecovery,
+    /// Window reduced in response to an ECN echo.
+    EcnReduce,
+}
+
+/// A congestion-control algorithm (Linux `tcp_congestion_ops`).
+pub trait CongestionOps: Send {
+    fn name(&self) -> &'static str;
+    /// Loss-recovery mechanics this algorithm runs with.
+    fn recovery(&self) -> Recovery {
+        Recovery::NewReno
+    }
+    /// Slow-start threshold (bytes) after a loss indication by duplicate ACKs
+    /// or an ECN echo.
+    fn ssthresh(&mut self, s: &CcState) -> u64;
+    /// Slow-start threshold (bytes) after a retransmission timeout.
+    fn ssthresh_timeout(&mut self, s: &CcState) -> u64 {
+        self.ssthresh(s)
+    }
+    /// Window growth on an ACK of `acked` new bytes outside loss recovery.
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u64);
+    /// Every ACK, new or duplicate, before the sender reacts to it.
+    fn pkts_acked(&mut self, _s: &CcState, _sample: &AckSample) {}
+    fn cwnd_event(&mut self, _s: &mut CcState, _ev: CaEvent) {}
+    /// Mechanism state worth tracing (e.g. Westwood+'s bandwidth estimate).
+    fn trace(&self) -> Option<(&'static str, f64)> {
+        None
+    }
+}
+
+/// Slow start (RFC 5681 §3.1 with RFC 3465 L = 1 SMSS): cwnd grows by
+/// min(acked, mss), not past ssthresh. Returns the acked bytes left over once
+/// ssthresh is reached (to be used by congestion avoidance).
+pub fn slow_start(s: &mut CcState, acked: u64) -> u64 {
+    let inc = acked.min(s.mss);
+    let room = s.ssthresh.saturating_sub(s.cwnd);
+    if inc <= room {
+        s.cwnd += inc;
+        0
+    } else {
+        s.cwnd += room;
+        acked - room
+    }
+}
+
+/// Additive increase with byte counting (RFC 3465 §2.1 / RFC 5681 §3.1): one
+/// MSS per window of acknowledged bytes, i.e. +1 segment per RTT.
+pub fn cong_avoid_ai(s: &mut CcState, acked: u64) {
+    s.cwnd_cnt += acked;
+    while s.cwnd_cnt >= s.cwnd && s.cwnd > 0 {
+        s.cwnd_cnt -= s.cwnd;
+        s.cwnd += s.mss;
+    }
+}
+
+/// Standard loss response (RFC 5681 eq. 4): max(FlightSize/2, 2·SMSS).
+pub fn halve_flight(s: &CcState) -> u64 {
+    (s.flight / 2).max(2 * s.mss)
+}
+
+/// Builds an algorithm by name; the error lists the accepted names.
+pub fn by_name(name: &str) -> Result<Box<dyn CongestionOps>, &'static str> {
+    const ACCEPTED: &str = "one of \"tahoe\", \"reno\", \"newreno\"";
+    Ok(match name {
+        "tahoe" => Box::new(Reno::new(Recovery::Tahoe)),
+        "reno" => Box::new(Reno::new(Recovery::Reno)),
+        "newreno" => Box::new(Reno::new(Recovery::NewReno)),
+        _ => return Err(ACCEPTED),
+    })
+}
+
+/// Names accepted by [`by_name`].
+pub const NAMES: &[&str] = &["tahoe", "reno", "newreno"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn st(cwnd: u64, ssthresh: u64) -> CcState {
+        CcState {
+            now: Time::ZERO,
+            mss: 1000,
+            cwnd,
+            ssthresh,
+            flight: cwnd,
+            cwnd_cnt: 0,
+            srtt: None,
+            min_rtt: None,
+        }
+    }
+
+    #[test]
+    fn slow_start_stops_at_ssthresh() {
+        let mut s = st(3000, 3500);
+        assert_eq!(slow_start(&mut s, 1000), 500);
+        assert_eq!(s.cwnd, 3500);
+    }
+
+    #[test]
+    fn additive_increase_is_one_mss_per_window() {
+        let mut s = st(10_000, 0);
+        for _ in 0..10 {
+            cong_avoid_ai(&mut s, 1000);
+        }
+        assert_eq!(s.cwnd, 11_000);
+        assert_eq!(s.cwnd_cnt, 0);
+    }
+
+    #[test]
+    fn halving_floors_at_two_segments() {
+        assert_eq!(halve_flight(&st(10_000, 0)), 5_000);
+        assert_eq!(halve_flight(&st(1_000, 0)), 2_000);
+    }
+}

@@ -1,0 +1,43 @@
+//! Reno-style AIMD (RFC 5681 §3.1): slow start below ssthresh, +1 MSS per RTT
+//! above, ssthresh = max(FlightSize/2, 2·SMSS) on loss. The same window rule
+//! runs with three loss-recovery mechanics, which is what distinguishes the
+//! classic variants: Tahoe (go-back-N from cwnd = 1, Jacobson 1988), Reno
+//! (fast recovery, RFC 5681 §3.2) and NewReno (partial ACKs, RFC 6582).
+
+use super::{cong_avoid_ai, halve_flight, slow_start, CcState, CongestionOps, Recovery};
+
+pub struct Reno {
+    recovery: Recovery,
+}
+
+impl Reno {
+    pub fn new(recovery: Recovery) -> Reno {
+        Reno { recovery }
+    }
+}
+
+impl CongestionOps for Reno {
+    fn name(&self) -> &'static str {
+        match self.recovery {
+            Recovery::Tahoe => "tahoe",
+            Recovery::Reno => "reno",
+            Recovery::NewReno => "newreno",
+        }
+    }
+    fn recovery(&self) -> Recovery {
+        self.recovery
+    }
+    fn ssthresh(&mut self, s: &CcState) -> u64 {
+        halve_flight(s)
+    }
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
+        let acked = if s.cwnd < s.ssthresh {
+            slow_start(s, acked)
+        } else {
+            acked
+        };
+        if acked > 0 && s.cwnd >= s.ssthresh {
+            cong_avoid_ai(s, acked);
+        }
+    }
+}

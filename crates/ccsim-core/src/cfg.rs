@@ -1,0 +1,375 @@
+//! A typed reader over the scenario tree that tracks key paths.
+//!
+//! Every accessor records the key it read, so `finish()` can reject unknown
+//! keys and list the accepted ones; every error names the key path, the bad
+//! value and what is accepted (ns-3's "every parameter has a name, a default
+//! and a valid range", without string-typed config inside the engine). Each
+//! accessor also writes the value it resolved (defaults included) into `out`,
+//! which becomes the fully resolved scenario used to identify runs.
+
+use crate::units::{self, BufferSize, Rate, Time};
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// An invalid scenario: where, what, and what would have been accepted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError {
+    /// Dotted key path, e.g. `topology.bottleneck.rate` or `flows[2].cc`.
+    pub path: String,
+    /// The offending value as written (empty for a missing or unknown key).
+    pub value: String,
+    /// What is accepted.
+    pub expected: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = if self.path.is_empty() { "scenario" } else { &self.path };
+        if self.value.is_empty() {
+            write!(f, "{path}: {}", self.expected)
+        } else {
+            write!(f, "{path}: got {}, expected {}", self.value, self.expected)
+        }
+    }
+}
+impl std::error::Error for ScenarioError {}
+
+pub type Res<T> = Result<T, ScenarioError>;
+
+pub fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    }
+}
+
+pub fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// Canonical text forms, re-parseable by the same accessors.
+pub fn time_str(t: Time) -> String {
+    format!("{}s", t.as_secs_f64())
+}
+pub fn rate_str(r: Rate) -> String {
+    format!("{}bps", r.0)
+}
+pub fn size_str(b: u64) -> String {
+    format!("{b}B")
+}
+
+/// A table (JSON object) being read.
+pub struct Tab<'a> {
+    pub path: String,
+    map: &'a Map<String, Value>,
+    known: Vec<&'static str>,
+    pub out: Map<String, Value>,
+}
+
+impl<'a> Tab<'a> {
+    pub fn new(path: String, v: &'a Value) -> Res<Tab<'a>> {
+        match v {
+            Value::Object(map) => Ok(Tab {
+                path,
+                map,
+                known: Vec::new(),
+                out: Map::new(),
+            }),
+            other => Err(ScenarioError {
+                path,
+                value: show(other),
+                expected: "a table of keys".into(),
+            }),
+        }
+    }
+
+    pub fn key_path(&self, key: &str) -> String {
+        join(&self.path, key)
+    }
+
+    pub fn error(&self, key: &str, v: &Value, expected: impl Into<String>) -> ScenarioError {
+        ScenarioError {
+            path: self.key_path(key),
+            value: show(v),
+            expected: expected.into(),
+        }
+    }
+
+    pub fn missing(&self, key: &str, expected: &str) -> ScenarioError {
+        ScenarioError {
+            path: self.key_path(key),
+            value: String::new(),
+            expected: format!("required key missing; expected {expected}"),
+        }
+    }
+
+    /// Marks `key` as accepted and returns its value, if present.
+    pub fn raw(&mut self, key: &'static str) -> Option<&'a Value> {
+        if !self.known.contains(&key) {
+            self.known.push(key);
+        }
+        self.map.get(key)
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.map.contains_key(key)
+    }
+
+    pub fn put(&mut self, key: &str, v: Value) {
+        self.out.insert(key.to_string(), v);
+    }
+
+    fn parsed<T>(
+        &mut self,
+        key: &'static str,
+        default: Option<&str>,
+        expected: &'static str,
+        parse: impl Fn(&Value) -> Option<T>,
+        canon: impl Fn(&T) -> Value,
+    ) -> Res<T> {
+        let d;
+        let v = match self.raw(key) {
+            Some(v) => v,
+            None => match default {
+                Some(s) => {
+                    d = Value::String(s.to_string());
+                    &d
+                }
+                None => return Err(self.missing(key, expected)),
+            },
+        };
+        let t = parse(v).ok_or_else(|| self.error(key, v, expected))?;
+        self.put(key, canon(&t));
+        Ok(t)
+    }
+
+    pub fn time(&mut self, key: &'static str, default: Option<&str>) -> Res<Time> {
+        self.parsed(
+            key,
+            default,
+            "a non-negative time with a unit, such as \"40ms\", \"1.5s\", \"250us\"",
+            |v| v.as_str().and_then(|s| units::parse_time(s).ok()),
+            |t| Value::String(time_str(*t)),
+        )
+    }
+
+    pub fn rate(&mut self, key: &'static str, default: Option<&str>) -> Res<Rate> {
+        self.parsed(
+            key,
+            default,
+            "a positive rate such as \"45Mbps\", \"1Gbps\", \"64kbps\" (or a number of bit/s)",
+            |v| match v {
+                Value::String(s) => units::parse_rate(s).ok(),
+                Value::Number(n) => n
+                    .as_f64()
+                    .filter(|x| x.is_finite() && *x >= 1.0)
+                    .map(|x| Rate(x.round() as u64)),
+                _ => None,
+            },
+            |r| Value::String(rate_str(*r)),
+        )
+    }
+
+    pub fn size(&mut self, key: &'static str, default: Option<&str>) -> Res<u64> {
+        self.parsed(
+            key,
+            default,
+            "a non-negative size such as \"1500B\", \"300KB\", \"10MB\" (or a number of bytes)",
+            |v| match v {
+                Value::String(s) => units::parse_size(s).ok(),
+                Value::Number(n) => n.as_u64(),
+                _ => None,
+            },
+            |b| Value::String(size_str(*b)),
+        )
+    }
+
+    /// A size or "inf" (returns `None` for infinite).
+    pub fn size_or_inf(&mut self, key: &'static str, default: &str) -> Res<Option<u64>> {
+        self.parsed(
+            key,
+            Some(default),
+            "a size such as \"100KB\", \"10MB\", a number of bytes, or \"inf\"",
+            |v| match v {
+                Value::String(s) if s == "inf" => Some(None),
+                Value::String(s) => units::parse_size(s).ok().map(Some),
+                Value::Number(n) => n.as_u64().map(Some),
+                _ => None,
+            },
+            |b| Value::String(b.map_or("inf".into(), size_str)),
+        )
+    }
+
+    pub fn buffer(&mut self, key: &'static str, default: Option<&str>) -> Res<BufferSize> {
+        self.parsed(
+            key,
+            default,
+            units::BUFFER_EXPECTED,
+            |v| match v {
+                Value::String(s) => units::parse_buffer(s).ok(),
+                _ => None,
+            },
+            |b| {
+                Value::String(match b {
+                    BufferSize::Packets(n) => format!("{n}pkt"),
+                    BufferSize::Bytes(n) => format!("{n}B"),
+                    BufferSize::Bdp(x) => format!("{x}bdp"),
+                    BufferSize::Unlimited => "inf".into(),
+                })
+            },
+        )
+    }
+
+    pub fn uint(&mut self, key: &'static str, default: Option<u64>, min: u64, max: u64) -> Res<u64> {
+        let expected = format!("an integer in [{min}, {max}]");
+        let v = match (self.raw(key), default) {
+            (Some(v), _) => v,
+            (None, Some(d)) => {
+                self.put(key, Value::from(d));
+                return Ok(d);
+            }
+            (None, None) => return Err(self.missing(key, &expected)),
+        };
+        let n = v
+            .as_u64()
+            .filter(|n| (min..=max).contains(n))
+            .ok_or_else(|| self.error(key, v, expected))?;
+        self.put(key, Value::from(n));
+        Ok(n)
+    }
+
+    pub fn float(&mut self, key: &'static str, default: Option<f64>, min: f64, max: f64) -> Res<f64> {
+        let expected = format!("a number in [{min}, {max}]");
+        let v = match (self.raw(key), default) {
+            (Some(v), _) => v,
+            (None, Some(d)) => {
+                self.put(key, Value::from(d));
+                return Ok(d);
+            }
+            (None, None) => return Err(self.missing(key, &expected)),
+        };
+        let x = v
+            .as_f64()
+            .filter(|x| x.is_finite() && *x >= min && *x <= max)
+            .ok_or_else(|| self.error(key, v, expected))?;
+        self.put(key, Value::from(x));
+        Ok(x)
+    }
+
+    pub fn boolean(&mut self, key: &'static str, default: bool) -> Res<bool> {
+        let b = match self.raw(key) {
+            None => default,
+            Some(v) => v.as_bool().ok_or_else(|| self.error(key, v, "true or false"))?,
+        };
+        self.put(key, Value::Bool(b));
+        Ok(b)
+    }
+
+    /// A string from a closed set.
+    pub fn choice(&mut self, key: &'static str, default: Option<&str>, accepted: &[&str]) -> Res<String> {
+        let expected = format!(
+            "one of {}",
+            accepted.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(", ")
+        );
+        let s = match (self.raw(key), default) {
+            (Some(v), _) => match v.as_str() {
+                Some(s) if accepted.contains(&s) => s.to_string(),
+                _ => return Err(self.error(key, v, expected)),
+            },
+            (None, Some(d)) => d.to_string(),
+            (None, None) => return Err(self.missing(key, &expected)),
+        };
+        self.put(key, Value::String(s.clone()));
+        Ok(s)
+    }
+
+    /// Any string (names).
+    pub fn string(&mut self, key: &'static str) -> Res<Option<String>> {
+        match self.raw(key) {
+            None => Ok(None),
+            Some(Value::String(s)) if !s.is_empty() => {
+                self.put(key, Value::String(s.clone()));
+                Ok(Some(s.clone()))
+            }
+            Some(v) => Err(self.error(key, v, "a non-empty string")),
+        }
+    }
+
+    /// A nested table, if present. Put its resolved form back with `put`.
+    pub fn table(&mut self, key: &'static str) -> Res<Option<Tab<'a>>> {
+        let path = self.key_path(key);
+        match self.raw(key) {
+            None => Ok(None),
+            Some(v) => Tab::new(path, v).map(Some),
+        }
+    }
+
+    /// An array, if present.
+    pub fn array(&mut self, key: &'static str) -> Res<Option<&'a Vec<Value>>> {
+        match self.raw(key) {
+            None => Ok(None),
+            Some(Value::Array(a)) => Ok(Some(a)),
+            Some(v) => Err(self.error(key, v, "an array")),
+        }
+    }
+
+    /// Rejects keys that no accessor asked for; returns the resolved table.
+    pub fn finish(self) -> Res<Value> {
+        let mut unknown: Vec<&String> = self.map.keys().filter(|k| !self.known.contains(&k.as_str())).collect();
+        unknown.sort();
+        if let Some(k) = unknown.first() {
+            let mut acc = self.known.clone();
+            acc.sort();
+            return Err(ScenarioError {
+                path: self.key_path(k),
+                value: String::new(),
+                expected: format!("unknown key; accepted keys here: {}", acc.join(", ")),
+            });
+        }
+        Ok(Value::Object(self.out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_key_names_path_and_accepted() {
+        let v = json!({"rate": "1Mbps", "dleay": "1ms"});
+        let mut t = Tab::new("topology.access".into(), &v).unwrap();
+        t.rate("rate", None).unwrap();
+        t.time("delay", Some("0s")).unwrap();
+        let e = t.finish().unwrap_err();
+        assert_eq!(e.path, "topology.access.dleay");
+        assert!(e.expected.contains("delay, rate"), "{e}");
+    }
+
+    #[test]
+    fn bad_value_names_value_and_expectation() {
+        let v = json!({"rate": "45Mbs"});
+        let mut t = Tab::new("topology.bottleneck".into(), &v).unwrap();
+        let e = t.rate("rate", None).unwrap_err();
+        assert_eq!(e.path, "topology.bottleneck.rate");
+        assert_eq!(e.value, "\"45Mbs\"");
+        assert!(e.to_string().contains("expected a positive rate"), "{e}");
+    }
+
+    #[test]
+    fn resolved_values_are_canonical() {
+        let v = json!({"delay": "40ms", "rate": 2e6});
+        let mut t = Tab::new(String::new(), &v).unwrap();
+        t.time("delay", None).unwrap();
+        t.rate("rate", None).unwrap();
+        t.uint("n", Some(3), 0, 10).unwrap();
+        assert_eq!(
+            t.finish().unwrap(),
+            json!({"delay": "0.04s", "rate": "2000000bps", "n": 3})
+        );
+    }
+}

@@ -1,0 +1,94 @@
+//! ccsim-core: a deterministic packet-level discrete-event network simulator
+//! for congestion-control and router-buffer research.
+//!
+//! The engine is pure Rust and usable on its own: [`run`] takes a scenario
+//! (JSON text, schema in docs/user-guide.md) and returns result tables.
+//! Layout: `units` (time/rate/size), `sched` (event queue), `packet`, `link`
+//! and `qdisc` (channels and queue disciplines), `router` (router-level
+//! components), `tcp` and `cc` (transport and congestion control), `app`
+//! (datagram sources), `monitor`, `scenario` (schema + builder), `sim` (world
+//! and event loop), `output`.
+
+pub mod app;
+pub mod cc;
+pub mod cfg;
+pub mod components;
+pub mod link;
+pub mod monitor;
+pub mod output;
+pub mod packet;
+pub mod qdisc;
+pub mod rng;
+pub mod router;
+pub mod scenario;
+pub mod sched;
+pub mod sim;
+pub mod tcp;
+pub mod units;
+
+pub use cfg::ScenarioError;
+pub use output::Output;
+pub use sim::{Sim, SimError};
+
+/// Engine version (recorded in every result).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Any failure of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    Scenario(ScenarioError),
+    Sim(SimError),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Scenario(e) => e.fmt(f),
+            Error::Sim(e) => e.fmt(f),
+        }
+    }
+}
+impl std::error::Error for Error {}
+impl From<ScenarioError> for Error {
+    fn from(e: ScenarioError) -> Self {
+        Error::Scenario(e)
+    }
+}
+impl From<SimError> for Error {
+    fn from(e: SimError) -> Self {
+        Error::Sim(e)
+    }
+}
+
+/// Builds and runs a scenario to its end, calling `progress(now)` roughly
+/// every `slice` of simulated time; `progress` returning false aborts.
+pub fn run_with_progress(
+    text: &str,
+    slice: Option<units::Time>,
+    mut progress: impl FnMut(units::Time) -> bool,
+) -> Result<Output, Error> {
+    let (mut sim, resolved) = scenario::build(text)?;
+    let slice = slice.unwrap_or(sim.end);
+    let mut events = 0;
+    let mut t = units::Time::ZERO;
+    while !sim.done() {
+        t = (t + slice).min(sim.end);
+        events += sim.run_until(t);
+        if !progress(t) {
+            return Err(Error::Sim(SimError("interrupted".into())));
+        }
+    }
+    sim.close();
+    sim.check_invariants()?;
+    Ok(output::collect(&sim, resolved, events))
+}
+
+/// Builds and runs a scenario to its end.
+pub fn run(text: &str) -> Result<Output, Error> {
+    run_with_progress(text, None, |_| true)
+}
+
+/// Validates a scenario and returns its fully resolved form.
+pub fn resolve(text: &str) -> Result<serde_json::Value, ScenarioError> {
+    scenario::build(text).map(|(_, r)| r)
+}

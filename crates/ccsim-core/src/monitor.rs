@@ -1,0 +1,90 @@
+//! Time series sampled at a fixed interval: queue backlog per selected link,
+//! TCP state per selected flow (cwnd, ssthresh, SRTT, delivered bytes, highest
+//! sequence sent, bytes in flight, the algorithm's traced state) and router
+//! component state. Off unless an interval is set; when off it costs one
+//! `Option` check at build time and nothing per packet.
+
+use crate::link::Link;
+use crate::sim::{Endpoint, Flow, Node};
+use crate::units::Time;
+
+#[derive(Default)]
+pub struct Monitor {
+    pub interval: Option<Time>,
+    pub queues: Vec<usize>,
+    pub flows: Vec<usize>,
+    pub queue_ts: QueueSeries,
+    pub flow_ts: FlowSeries,
+    pub comp_ts: CompSeries,
+}
+
+#[derive(Default)]
+pub struct QueueSeries {
+    pub time: Vec<f64>,
+    pub link: Vec<u32>,
+    pub packets: Vec<i64>,
+    pub bytes: Vec<i64>,
+    /// Qdisc trace value (e.g. RED average), NaN if none.
+    pub state: Vec<f64>,
+}
+
+#[derive(Default)]
+pub struct FlowSeries {
+    pub time: Vec<f64>,
+    pub flow: Vec<u32>,
+    pub cwnd: Vec<i64>,
+    pub ssthresh: Vec<i64>,
+    pub srtt: Vec<f64>,
+    pub delivered: Vec<i64>,
+    pub sent_seq: Vec<i64>,
+    pub inflight: Vec<i64>,
+    pub cc_state: Vec<f64>,
+}
+
+#[derive(Default)]
+pub struct CompSeries {
+    pub time: Vec<f64>,
+    pub node: Vec<u32>,
+    pub name: Vec<&'static str>,
+    pub value: Vec<f64>,
+}
+
+impl Monitor {
+    pub fn sample(&mut self, now: Time, links: &[Link], flows: &[Flow], nodes: &[Node]) {
+        let t = now.as_secs_f64();
+        for &i in &self.queues {
+            let l = &links[i];
+            let q = &mut self.queue_ts;
+            q.time.push(t);
+            q.link.push(i as u32);
+            q.packets.push(l.qdisc.backlog_packets() as i64);
+            q.bytes.push(l.qdisc.backlog_bytes() as i64);
+            q.state.push(l.qdisc.trace().map_or(f64::NAN, |x| x.1));
+        }
+        for &i in &self.flows {
+            let f = &flows[i];
+            let Endpoint::Tcp { snd, rcv } = &f.ep else { continue };
+            let s = &mut self.flow_ts;
+            s.time.push(t);
+            s.flow.push(i as u32);
+            s.cwnd.push(snd.cwnd() as i64);
+            s.ssthresh.push(snd.ssthresh().min(i64::MAX as u64) as i64);
+            s.srtt.push(snd.rtt().srtt().map_or(f64::NAN, |x| x.as_secs_f64()));
+            s.delivered.push(rcv.delivered() as i64);
+            s.sent_seq.push(snd.snd_max() as i64);
+            s.inflight.push((snd.snd_max() - snd.snd_una()) as i64);
+            s.cc_state.push(snd.cc_trace().map_or(f64::NAN, |x| x.1));
+        }
+        for (i, n) in nodes.iter().enumerate() {
+            if let Some(c) = &n.comp {
+                for (name, v) in c.trace() {
+                    let s = &mut self.comp_ts;
+                    s.time.push(t);
+                    s.node.push(i as u32);
+                    s.name.push(name);
+                    s.value.push(v);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! Packets: plain structs moved by value through the network.
+//!
+//! Fields are the ones the five papers need (DESIGN.md "Packet"): the 2-bit ECN
+//! codepoint of RFC 3168 §5, a 16-bit IP id (BMCC's ADPM hashes it), a priority
+//! (BLT), TCP byte sequence/ack numbers, flags including ECE/CWR, the
+//! advertised-window field (rewritten by RFCN), up to four SACK blocks
+//! (RFC 2018) and generic option fields (e.g. an echoed load factor).
+
+use crate::units::Time;
+
+/// Index types for the arenas. Plain `u32` newtypes.
+macro_rules! id_type {
+    ($name:ident) => {
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        pub struct $name(pub u32);
+        impl $name {
+            #[inline]
+            pub fn idx(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+id_type!(NodeId);
+id_type!(LinkId);
+id_type!(FlowId);
+
+/// The 2-bit ECN field of the IP header (RFC 3168 §5).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Ecn {
+    #[default]
+    NotEct = 0b00,
+    Ect1 = 0b01,
+    Ect0 = 0b10,
+    Ce = 0b11,
+}
+
+impl Ecn {
+    pub fn bits(self) -> u8 {
+        self as u8
+    }
+    pub fn from_bits(b: u8) -> Ecn {
+        match b & 0b11 {
+            0b00 => Ecn::NotEct,
+            0b01 => Ecn::Ect1,
+            0b10 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        }
+    }
+    /// ECN-capable transport (ECT(0), ECT(1) or CE).
+    pub fn is_ect(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
+/// What a packet is, for dispatch at its destination.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// TCP segment carrying data (goes to the flow's receiver).
+    Data,
+    /// Pure TCP acknowledgement (goes to the flow's sender).
+    Ack,
+    /// Datagram of an unreliable source (CBR/Poisson).
+    Datagram,
+}
+
+/// TCP header flags (subset).
+pub mod flags {
+    pub const ACK: u8 = 1 << 0;
+    pub const ECE: u8 = 1 << 1;
+    pub const CWR: u8 = 1 << 2;
+    pub const FIN: u8 = 1 << 3;
+    pub const SYN: u8 = 1 << 4;
+}
+
+/// Maximum number of SACK blocks a packet carries (RFC 2018 allows 4 without
+/// timestamps, 3 with; ns-2 `maxSackBlocks_` is 3).
+pub const MAX_SACK: usize = 4;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Packet {
+    /// Unique id, assigned at creation in creation order.
+    pub uid: u64,
+    pub flow: FlowId,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// Size on the wire in bytes (what links serialize and queues count).
+    pub size: u32,
+    pub kind: Kind,
+    // --- IP part
+    pub ecn: Ecn,
+    pub ip_id: u16,
+    /// Priority class (BLT; 0 = default).
+    pub priority: u32,
+    // --- TCP part (bytes)
+    pub seq: u64,
+    /// Payload bytes (0 for a pure ACK).
+    pub len: u32,
+    pub ack: u64,
+    pub flags: u8,
+    /// Advertised receive window in bytes (the window field, unscaled).
+    pub wnd: u64,
+    pub sack: [(u64, u64); MAX_SACK],
+    pub nsack: u8,
+    /// Timestamp option (RFC 7323): sender's clock and the echoed value.
+    pub ts_val: Time,
+    pub ts_ecr: Time,
+    /// Generic option fields for mechanisms (e.g. an echoed load factor).
+    pub opt: [u32; 2],
+    /// True for a retransmitted segment.
+    pub retx: bool,
+    /// Creation time.
+    pub created: Time,
+}
+
+impl Packet {
+    pub fn new(uid: u64, flow: FlowId, src: NodeId, dst: NodeId, size: u32, kind: Kind, now: Time) -> Packet {
+        Packet {
+            uid,
+            flow,
+            src,
+            dst,
+            size,
+            kind,
+            ecn: Ecn::NotEct,
+            ip_id: uid as u16,
+            priority: 0,
+            seq: 0,
+            len: 0,
+            ack: 0,
+            flags: 0,
+            wnd: 0,
+            sack: [(0, 0); MAX_SACK],
+            nsack: 0,
+            ts_val: now,
+            ts_ecr: Time::ZERO,
+            opt: [0; 2],
+            retx: false,
+            created: now,
+        }
+    }
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+    pub fn sack_blocks(&self) -> &[(u64, u64)] {
+        &self.sack[..self.nsack as usize]
+    }
+    /// Sequence number just past this segment's payload.
+    pub fn end_seq(&self) -> u64 {
+        self.seq + self.len as u64
+    }
+}

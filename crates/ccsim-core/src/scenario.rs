@@ -1,0 +1,863 @@
+//! Scenarios: the one schema shared by TOML files, Python dicts and the CLI.
+//!
+//! A scenario arrives as JSON text (Python converts TOML and dicts), is read
+//! with [`crate::cfg::Tab`] so that every error names its key path, and is
+//! built into a [`Sim`]. The same pass produces the fully resolved scenario
+//! (every default filled in, units canonical), which identifies a run.
+//! The keys are documented in docs/user-guide.md.
+
+use crate::app::{Pattern, SizeDist, UdpSource};
+use crate::cc;
+use crate::cfg::{show, time_str, Res, ScenarioError, Tab};
+use crate::components;
+use crate::link::Link;
+use crate::packet::{FlowId, LinkId, NodeId};
+use crate::qdisc::{self, Limit, Qdisc};
+use crate::rng::Rng;
+use crate::sim::{Endpoint, Flow, Node, Sim, NO_ROUTE};
+use crate::tcp::{RecvParams, RttParams, SendParams, TcpReceiver, TcpSender, INFINITE};
+use crate::units::{BufferSize, Rate, Time};
+use serde_json::{json, Value};
+use std::collections::{HashMap, VecDeque};
+
+/// RNG stream numbers (per object, see rng.rs).
+const STREAM_BUILD: u64 = 1;
+const STREAM_LINK: u64 = 1 << 20;
+const STREAM_FLOW: u64 = 2 << 20;
+
+/// A queue as written: kind and parameters; limits resolved after flows are known.
+#[derive(Clone, Debug)]
+struct QueueSpec {
+    path: String,
+    kind: String,
+    limit: BufferSize,
+    resolved: Value,
+}
+
+struct LinkSpec {
+    from: usize,
+    to: usize,
+    rate: Rate,
+    delay: Time,
+    loss: f64,
+    queue: QueueSpec,
+}
+
+struct Net {
+    names: Vec<String>,
+    index: HashMap<String, usize>,
+    links: Vec<LinkSpec>,
+    /// RTT used for "bdp" buffer sizes.
+    bdp_rtt: Option<Time>,
+    /// Dumbbell pairs (sender, receiver) node indices.
+    pairs: Vec<(usize, usize)>,
+}
+
+impl Net {
+    fn add_node(&mut self, name: String) -> usize {
+        let i = self.names.len();
+        self.index.insert(name.clone(), i);
+        self.names.push(name);
+        i
+    }
+}
+
+fn read_queue(t: &mut Tab, key: &'static str, default_limit: &str) -> Res<QueueSpec> {
+    let path = t.key_path(key);
+    let empty = json!({});
+    let v = t.raw(key).unwrap_or(&empty);
+    let mut q = Tab::new(path.clone(), v)?;
+    let kind = q.choice("kind", Some("droptail"), qdisc::KINDS)?;
+    let limit = q.buffer("limit", Some(default_limit))?;
+    let resolved = q.finish()?;
+    t.put(key, resolved.clone());
+    Ok(QueueSpec {
+        path,
+        kind,
+        limit,
+        resolved,
+    })
+}
+
+/// A delay or start time: fixed, per-index list, or uniform random.
+enum Spread {
+    Fixed(Time),
+    List(Vec<Time>),
+    Uniform(Time, Time),
+}
+
+impl Spread {
+    fn draw(&self, i: usize, rng: &mut Rng) -> Time {
+        match self {
+            Spread::Fixed(t) => *t,
+            Spread::List(v) => v[i % v.len()],
+            Spread::Uniform(a, b) => Time::from_secs_f64(rng.range(a.as_secs_f64(), b.as_secs_f64())),
+        }
+    }
+    fn mean(&self) -> Time {
+        match self {
+            Spread::Fixed(t) => *t,
+            Spread::List(v) => Time(v.iter().map(|t| t.0).sum::<u64>() / v.len().max(1) as u64),
+            Spread::Uniform(a, b) => Time((a.0 + b.0) / 2),
+        }
+    }
+}
+
+const SPREAD_EXPECTED: &str = "a time such as \"1ms\", a list of times, or {uniform = [\"0ms\", \"10ms\"]}";
+
+fn read_spread(t: &mut Tab, key: &'static str, default: &str, len: Option<usize>) -> Res<Spread> {
+    let path = t.key_path(key);
+    let parse = |v: &Value| v.as_str().and_then(|s| crate::units::parse_time(s).ok());
+    let bad = |v: &Value| ScenarioError {
+        path: path.clone(),
+        value: show(v),
+        expected: SPREAD_EXPECTED.into(),
+    };
+    let (spread, canon) = match t.raw(key) {
+        None => {
+            let d = crate::units::parse_time(default).expect("valid default");
+            (Spread::Fixed(d), Value::String(time_str(d)))
+        }
+        Some(v @ Value::String(_)) => {
+            let d = parse(v).ok_or_else(|| bad(v))?;
+            (Spread::Fixed(d), Value::String(time_str(d)))
+        }
+        Some(v @ Value::Array(a)) => {
+            let ts = a
+                .iter()
+                .map(|x| parse(x).ok_or_else(|| bad(v)))
+                .collect::<Res<Vec<_>>>()?;
+            if ts.is_empty() {
+                return Err(bad(v));
+            }
+            if let Some(n) = len {
+                if ts.len() != n {
+                    return Err(ScenarioError {
+                        path,
+                        value: show(v),
+                        expected: format!("a list of exactly {n} times (one per pair)"),
+                    });
+                }
+            }
+            let canon = Value::Array(ts.iter().map(|t| Value::String(time_str(*t))).collect());
+            (Spread::List(ts), canon)
+        }
+        Some(v @ Value::Object(_)) => {
+            let mut u = Tab::new(path.clone(), v)?;
+            let arr = u.array("uniform")?.ok_or_else(|| u.missing("uniform", "[min, max]"))?;
+            let lo_hi: Vec<Time> = arr.iter().filter_map(parse).collect();
+            if arr.len() != 2 || lo_hi.len() != 2 || lo_hi[0] > lo_hi[1] {
+                return Err(bad(v));
+            }
+            u.finish()?;
+            let canon = json!({"uniform": [time_str(lo_hi[0]), time_str(lo_hi[1])]});
+            (Spread::Uniform(lo_hi[0], lo_hi[1]), canon)
+        }
+        Some(v) => return Err(bad(v)),
+    };
+    t.put(key, canon);
+    Ok(spread)
+}
+
+fn read_dumbbell(t: &mut Tab, rng: &mut Rng, net: &mut Net) -> Res<()> {
+    let n = t.uint("pairs", None, 1, 100_000)? as usize;
+    let mut bt = t
+        .table("bottleneck")?
+        .ok_or_else(|| t.missing("bottleneck", "a table with rate, delay, queue"))?;
+    let b_rate = bt.rate("rate", None)?;
+    let b_delay = bt.time("delay", None)?;
+    let b_loss = bt.float("loss", Some(0.0), 0.0, 1.0)?;
+    let b_q = read_queue(&mut bt, "queue", "100pkt")?;
+    let b_rq = if bt.has("reverse_queue") {
+        read_queue(&mut bt, "reverse_queue", "100pkt")?
+    } else {
+        bt.raw("reverse_queue");
+        let mut q = b_q.clone();
+        q.path = bt.key_path("reverse_queue");
+        bt.put("reverse_queue", q.resolved.clone());
+        q
+    };
+    t.put("bottleneck", bt.finish()?);
+
+    let mut sides = Vec::new();
+    for key in ["access", "receiver_access"] {
+        let present = t.has(key);
+        if key == "receiver_access" && !present {
+            t.raw(key);
+            sides.push(None);
+            continue;
+        }
+        let mut a = t
+            .table(key)?
+            .ok_or_else(|| t.missing(key, "a table with rate and delay"))?;
+        let rate = a.rate("rate", None)?;
+        let delay = read_spread(&mut a, "delay", "0s", Some(n))?;
+        let loss = a.float("loss", Some(0.0), 0.0, 1.0)?;
+        let q = read_queue(&mut a, "queue", "1000pkt")?;
+        t.put(key, a.finish()?);
+        sides.push(Some((rate, delay, loss, q)));
+    }
+    let send = sides[0].take().expect("access");
+    let recv = sides[1].take();
+
+    let r1 = net.add_node("R1".into());
+    let r2 = net.add_node("R2".into());
+    let mut mean_access = send.1.mean();
+    mean_access += recv.as_ref().map_or(send.1.mean(), |r| r.1.mean());
+    let add = |net: &mut Net, from, to, rate, delay, loss, queue: &QueueSpec| {
+        net.links.push(LinkSpec {
+            from,
+            to,
+            rate,
+            delay,
+            loss,
+            queue: queue.clone(),
+        })
+    };
+    for i in 0..n {
+        let s = net.add_node(format!("s{i}"));
+        let d = net.add_node(format!("d{i}"));
+        net.pairs.push((s, d));
+        let ds = send.1.draw(i, rng);
+        add(net, s, r1, send.0, ds, send.2, &send.3);
+        add(net, r1, s, send.0, ds, send.2, &send.3);
+        let r = recv.as_ref().unwrap_or(&send);
+        let dd = r.1.draw(i, rng);
+        add(net, r2, d, r.0, dd, r.2, &r.3);
+        add(net, d, r2, r.0, dd, r.2, &r.3);
+    }
+    add(net, r1, r2, b_rate, b_delay, b_loss, &b_q);
+    add(net, r2, r1, b_rate, b_delay, b_loss, &b_rq);
+    if net.bdp_rtt.is_none() {
+        // Two-way propagation: 2·(bottleneck + mean sender access + mean receiver access).
+        net.bdp_rtt = Some(Time(2 * (b_delay.0 + mean_access.0)));
+    }
+    Ok(())
+}
+
+fn read_graph(t: &mut Tab, net: &mut Net) -> Res<()> {
+    let nodes = t
+        .array("nodes")?
+        .ok_or_else(|| t.missing("nodes", "a list of node names"))?;
+    let npath = t.key_path("nodes");
+    let mut canon = Vec::new();
+    for (i, v) in nodes.iter().enumerate() {
+        let name = v.as_str().filter(|s| !s.is_empty()).ok_or_else(|| ScenarioError {
+            path: format!("{npath}[{i}]"),
+            value: show(v),
+            expected: "a non-empty node name".into(),
+        })?;
+        if net.index.contains_key(name) {
+            return Err(ScenarioError {
+                path: format!("{npath}[{i}]"),
+                value: show(v),
+                expected: "a node name not used before".into(),
+            });
+        }
+        net.add_node(name.to_string());
+        canon.push(Value::String(name.to_string()));
+    }
+    t.put("nodes", Value::Array(canon));
+    let links = t.array("links")?.ok_or_else(|| t.missing("links", "a list of links"))?;
+    let lpath = t.key_path("links");
+    let mut out = Vec::new();
+    for (i, v) in links.iter().enumerate() {
+        let mut l = Tab::new(format!("{lpath}[{i}]"), v)?;
+        let end = |l: &mut Tab, key: &'static str| -> Res<usize> {
+            let name = l.string(key)?.ok_or_else(|| l.missing(key, "a node name"))?;
+            net.index.get(&name).copied().ok_or_else(|| ScenarioError {
+                path: l.key_path(key),
+                value: format!("{name:?}"),
+                expected: "the name of a node listed in topology.nodes".into(),
+            })
+        };
+        let from = end(&mut l, "from")?;
+        let to = end(&mut l, "to")?;
+        if from == to {
+            return Err(l.error("to", &Value::String(net.names[to].clone()), "a node other than `from`"));
+        }
+        let rate = l.rate("rate", None)?;
+        let delay = l.time("delay", None)?;
+        let loss = l.float("loss", Some(0.0), 0.0, 1.0)?;
+        let duplex = l.boolean("duplex", true)?;
+        let q = read_queue(&mut l, "queue", "1000pkt")?;
+        let rq = if l.has("reverse_queue") {
+            read_queue(&mut l, "reverse_queue", "1000pkt")?
+        } else {
+            l.raw("reverse_queue");
+            let mut q2 = q.clone();
+            q2.path = l.key_path("reverse_queue");
+            q2
+        };
+        net.links.push(LinkSpec {
+            from,
+            to,
+            rate,
+            delay,
+            loss,
+            queue: q,
+        });
+        if duplex {
+            net.links.push(LinkSpec {
+                from: to,
+                to: from,
+                rate,
+                delay,
+                loss,
+                queue: rq,
+            });
+        }
+        out.push(l.finish()?);
+    }
+    t.put("links", Value::Array(out));
+    Ok(())
+}
+
+/// Shortest-path (hop count) forwarding tables; ties go to the lower link id.
+fn route(n: usize, links: &[LinkSpec]) -> Vec<Vec<u32>> {
+    let mut incoming: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, l) in links.iter().enumerate() {
+        incoming[l.to].push(i);
+    }
+    let mut fwd = vec![vec![NO_ROUTE; n]; n];
+    for dst in 0..n {
+        // BFS backwards from dst: the first link found from a node is its next hop.
+        let mut dist = vec![usize::MAX; n];
+        dist[dst] = 0;
+        let mut q = VecDeque::from([dst]);
+        while let Some(v) = q.pop_front() {
+            for &li in &incoming[v] {
+                let u = links[li].from;
+                if dist[u] == usize::MAX {
+                    dist[u] = dist[v] + 1;
+                    fwd[u][dst] = li as u32;
+                    q.push_back(u);
+                } else if dist[u] == dist[v] + 1 && (li as u32) < fwd[u][dst] {
+                    fwd[u][dst] = li as u32;
+                }
+            }
+        }
+    }
+    fwd
+}
+
+struct FlowPlan {
+    name: String,
+    src: usize,
+    dst: usize,
+    start: Time,
+    kind: FlowKind,
+}
+
+enum FlowKind {
+    Tcp {
+        snd: SendParams,
+        rcv: RecvParams,
+        cc: String,
+    },
+    Udp {
+        pattern: Pattern,
+        rate: Rate,
+        size: SizeDist,
+        stop: Time,
+    },
+}
+
+const FLOW_KINDS: &[&str] = &["tcp", "cbr", "poisson"];
+
+fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time) -> Res<Vec<FlowPlan>> {
+    let arr = root
+        .array("flows")?
+        .ok_or_else(|| root.missing("flows", "a list of flows ([[flows]] tables)"))?;
+    let fpath = root.key_path("flows");
+    let mut plans = Vec::new();
+    let mut out = Vec::new();
+    for (i, v) in arr.iter().enumerate() {
+        let mut t = Tab::new(format!("{fpath}[{i}]"), v)?;
+        let kind = t.choice("kind", Some("tcp"), FLOW_KINDS)?;
+        let base_name = t.string("name")?;
+        // Endpoints: src/dst names, or dumbbell pairs.
+        let mut ends: Vec<(usize, usize)> = Vec::new();
+        if let Some(p) = t.raw("pairs") {
+            if net.pairs.is_empty() {
+                return Err(t.error("pairs", p, "`pairs` only with a dumbbell topology; use src and dst"));
+            }
+            let expected = format!("\"all\" or a list of pair indices in [0, {}]", net.pairs.len() - 1);
+            match p {
+                Value::String(s) if s == "all" => ends.extend(net.pairs.iter().copied()),
+                Value::Array(a) => {
+                    for x in a {
+                        let k = x
+                            .as_u64()
+                            .filter(|k| (*k as usize) < net.pairs.len())
+                            .ok_or_else(|| t.error("pairs", p, expected.clone()))?;
+                        ends.push(net.pairs[k as usize]);
+                    }
+                }
+                _ => return Err(t.error("pairs", p, expected)),
+            }
+            t.put("pairs", p.clone());
+            t.raw("src");
+            t.raw("dst");
+            if t.has("src") || t.has("dst") {
+                return Err(t.error("src", &Value::Null, "either `pairs` or `src`/`dst`, not both"));
+            }
+        } else {
+            let node = |t: &mut Tab, key: &'static str| -> Res<usize> {
+                let name = t
+                    .string(key)?
+                    .ok_or_else(|| t.missing(key, "a node name (or `pairs` on a dumbbell)"))?;
+                net.index.get(&name).copied().ok_or_else(|| ScenarioError {
+                    path: t.key_path(key),
+                    value: format!("{name:?}"),
+                    expected: format!("one of the topology's nodes: {}", preview(&net.names)),
+                })
+            };
+            let s = node(&mut t, "src")?;
+            let d = node(&mut t, "dst")?;
+            if s == d {
+                return Err(t.error("dst", &Value::String(net.names[d].clone()), "a node different from src"));
+            }
+            ends.push((s, d));
+        }
+        let count = t.uint("count", Some(1), 1, 1_000_000)? as usize;
+        let start = read_spread(&mut t, "start", "0s", None)?;
+        let fk = match kind.as_str() {
+            "tcp" => read_tcp(&mut t)?,
+            _ => {
+                let rate = t.rate("rate", None)?;
+                let psize = t.size("packet_size", Some("1000B"))?;
+                if psize == 0 || psize > 65_535 {
+                    return Err(t.error("packet_size", &Value::from(psize), "a size between 1 B and 65535 B"));
+                }
+                let dist = t.choice("size_dist", Some("fixed"), &["fixed", "exponential"])?;
+                let stop = t.time("stop", Some(&time_str(duration)))?;
+                let size = if dist == "fixed" {
+                    SizeDist::Fixed(psize as u32)
+                } else {
+                    SizeDist::Exponential(psize as f64)
+                };
+                let pattern = if kind == "cbr" { Pattern::Cbr } else { Pattern::Poisson };
+                FlowKind::Udp {
+                    pattern,
+                    rate,
+                    size,
+                    stop,
+                }
+            }
+        };
+        let resolved = t.finish()?;
+        let mut k = 0;
+        for &(s, d) in &ends {
+            for c in 0..count {
+                let idx = plans.len();
+                let name = match (&base_name, ends.len() * count) {
+                    (Some(b), 1) => b.clone(),
+                    (Some(b), _) => format!("{b}.{k}"),
+                    (None, _) => format!("f{idx}"),
+                };
+                let _ = c;
+                plans.push(FlowPlan {
+                    name,
+                    src: s,
+                    dst: d,
+                    start: start.draw(k, rng),
+                    kind: clone_kind(&fk),
+                });
+                k += 1;
+            }
+        }
+        out.push(resolved);
+    }
+    root.put("flows", Value::Array(out));
+    // Unique names.
+    let mut seen = HashMap::new();
+    for (i, p) in plans.iter().enumerate() {
+        if let Some(j) = seen.insert(p.name.clone(), i) {
+            return Err(ScenarioError {
+                path: fpath.clone(),
+                value: format!("{:?}", p.name),
+                expected: format!("unique flow names (flows {j} and {i} share one)"),
+            });
+        }
+    }
+    Ok(plans)
+}
+
+fn preview(names: &[String]) -> String {
+    let mut s: Vec<String> = names.iter().take(8).map(|n| format!("{n:?}")).collect();
+    if names.len() > 8 {
+        s.push(format!("… ({} nodes)", names.len()));
+    }
+    s.join(", ")
+}
+
+fn clone_kind(k: &FlowKind) -> FlowKind {
+    match k {
+        FlowKind::Tcp { snd, rcv, cc } => FlowKind::Tcp {
+            snd: snd.clone(),
+            rcv: rcv.clone(),
+            cc: cc.clone(),
+        },
+        FlowKind::Udp {
+            pattern,
+            rate,
+            size,
+            stop,
+        } => FlowKind::Udp {
+            pattern: pattern.clone(),
+            rate: *rate,
+            size: size.clone(),
+            stop: *stop,
+        },
+    }
+}
+
+fn read_tcp(t: &mut Tab) -> Res<FlowKind> {
+    let cc_name = t.choice("cc", Some("newreno"), cc::NAMES)?;
+    let mss = t.uint("mss", Some(1460), 1, 65_495)? as u32;
+    let header = t.uint("header", Some(40), 0, 1000)? as u32;
+    let ack_size = t.uint("ack_size", Some(40), 1, 1500)? as u32;
+    let size = t.size_or_inf("size", "inf")?;
+    if size == Some(0) {
+        return Err(t.error("size", &Value::from(0), "a positive size or \"inf\""));
+    }
+    let init_cwnd = t.uint("init_cwnd", Some(2), 1, 10_000)? as u32;
+    let init_ssthresh = t.size_or_inf("init_ssthresh", "inf")?;
+    let dupthresh = t.uint("dupthresh", Some(3), 1, 1000)? as u32;
+    let rtt = RttParams {
+        init_rto: t.time("init_rto", Some("1s"))?,
+        min_rto: t.time("min_rto", Some("200ms"))?,
+        max_rto: t.time("max_rto", Some("60s"))?,
+        granularity: t.time("clock_granularity", Some("0s"))?,
+        tick: t.time("rtt_tick", Some("0s"))?,
+    };
+    if rtt.max_rto < rtt.min_rto || rtt.init_rto == Time::ZERO {
+        return Err(t.error(
+            "max_rto",
+            &Value::String(time_str(rtt.max_rto)),
+            "max_rto ≥ min_rto and a positive init_rto",
+        ));
+    }
+    let rwnd = t.size_or_inf("rwnd", "inf")?;
+    if rwnd.is_some_and(|w| w < mss as u64) {
+        return Err(t.error(
+            "rwnd",
+            &Value::from(rwnd.unwrap()),
+            format!("a receive buffer of at least one MSS ({mss} B) or \"inf\""),
+        ));
+    }
+    let delayed = t.boolean("delayed_ack", false)?;
+    let delack_timeout = t.time("delack_timeout", Some("100ms"))?;
+    let ecn = t.boolean("ecn", false)?;
+    let full_ack = t.choice("full_ack", Some("ssthresh"), &["ssthresh", "flight"])?;
+    let sack_blocks = t.uint("sack_blocks", Some(0), 0, 4)? as u8;
+    let snd = SendParams {
+        mss,
+        header,
+        init_cwnd,
+        init_ssthresh: init_ssthresh.unwrap_or(INFINITE),
+        dupthresh,
+        rtt,
+        size: size.unwrap_or(INFINITE),
+        ecn,
+        full_ack_flight: full_ack == "flight",
+    };
+    let rcv = RecvParams {
+        buffer: rwnd.unwrap_or(INFINITE),
+        delack: delayed.then_some(delack_timeout),
+        ack_size,
+        sack_blocks,
+    };
+    Ok(FlowKind::Tcp { snd, rcv, cc: cc_name })
+}
+
+fn resolve_limit(q: &QueueSpec, rate: Rate, net: &Net, pkt: u64) -> Res<Limit> {
+    let bad = |expected: String| ScenarioError {
+        path: format!("{}.limit", q.path),
+        value: q.resolved["limit"].to_string(),
+        expected,
+    };
+    let lim = match q.limit {
+        BufferSize::Unlimited => Limit::Unlimited,
+        BufferSize::Packets(0) | BufferSize::Bytes(0) => {
+            return Err(bad("a positive buffer (at least one packet)".into()))
+        }
+        BufferSize::Packets(n) => Limit::Packets(n),
+        BufferSize::Bytes(b) => Limit::Bytes(b),
+        BufferSize::Bdp(x) => {
+            let rtt = net.bdp_rtt.ok_or_else(|| {
+                bad("a buffer in packets or bytes; \"bdp\" needs topology.bdp_rtt on a graph topology".into())
+            })?;
+            let bdp_pkts = rate.bytes_in(rtt) / pkt as f64;
+            let n = (x * bdp_pkts).round();
+            if n < 1.0 {
+                return Err(bad(format!(
+                    "a buffer of at least one packet ({x} × BDP = {:.3} packets of {pkt} B, BDP at {} over {})",
+                    x * bdp_pkts,
+                    crate::cfg::rate_str(rate),
+                    time_str(rtt)
+                )));
+            }
+            Limit::Packets(n as u64)
+        }
+    };
+    Ok(lim)
+}
+
+/// Reads, validates and builds a scenario. Returns the simulator, ready to
+/// run, and the fully resolved scenario.
+pub fn build(text: &str) -> Res<(Sim, Value)> {
+    let v: Value = serde_json::from_str(text).map_err(|e| ScenarioError {
+        path: String::new(),
+        value: String::new(),
+        expected: format!("a scenario table (could not parse: {e})"),
+    })?;
+    let mut root = Tab::new(String::new(), &v)?;
+    root.string("name")?;
+    root.string("description")?;
+    let seed = root.uint("seed", Some(1), 0, u64::MAX)?;
+    let duration = root.time("duration", None)?;
+    if duration == Time::ZERO {
+        return Err(root.error(
+            "duration",
+            &Value::String("0s".into()),
+            "a positive time such as \"20s\"",
+        ));
+    }
+    let warmup = root.time("warmup", Some("0s"))?;
+    if warmup >= duration {
+        return Err(root.error(
+            "warmup",
+            &Value::String(time_str(warmup)),
+            format!("a time shorter than duration ({})", time_str(duration)),
+        ));
+    }
+    let mut rng = Rng::new(seed, STREAM_BUILD);
+
+    let mut topo = root
+        .table("topology")?
+        .ok_or_else(|| root.missing("topology", "a [topology] table"))?;
+    let kind = topo.choice("kind", None, &["dumbbell", "graph"])?;
+    let mut net = Net {
+        names: Vec::new(),
+        index: HashMap::new(),
+        links: Vec::new(),
+        bdp_rtt: None,
+        pairs: Vec::new(),
+    };
+    if topo.has("bdp_rtt") {
+        net.bdp_rtt = Some(topo.time("bdp_rtt", None)?);
+    } else {
+        topo.raw("bdp_rtt");
+    }
+    let bdp_packet = if topo.has("bdp_packet") {
+        Some(topo.size("bdp_packet", None)?)
+    } else {
+        topo.raw("bdp_packet");
+        None
+    };
+    match kind.as_str() {
+        "dumbbell" => read_dumbbell(&mut topo, &mut rng, &mut net)?,
+        _ => read_graph(&mut topo, &mut net)?,
+    }
+    if let Some(r) = net.bdp_rtt {
+        topo.put("bdp_rtt", Value::String(time_str(r)));
+    }
+    root.put("topology", topo.finish()?);
+
+    let plans = read_flows(&mut root, &net, &mut rng, duration)?;
+    let fwd = route(net.names.len(), &net.links);
+    for (i, p) in plans.iter().enumerate() {
+        let needs_back = matches!(p.kind, FlowKind::Tcp { .. });
+        if fwd[p.src][p.dst] == NO_ROUTE || (needs_back && fwd[p.dst][p.src] == NO_ROUTE) {
+            return Err(ScenarioError {
+                path: format!("flows (flow {i}, {:?})", p.name),
+                value: format!("{:?} -> {:?}", net.names[p.src], net.names[p.dst]),
+                expected: "nodes connected by links in both directions (no path found)".into(),
+            });
+        }
+    }
+
+    // Packet size used to express "bdp" buffers in packets.
+    let pkt = bdp_packet.unwrap_or_else(|| {
+        plans
+            .iter()
+            .filter_map(|p| match &p.kind {
+                FlowKind::Tcp { snd, .. } => Some((snd.mss + snd.header) as u64),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(1500)
+    });
+
+    let mut sim = Sim::new(seed, duration, warmup);
+    for (i, name) in net.names.iter().enumerate() {
+        sim.nodes.push(Node {
+            name: name.clone(),
+            fwd: fwd[i].clone(),
+            comp: None,
+            comp_wake: None,
+        });
+    }
+    let max_pkt = plans
+        .iter()
+        .map(|p| match &p.kind {
+            FlowKind::Tcp { snd, .. } => (snd.mss + snd.header) as u64,
+            FlowKind::Udp {
+                size: SizeDist::Fixed(s),
+                ..
+            } => *s as u64,
+            FlowKind::Udp { .. } => 0,
+        })
+        .max()
+        .unwrap_or(0);
+    for (i, l) in net.links.iter().enumerate() {
+        let limit = resolve_limit(&l.queue, l.rate, &net, pkt)?;
+        if let Limit::Bytes(b) = limit {
+            if b < max_pkt {
+                return Err(ScenarioError {
+                    path: format!("{}.limit", l.queue.path),
+                    value: l.queue.resolved["limit"].to_string(),
+                    expected: format!("a byte limit that holds at least one packet ({max_pkt} B)"),
+                });
+            }
+        }
+        let q: Box<dyn Qdisc> = qdisc::build(&l.queue.kind, limit);
+        let name = format!("{}->{}", net.names[l.from], net.names[l.to]);
+        sim.links.push(Link::new(
+            LinkId(i as u32),
+            name,
+            NodeId(l.from as u32),
+            NodeId(l.to as u32),
+            l.rate,
+            l.delay,
+            l.loss,
+            q,
+            Rng::new(seed, STREAM_LINK + i as u64),
+        ));
+    }
+    for (i, p) in plans.into_iter().enumerate() {
+        let fid = FlowId(i as u32);
+        let (src, dst) = (NodeId(p.src as u32), NodeId(p.dst as u32));
+        let (kind, ep) = match p.kind {
+            FlowKind::Tcp { snd, rcv, cc } => {
+                let algo = cc::by_name(&cc).expect("validated name");
+                let s = TcpSender::new(snd, algo, fid, src, dst);
+                let r = TcpReceiver::new(rcv, fid, dst, src);
+                (
+                    "tcp",
+                    Endpoint::Tcp {
+                        snd: Box::new(s),
+                        rcv: Box::new(r),
+                    },
+                )
+            }
+            FlowKind::Udp {
+                pattern,
+                rate,
+                size,
+                stop,
+            } => {
+                let k = if pattern == Pattern::Cbr { "cbr" } else { "poisson" };
+                let u = UdpSource {
+                    pattern,
+                    rate_bps: rate.0 as f64,
+                    size,
+                    stop,
+                    rng: Rng::new(seed, STREAM_FLOW + i as u64),
+                    sent_packets: 0,
+                    sent_bytes: 0,
+                    received_packets: 0,
+                    received_bytes: 0,
+                };
+                (k, Endpoint::Udp(Box::new(u)))
+            }
+        };
+        sim.flows.push(Flow {
+            name: p.name,
+            kind,
+            src,
+            dst,
+            start: p.start,
+            ep,
+            wake: None,
+            delivered_at_warmup: 0,
+        });
+    }
+
+    // Router components.
+    if let Some(arr) = root.array("components")? {
+        let cpath = root.key_path("components");
+        let mut out = Vec::new();
+        for (i, v) in arr.iter().enumerate() {
+            let mut t = Tab::new(format!("{cpath}[{i}]"), v)?;
+            let node_name = t
+                .string("node")?
+                .ok_or_else(|| t.missing("node", "the name of the node hosting the component"))?;
+            let node = *net.index.get(&node_name).ok_or_else(|| ScenarioError {
+                path: t.key_path("node"),
+                value: format!("{node_name:?}"),
+                expected: format!("one of the topology's nodes: {}", preview(&net.names)),
+            })?;
+            if sim.nodes[node].comp.is_some() {
+                return Err(t.error(
+                    "node",
+                    &Value::String(node_name),
+                    "a node that hosts no other component",
+                ));
+            }
+            let comp = components::build(&mut t, &sim, NodeId(node as u32))?;
+            sim.nodes[node].comp = Some(comp);
+            out.push(t.finish()?);
+        }
+        root.put("components", Value::Array(out));
+    }
+
+    // Monitor.
+    if let Some(mut m) = root.table("monitor")? {
+        let iv = m.time("interval", Some("0s"))?;
+        let sel = |m: &mut Tab, key: &'static str, names: Vec<String>| -> Res<Vec<usize>> {
+            let p = m.key_path(key);
+            let r = match m.raw(key) {
+                None => (0..names.len()).collect(),
+                Some(Value::String(s)) if s == "all" => (0..names.len()).collect(),
+                Some(v @ Value::Array(a)) => a
+                    .iter()
+                    .map(|x| {
+                        x.as_str()
+                            .and_then(|s| names.iter().position(|n| n == s))
+                            .ok_or_else(|| ScenarioError {
+                                path: p.clone(),
+                                value: show(v),
+                                expected: format!("\"all\" or a list of names from: {}", preview(&names)),
+                            })
+                    })
+                    .collect::<Res<Vec<_>>>()?,
+                Some(v) => {
+                    return Err(ScenarioError {
+                        path: p,
+                        value: show(v),
+                        expected: "\"all\" or a list of names".into(),
+                    })
+                }
+            };
+            m.put(
+                key,
+                Value::Array(r.iter().map(|&i| Value::String(names[i].clone())).collect()),
+            );
+            Ok(r)
+        };
+        let queues = sel(&mut m, "queues", sim.links.iter().map(|l| l.name.clone()).collect())?;
+        let flows = sel(&mut m, "flows", sim.flows.iter().map(|f| f.name.clone()).collect())?;
+        root.put("monitor", m.finish()?);
+        if iv > Time::ZERO {
+            sim.monitor.interval = Some(iv);
+            sim.monitor.queues = queues;
+            sim.monitor.flows = flows;
+        }
+    }
+    let resolved = root.finish()?;
+    sim.prime();
+    Ok((sim, resolved))
+}

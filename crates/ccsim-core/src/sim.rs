@@ -1,0 +1,563 @@
+//! The world and its event loop.
+//!
+//! Everything lives in arenas addressed by typed ids (`NodeId`, `LinkId`,
+//! `FlowId`); events carry ids. The simulator is a value: several can run in
+//! one process. Python never enters this loop.
+
+use crate::app::UdpSource;
+use crate::link::{Link, QueueStats};
+use crate::monitor::Monitor;
+use crate::packet::{FlowId, Kind, LinkId, NodeId, Packet};
+use crate::qdisc::{DropReason, MarkReason, QdiscCtx};
+use crate::router::{CompCtx, Component, QueueEvent, QueueView, Verdict};
+use crate::sched::Scheduler;
+use crate::tcp::{EndpointCtx, TcpReceiver, TcpSender};
+use crate::units::Time;
+use std::fmt;
+
+/// No route marker in forwarding tables.
+pub const NO_ROUTE: u32 = u32::MAX;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Ev {
+    /// The link finished serializing its current packet.
+    TxDone(LinkId),
+    /// The head of the link's propagation pipe reaches the far end.
+    Arrive(LinkId),
+    /// A timer of the flow's endpoints may be due.
+    Endpoint(FlowId),
+    /// The flow starts.
+    FlowStart(FlowId),
+    /// A datagram source emits its next packet.
+    Source(FlowId),
+    /// A router component asked to be woken.
+    CompWake(NodeId),
+    /// Time-series sampling tick.
+    Sample,
+    /// Start of the measurement window.
+    Warmup,
+}
+
+pub struct Node {
+    pub name: String,
+    /// Next link towards each destination node (`NO_ROUTE` if unreachable).
+    pub fwd: Vec<u32>,
+    pub comp: Option<Box<dyn Component>>,
+    pub comp_wake: Option<Time>,
+}
+
+pub enum Endpoint {
+    Tcp { snd: Box<TcpSender>, rcv: Box<TcpReceiver> },
+    Udp(Box<UdpSource>),
+}
+
+pub struct Flow {
+    pub name: String,
+    pub kind: &'static str,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub start: Time,
+    pub ep: Endpoint,
+    /// Time of the live `Endpoint` event, if any (lazy cancellation).
+    pub wake: Option<Time>,
+    /// In-order bytes delivered at the start of the measurement window.
+    pub delivered_at_warmup: u64,
+}
+
+impl Flow {
+    /// Bytes delivered to the receiving application.
+    pub fn delivered_bytes(&self) -> u64 {
+        match &self.ep {
+            Endpoint::Tcp { rcv, .. } => rcv.delivered(),
+            Endpoint::Udp(u) => u.received_bytes,
+        }
+    }
+}
+
+/// Packet accounting for the conservation invariant.
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    pub created: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    /// TCP data segments that reached their receiver (retransmissions included).
+    pub data_delivered: u64,
+}
+
+/// A run-time error: an invariant of the model was violated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimError(pub String);
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for SimError {}
+
+pub struct Sim {
+    pub sched: Scheduler<Ev>,
+    pub nodes: Vec<Node>,
+    pub links: Vec<Link>,
+    pub flows: Vec<Flow>,
+    pub end: Time,
+    pub warmup: Time,
+    pub seed: u64,
+    pub counters: Counters,
+    pub monitor: Monitor,
+    /// Link statistics at the start of the measurement window.
+    pub link_base: Vec<QueueStats>,
+    next_uid: u64,
+    out_buf: Vec<Packet>,
+    drop_buf: Vec<(Packet, DropReason)>,
+    mark_buf: Vec<MarkReason>,
+}
+
+impl Sim {
+    pub fn new(seed: u64, end: Time, warmup: Time) -> Sim {
+        Sim {
+            sched: Scheduler::new(),
+            nodes: Vec::new(),
+            links: Vec::new(),
+            flows: Vec::new(),
+            end,
+            warmup,
+            seed,
+            counters: Counters::default(),
+            monitor: Monitor::default(),
+            link_base: Vec::new(),
+            next_uid: 0,
+            out_buf: Vec::new(),
+            drop_buf: Vec::new(),
+            mark_buf: Vec::new(),
+        }
+    }
+
+    pub fn now(&self) -> Time {
+        self.sched.now()
+    }
+
+    /// Schedules the initial events; call once after building the world.
+    pub fn prime(&mut self) {
+        for i in 0..self.flows.len() {
+            let f = &self.flows[i];
+            self.sched.schedule(f.start, Ev::FlowStart(FlowId(i as u32)));
+        }
+        self.link_base = vec![QueueStats::default(); self.links.len()];
+        if self.warmup > Time::ZERO {
+            self.sched.schedule(self.warmup, Ev::Warmup);
+        }
+        if self.monitor.interval.is_some() {
+            self.sched.schedule(Time::ZERO, Ev::Sample);
+        }
+    }
+
+    /// Processes every event with time ≤ `until` (and ≤ the end of the run).
+    /// Returns the number of events processed.
+    pub fn run_until(&mut self, until: Time) -> u64 {
+        let until = until.min(self.end);
+        let mut n = 0;
+        while let Some(t) = self.sched.peek_time() {
+            if t > until {
+                break;
+            }
+            let (_, ev) = self.sched.pop().expect("peeked");
+            self.dispatch(ev);
+            n += 1;
+        }
+        n
+    }
+
+    /// True once no event at or before the end time remains.
+    pub fn done(&self) -> bool {
+        self.sched.peek_time().is_none_or(|t| t > self.end)
+    }
+
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::TxDone(l) => self.tx_done(l),
+            Ev::Arrive(l) => self.arrive(l),
+            Ev::Endpoint(f) => self.endpoint_timer(f),
+            Ev::FlowStart(f) => self.flow_start(f),
+            Ev::Source(f) => self.source_emit(f),
+            Ev::CompWake(n) => self.comp_wake(n),
+            Ev::Sample => self.sample(),
+            Ev::Warmup => self.begin_measurement(),
+        }
+    }
+
+    // ----- packets through links
+
+    fn alloc_uid(&mut self) -> u64 {
+        self.next_uid += 1;
+        self.next_uid
+    }
+
+    /// A packet created by an endpoint at `node` enters the network.
+    fn inject(&mut self, node: NodeId, mut pkt: Packet) {
+        pkt.uid = self.alloc_uid();
+        pkt.ip_id = pkt.uid as u16;
+        self.counters.created += 1;
+        self.forward(node, None, pkt);
+    }
+
+    /// Routes `pkt` at `node`: deliver locally or hand it to the output queue.
+    fn forward(&mut self, node: NodeId, in_link: Option<LinkId>, pkt: Packet) {
+        if pkt.dst == node {
+            self.deliver(pkt);
+            return;
+        }
+        let next = self.nodes[node.idx()].fwd[pkt.dst.idx()];
+        debug_assert_ne!(next, NO_ROUTE, "validated at build time");
+        if next == NO_ROUTE {
+            self.counters.dropped += 1;
+            return;
+        }
+        let out = LinkId(next);
+        if self.nodes[node.idx()].comp.is_some() {
+            let mut verdict = None;
+            self.with_component(node, |c, cx| verdict = Some(c.on_forward(cx, in_link, out, pkt)));
+            match verdict.expect("component present") {
+                Verdict::Forward(p) => self.enqueue(out, p),
+                Verdict::Hold => {}
+                Verdict::Drop(p) => {
+                    self.counters.dropped += 1;
+                    self.links[out.idx()].stats.count_drop(DropReason::Component, p.size);
+                }
+            }
+        } else {
+            self.enqueue(out, pkt);
+        }
+    }
+
+    /// Runs a component callback, then applies its releases and wake request.
+    fn with_component(&mut self, node: NodeId, f: impl FnOnce(&mut dyn Component, &mut CompCtx)) {
+        let now = self.now();
+        let mut comp = self.nodes[node.idx()].comp.take().expect("component present");
+        let mut released = Vec::new();
+        let mut wake = None;
+        {
+            let mut cx = CompCtx::new(now, node, &mut released, &mut wake);
+            f(comp.as_mut(), &mut cx);
+        }
+        self.nodes[node.idx()].comp = Some(comp);
+        if let Some(t) = wake {
+            let n = &mut self.nodes[node.idx()];
+            if n.comp_wake.is_none_or(|w| t < w || w < now) {
+                n.comp_wake = Some(t.max(now));
+                self.sched.schedule(t.max(now), Ev::CompWake(node));
+            }
+        }
+        for (p, link) in released {
+            self.enqueue(link, p);
+        }
+    }
+
+    fn comp_wake(&mut self, node: NodeId) {
+        let now = self.now();
+        if self.nodes[node.idx()].comp_wake != Some(now) {
+            return;
+        }
+        self.nodes[node.idx()].comp_wake = None;
+        self.with_component(node, |c, cx| c.on_wake(cx));
+    }
+
+    fn notify_queue(&mut self, link: LinkId, ev: QueueEvent, pkt: &Packet) {
+        let node = self.links[link.idx()].from;
+        if self.nodes[node.idx()].comp.is_none() {
+            return;
+        }
+        let l = &self.links[link.idx()];
+        let view = QueueView {
+            link,
+            backlog_packets: l.qdisc.backlog_packets(),
+            backlog_bytes: l.qdisc.backlog_bytes(),
+        };
+        self.with_component(node, |c, cx| c.on_queue(cx, ev, pkt, view));
+    }
+
+    /// Offers `pkt` to the link's queue discipline (the link wrapper keeps the stats).
+    pub(crate) fn enqueue(&mut self, link: LinkId, pkt: Packet) {
+        let now = self.now();
+        let l = &mut self.links[link.idx()];
+        l.integrate(now);
+        l.stats.arrivals += 1;
+        l.stats.arrival_bytes += pkt.size as u64;
+        let uid = pkt.uid;
+        let watch = self.nodes[l.from.idx()].comp.is_some();
+        let copy = if watch { Some(pkt.clone()) } else { None };
+        {
+            let mut cx = QdiscCtx {
+                now,
+                rng: &mut l.rng,
+                drops: &mut self.drop_buf,
+                marks: &mut self.mark_buf,
+            };
+            l.qdisc.enqueue(pkt, &mut cx);
+        }
+        l.note_backlog();
+        for m in self.mark_buf.drain(..) {
+            l.stats.count_mark(m);
+        }
+        let mut arriving_dropped = false;
+        let drops = std::mem::take(&mut self.drop_buf);
+        for (p, r) in &drops {
+            l.stats.count_drop(*r, p.size);
+            self.counters.dropped += 1;
+            arriving_dropped |= p.uid == uid;
+        }
+        if watch {
+            let c = copy.expect("copied");
+            if !arriving_dropped {
+                self.notify_queue(link, QueueEvent::Enqueued, &c);
+            }
+            for (p, _) in &drops {
+                self.notify_queue(link, QueueEvent::Dropped, p);
+            }
+        }
+        self.drop_buf = drops;
+        self.drop_buf.clear();
+        if self.links[link.idx()].tx.is_none() {
+            self.start_tx(link);
+        }
+    }
+
+    fn start_tx(&mut self, link: LinkId) {
+        let now = self.now();
+        let l = &mut self.links[link.idx()];
+        l.integrate(now);
+        let pkt = {
+            let mut cx = QdiscCtx {
+                now,
+                rng: &mut l.rng,
+                drops: &mut self.drop_buf,
+                marks: &mut self.mark_buf,
+            };
+            l.qdisc.dequeue(&mut cx)
+        };
+        for m in self.mark_buf.drain(..) {
+            l.stats.count_mark(m);
+        }
+        for (p, r) in self.drop_buf.drain(..) {
+            l.stats.count_drop(r, p.size);
+            self.counters.dropped += 1;
+        }
+        let Some(pkt) = pkt else { return };
+        let done = now + l.rate.tx_time(pkt.size as u64);
+        let watch = self.nodes[l.from.idx()].comp.is_some();
+        let copy = if watch { Some(pkt.clone()) } else { None };
+        l.tx = Some((pkt, done));
+        self.sched.schedule(done, Ev::TxDone(link));
+        if let Some(c) = copy {
+            self.notify_queue(link, QueueEvent::Dequeued, &c);
+        }
+    }
+
+    fn tx_done(&mut self, link: LinkId) {
+        let now = self.now();
+        let l = &mut self.links[link.idx()];
+        let (pkt, _) = l.tx.take().expect("TxDone without a packet in service");
+        l.stats.departures += 1;
+        l.stats.departure_bytes += pkt.size as u64;
+        l.stats.busy_ns += l.rate.tx_time(pkt.size as u64).0;
+        if l.loss > 0.0 && l.rng.bernoulli(l.loss) {
+            l.stats.count_drop(DropReason::LinkLoss, pkt.size);
+            self.counters.dropped += 1;
+        } else {
+            let at = now + l.delay;
+            l.pipe.push_back((at, pkt));
+            if l.pipe.len() == 1 {
+                self.sched.schedule(at, Ev::Arrive(link));
+            }
+        }
+        self.start_tx(link);
+    }
+
+    fn arrive(&mut self, link: LinkId) {
+        let l = &mut self.links[link.idx()];
+        let (_, pkt) = l.pipe.pop_front().expect("Arrive with an empty pipe");
+        if let Some(&(next, _)) = l.pipe.front() {
+            self.sched.schedule(next, Ev::Arrive(link));
+        }
+        let to = l.to;
+        self.forward(to, Some(link), pkt);
+    }
+
+    // ----- endpoints
+
+    fn deliver(&mut self, pkt: Packet) {
+        self.counters.delivered += 1;
+        let fid = pkt.flow;
+        let now = self.now();
+        let mut out = std::mem::take(&mut self.out_buf);
+        {
+            let mut cx = EndpointCtx { now, out: &mut out };
+            match (&mut self.flows[fid.idx()].ep, pkt.kind) {
+                (Endpoint::Tcp { rcv, .. }, Kind::Data) => {
+                    self.counters.data_delivered += 1;
+                    rcv.on_data(&pkt, &mut cx)
+                }
+                (Endpoint::Tcp { snd, .. }, Kind::Ack) => snd.on_ack(&pkt, &mut cx),
+                (Endpoint::Udp(u), Kind::Datagram) => {
+                    u.received_packets += 1;
+                    u.received_bytes += pkt.size as u64;
+                }
+                _ => debug_assert!(false, "packet kind does not match its flow"),
+            }
+        }
+        self.flush_endpoint(fid, &mut out);
+        self.out_buf = out;
+    }
+
+    /// Injects what an endpoint emitted and re-arms its wakeup.
+    fn flush_endpoint(&mut self, fid: FlowId, out: &mut Vec<Packet>) {
+        for p in out.drain(..) {
+            // A packet leaves from the node of the endpoint that emitted it.
+            self.inject(p.src, p);
+        }
+        self.rearm(fid);
+    }
+
+    fn rearm(&mut self, fid: FlowId) {
+        let f = &mut self.flows[fid.idx()];
+        let want = match &f.ep {
+            Endpoint::Tcp { snd, rcv } => match (snd.next_wake(), rcv.next_wake()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            Endpoint::Udp(_) => None,
+        };
+        if let Some(t) = want {
+            let now = self.sched.now();
+            let t = t.max(now);
+            if f.wake.is_none_or(|w| t < w) {
+                f.wake = Some(t);
+                self.sched.schedule(t, Ev::Endpoint(fid));
+            }
+        }
+    }
+
+    fn endpoint_timer(&mut self, fid: FlowId) {
+        let now = self.now();
+        if self.flows[fid.idx()].wake != Some(now) {
+            return; // stale wakeup
+        }
+        self.flows[fid.idx()].wake = None;
+        let mut out = std::mem::take(&mut self.out_buf);
+        {
+            let mut cx = EndpointCtx { now, out: &mut out };
+            if let Endpoint::Tcp { snd, rcv } = &mut self.flows[fid.idx()].ep {
+                snd.on_timer(&mut cx);
+                rcv.on_timer(&mut cx);
+            }
+        }
+        self.flush_endpoint(fid, &mut out);
+        self.out_buf = out;
+    }
+
+    fn flow_start(&mut self, fid: FlowId) {
+        let now = self.now();
+        let f = &mut self.flows[fid.idx()];
+        match &mut f.ep {
+            Endpoint::Tcp { snd, .. } => {
+                let mut out = std::mem::take(&mut self.out_buf);
+                snd.start(&mut EndpointCtx { now, out: &mut out });
+                self.flush_endpoint(fid, &mut out);
+                self.out_buf = out;
+            }
+            Endpoint::Udp(_) => self.source_emit(fid),
+        }
+    }
+
+    fn source_emit(&mut self, fid: FlowId) {
+        let now = self.now();
+        let f = &mut self.flows[fid.idx()];
+        let Endpoint::Udp(u) = &mut f.ep else { return };
+        if now >= u.stop {
+            return;
+        }
+        let size = u.next_size();
+        u.sent_packets += 1;
+        u.sent_bytes += size as u64;
+        let gap = u.next_gap();
+        let p = Packet::new(0, fid, f.src, f.dst, size, Kind::Datagram, now);
+        let src = f.src;
+        self.sched.schedule(now + gap, Ev::Source(fid));
+        self.inject(src, p);
+    }
+
+    // ----- measurement
+
+    fn begin_measurement(&mut self) {
+        let now = self.now();
+        for l in &mut self.links {
+            l.integrate(now);
+            l.stats.max_pkts = l.qdisc.backlog_packets() as u64;
+            l.stats.max_bytes = l.qdisc.backlog_bytes();
+        }
+        self.link_base = self.links.iter().map(|l| l.stats.clone()).collect();
+        for f in &mut self.flows {
+            f.delivered_at_warmup = f.delivered_bytes();
+        }
+    }
+
+    fn sample(&mut self) {
+        let now = self.now();
+        let Some(iv) = self.monitor.interval else { return };
+        self.monitor.sample(now, &self.links, &self.flows, &self.nodes);
+        let next = now + iv;
+        if next <= self.end {
+            self.sched.schedule(next, Ev::Sample);
+        }
+    }
+
+    /// Brings queue integrals up to the end time; call once when the run is over.
+    pub fn close(&mut self) {
+        let end = self.end;
+        for l in &mut self.links {
+            l.integrate(end);
+        }
+    }
+
+    /// Packets inside the network now: queues, transmitters, pipes, components.
+    pub fn in_flight(&self) -> u64 {
+        let links: u64 = self.links.iter().map(|l| l.packets_inside()).sum();
+        let held: u64 = self
+            .nodes
+            .iter()
+            .filter_map(|n| n.comp.as_ref())
+            .map(|c| c.held())
+            .sum();
+        links + held
+    }
+
+    /// Checks the end-of-run invariants: packet conservation and queue bounds.
+    pub fn check_invariants(&self) -> Result<(), SimError> {
+        let c = &self.counters;
+        let inside = self.in_flight();
+        if c.created != c.delivered + c.dropped + inside {
+            return Err(SimError(format!(
+                "packet conservation violated: created {} != delivered {} + dropped {} + in flight {}",
+                c.created, c.delivered, c.dropped, inside
+            )));
+        }
+        for l in &self.links {
+            let lim = l.qdisc.limit();
+            let max_all = l
+                .stats
+                .max_pkts
+                .max(self.link_base.get(l.id.idx()).map_or(0, |b| b.max_pkts));
+            let max_b = l
+                .stats
+                .max_bytes
+                .max(self.link_base.get(l.id.idx()).map_or(0, |b| b.max_bytes));
+            if !lim.holds(max_all as usize, max_b) {
+                return Err(SimError(format!(
+                    "queue bound violated on {}: max backlog {} packets / {} bytes exceeds limit {:?}",
+                    l.name, max_all, max_b, lim
+                )));
+            }
+        }
+        Ok(())
+    }
+}

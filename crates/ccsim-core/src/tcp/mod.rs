@@ -1,0 +1,26 @@
+//! TCP: byte-based sender and receiver with one segment size per flow.
+//!
+//! No connection set-up or tear-down is modelled (as ns-2's one-way agents):
+//! the sender starts transmitting at its start time, the receiver answers every
+//! data segment. See docs/models/tcp.md for the RFC clauses implemented.
+
+mod receiver;
+mod rtt;
+mod sender;
+
+pub use receiver::{RecvParams, TcpReceiver};
+pub use rtt::{RttEstimator, RttParams};
+pub use sender::{SendParams, TcpSender};
+
+use crate::packet::Packet;
+use crate::units::Time;
+
+/// What an endpoint may do during a callback: emit packets (the engine assigns
+/// uids and routes them) and report its next wakeup through its own accessor.
+pub struct EndpointCtx<'a> {
+    pub now: Time,
+    pub out: &'a mut Vec<Packet>,
+}
+
+/// Sequence number meaning "no data limit".
+pub const INFINITE: u64 = u64::MAX / 4;

@@ -1,0 +1,324 @@
+//! The TCP receiver: cumulative ACKs, out-of-order buffering, advertised
+//! window from a finite receive buffer, optional delayed ACKs, ECN echo.
+//!
+//! * One ACK per data segment by default (ns-2 `TCPSink`); out-of-order and
+//!   duplicate segments are acknowledged immediately (RFC 5681 §4.2).
+//! * Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): ACK every second
+//!   full-sized segment or when the delayed-ACK timer expires; a segment that
+//!   fills a hole is acknowledged at once.
+//! * Window field: free space of the receive buffer; in-order data is consumed
+//!   by the application at once, so only out-of-order bytes occupy it.
+//! * ECN (RFC 3168 §6.1.3): after a CE segment, set ECE on every ACK until a
+//!   segment with CWR arrives.
+//! * SACK blocks (RFC 2018 §4) when enabled: the block holding the most
+//!   recently received segment first, then the other blocks, highest first.
+//! * Timestamp echo (RFC 7323): the ACK echoes the triggering segment's ts_val.
+
+use super::{EndpointCtx, INFINITE};
+use crate::packet::{flags, FlowId, Kind, NodeId, Packet, MAX_SACK};
+use crate::units::Time;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug)]
+pub struct RecvParams {
+    /// Receive buffer in bytes ([`INFINITE`] = never limits).
+    pub buffer: u64,
+    /// Delayed-ACK timeout; `None` = ACK every segment.
+    pub delack: Option<Time>,
+    /// Size of an ACK on the wire.
+    pub ack_size: u32,
+    /// Number of SACK blocks to send (0 = SACK off).
+    pub sack_blocks: u8,
+}
+
+impl Default for RecvParams {
+    fn default() -> Self {
+        RecvParams {
+            buffer: INFINITE,
+            delack: None,
+            ack_size: 40,
+            sack_blocks: 0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RecvStats {
+    pub segments: u64,
+    pub duplicate_segments: u64,
+    pub ce_received: u64,
+    pub acks_sent: u64,
+}
+
+pub struct TcpReceiver {
+    p: RecvParams,
+    flow: FlowId,
+    me: NodeId,
+    peer: NodeId,
+    rcv_nxt: u64,
+    ooo: BTreeMap<u64, u64>,
+    ooo_bytes: u64,
+    ce_echo: bool,
+    pending_segs: u32,
+    delack_at: Option<Time>,
+    last_ts: Time,
+    pub stats: RecvStats,
+}
+
+impl TcpReceiver {
+    pub fn new(p: RecvParams, flow: FlowId, me: NodeId, peer: NodeId) -> Self {
+        TcpReceiver {
+            p,
+            flow,
+            me,
+            peer,
+            rcv_nxt: 0,
+            ooo: BTreeMap::new(),
+            ooo_bytes: 0,
+            ce_echo: false,
+            pending_segs: 0,
+            delack_at: None,
+            last_ts: Time::ZERO,
+            stats: RecvStats::default(),
+        }
+    }
+
+    /// Bytes delivered in order to the application.
+    pub fn delivered(&self) -> u64 {
+        self.rcv_nxt
+    }
+    pub fn next_wake(&self) -> Option<Time> {
+        self.delack_at
+    }
+    /// Bytes held out of order.
+    pub fn ooo_bytes(&self) -> u64 {
+        self.ooo_bytes
+    }
+
+    /// Inserts [s, e) into the out-of-order set, merging overlaps.
+    fn insert_ooo(&mut self, mut s: u64, mut e: u64) {
+        if let Some((&ps, &pe)) = self.ooo.range(..=s).next_back() {
+            if pe >= s {
+                s = ps;
+                e = e.max(pe);
+                self.ooo.remove(&ps);
+                self.ooo_bytes -= pe - ps;
+            }
+        }
+        while let Some((&ns, &ne)) = self.ooo.range(s..).next() {
+            if ns > e {
+                break;
+            }
+            e = e.max(ne);
+            self.ooo.remove(&ns);
+            self.ooo_bytes -= ne - ns;
+        }
+        self.ooo.insert(s, e);
+        self.ooo_bytes += e - s;
+    }
+
+    pub fn on_data(&mut self, pkt: &Packet, cx: &mut EndpointCtx) {
+        self.stats.segments += 1;
+        if pkt.has(flags::CWR) {
+            self.ce_echo = false;
+        }
+        if pkt.ecn == crate::packet::Ecn::Ce {
+            self.ce_echo = true;
+            self.stats.ce_received += 1;
+        }
+        self.last_ts = pkt.ts_val;
+        let (s, e) = (pkt.seq, pkt.end_seq());
+        let mut immediate = self.p.delack.is_none();
+        if e <= self.rcv_nxt {
+            self.stats.duplicate_segments += 1;
+            immediate = true;
+        } else if s <= self.rcv_nxt {
+            self.rcv_nxt = e;
+            let had_holes = !self.ooo.is_empty();
+            while let Some((&os, &oe)) = self.ooo.iter().next() {
+                if os > self.rcv_nxt {
+                    break;
+                }
+                self.rcv_nxt = self.rcv_nxt.max(oe);
+                self.ooo.remove(&os);
+                self.ooo_bytes -= oe - os;
+            }
+            immediate |= had_holes;
+        } else {
+            self.insert_ooo(s, e);
+            immediate = true;
+        }
+        if immediate {
+            self.send_ack(cx, Some((s, e)));
+            return;
+        }
+        self.pending_segs += 1;
+        if self.pending_segs >= 2 {
+            self.send_ack(cx, None);
+        } else if self.delack_at.is_none() {
+            self.delack_at = Some(cx.now + self.p.delack.unwrap_or(Time::ZERO));
+        }
+    }
+
+    pub fn on_timer(&mut self, cx: &mut EndpointCtx) {
+        if let Some(t) = self.delack_at {
+            if t <= cx.now && self.pending_segs > 0 {
+                self.send_ack(cx, None);
+            }
+        }
+    }
+
+    fn send_ack(&mut self, cx: &mut EndpointCtx, latest: Option<(u64, u64)>) {
+        self.pending_segs = 0;
+        self.delack_at = None;
+        let mut a = Packet::new(0, self.flow, self.me, self.peer, self.p.ack_size, Kind::Ack, cx.now);
+        a.ack = self.rcv_nxt;
+        a.flags = flags::ACK;
+        if self.ce_echo {
+            a.flags |= flags::ECE;
+        }
+        a.wnd = if self.p.buffer >= INFINITE {
+            INFINITE
+        } else {
+            self.p.buffer.saturating_sub(self.ooo_bytes)
+        };
+        a.ts_ecr = self.last_ts;
+        if self.p.sack_blocks > 0 && !self.ooo.is_empty() {
+            let max = (self.p.sack_blocks as usize).min(MAX_SACK);
+            let mut n = 0;
+            let first = latest.and_then(|(s, _)| {
+                self.ooo
+                    .range(..=s)
+                    .next_back()
+                    .filter(|&(_, &e)| e > s)
+                    .map(|(&bs, &be)| (bs, be))
+            });
+            if let Some(b) = first {
+                a.sack[0] = b;
+                n = 1;
+            }
+            for (&bs, &be) in self.ooo.iter().rev() {
+                if n >= max {
+                    break;
+                }
+                if Some((bs, be)) != first {
+                    a.sack[n] = (bs, be);
+                    n += 1;
+                }
+            }
+            a.nsack = n as u8;
+        }
+        self.stats.acks_sent += 1;
+        cx.out.push(a);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(seq: u64, len: u32) -> Packet {
+        let mut p = Packet::new(0, FlowId(0), NodeId(0), NodeId(1), len + 40, Kind::Data, Time::ZERO);
+        p.seq = seq;
+        p.len = len;
+        p
+    }
+
+    fn feed(r: &mut TcpReceiver, segs: &[(u64, u32)]) -> Vec<Packet> {
+        let mut out = Vec::new();
+        for &(s, l) in segs {
+            let mut cx = EndpointCtx {
+                now: Time::ZERO,
+                out: &mut out,
+            };
+            r.on_data(&seg(s, l), &mut cx);
+        }
+        out
+    }
+
+    #[test]
+    fn cumulative_acks_with_hole_and_fill() {
+        let mut r = TcpReceiver::new(
+            RecvParams {
+                buffer: 10_000,
+                ..Default::default()
+            },
+            FlowId(0),
+            NodeId(1),
+            NodeId(0),
+        );
+        let acks = feed(&mut r, &[(0, 1000), (2000, 1000), (3000, 1000), (1000, 1000)]);
+        let a: Vec<u64> = acks.iter().map(|p| p.ack).collect();
+        assert_eq!(a, vec![1000, 1000, 1000, 4000]);
+        // window shrinks by the out-of-order bytes held
+        let w: Vec<u64> = acks.iter().map(|p| p.wnd).collect();
+        assert_eq!(w, vec![10_000, 9_000, 8_000, 10_000]);
+        assert_eq!(r.delivered(), 4000);
+    }
+
+    #[test]
+    fn sack_blocks_rfc2018_order() {
+        let p = RecvParams {
+            sack_blocks: 3,
+            ..Default::default()
+        };
+        let mut r = TcpReceiver::new(p, FlowId(0), NodeId(1), NodeId(0));
+        let acks = feed(&mut r, &[(0, 100), (200, 100), (400, 100), (600, 100)]);
+        let last = acks.last().unwrap();
+        assert_eq!(last.sack_blocks(), &[(600, 700), (400, 500), (200, 300)]);
+        assert_eq!(acks[1].sack_blocks(), &[(200, 300)]);
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment() {
+        let p = RecvParams {
+            delack: Some(Time::from_millis(100)),
+            ..Default::default()
+        };
+        let mut r = TcpReceiver::new(p, FlowId(0), NodeId(1), NodeId(0));
+        let acks = feed(&mut r, &[(0, 100), (100, 100), (200, 100)]);
+        assert_eq!(acks.len(), 1);
+        assert_eq!(acks[0].ack, 200);
+        assert_eq!(r.next_wake(), Some(Time::from_millis(100)));
+        let mut out = Vec::new();
+        let mut cx = EndpointCtx {
+            now: Time::from_millis(100),
+            out: &mut out,
+        };
+        r.on_timer(&mut cx);
+        assert_eq!(out[0].ack, 300);
+    }
+
+    #[test]
+    fn ecn_echo_until_cwr() {
+        let mut r = TcpReceiver::new(RecvParams::default(), FlowId(0), NodeId(1), NodeId(0));
+        let mut out = Vec::new();
+        let mut s = seg(0, 100);
+        s.ecn = crate::packet::Ecn::Ce;
+        r.on_data(
+            &s,
+            &mut EndpointCtx {
+                now: Time::ZERO,
+                out: &mut out,
+            },
+        );
+        r.on_data(
+            &seg(100, 100),
+            &mut EndpointCtx {
+                now: Time::ZERO,
+                out: &mut out,
+            },
+        );
+        let mut c = seg(200, 100);
+        c.flags |= flags::CWR;
+        r.on_data(
+            &c,
+            &mut EndpointCtx {
+                now: Time::ZERO,
+                out: &mut out,
+            },
+        );
+        let ece: Vec<bool> = out.iter().map(|p| p.has(flags::ECE)).collect();
+        assert_eq!(ece, vec![true, true, false]);
+    }
+}

@@ -1,0 +1,796 @@
+"""Persistent store for sweep results: one DuckDB file plus Parquet time series.
+
+A results directory looks like this::
+
+    <results_dir>/
+        ccsim.duckdb                          tables and views, see below
+        timeseries/<point_id>/<name>.parquet  time series kept for a point
+        .writer.lock                          advisory lock held by the one writing sweep
+
+Tables in ``ccsim.duckdb`` (``experiment`` is a free label so that several
+experiments share one store; a point is identified by ``(experiment, point_id)``):
+
+``points``
+    One row per finished point: ``experiment, point_id, params JSON, scenario JSON,
+    summary JSON, ccsim_version, seed, status, wall_s, finished_at``. A point is done
+    if and only if its row exists.
+``metrics``
+    Long form ``experiment, point_id, name, value DOUBLE``.
+``metrics_wide`` (view)
+    ``experiment, point_id, seed``, one column per parameter, one per metric.
+``flows``, ``queues``
+    The :class:`ccsim.Results` tables of every point, with ``experiment, point_id``
+    columns in front. Columns are added as new ones appear.
+``failures``
+    Points that failed the last time they were tried: ``experiment, point_id, params,
+    scenario, ccsim_version, seed, error, traceback, failed_at``. A failed point is not
+    done: the next run of the sweep tries it again (and removes the row on success).
+``store_meta``
+    ``key, value`` pairs (``schema_version``).
+
+Crash safety. Time series files are written under a temporary name and renamed into
+place with :func:`os.replace`; only then is the point's row (with its metrics, flows and
+queues) inserted, in one transaction. A process killed at any moment therefore leaves
+either a complete point or nothing that counts; :meth:`Store.open_for_writing` removes
+temporary files and time series of points without a row.
+
+Concurrency. DuckDB lets one process hold a database file open for writing, and no
+other process may open it at all meanwhile. The writer therefore opens the file only
+for the moment of a write, and readers (:func:`open_results`) only for the moment of a
+query; both retry while the other holds the lock. Keep your own
+``duckdb.connect(path, read_only=True)`` sessions short while a sweep is running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import math
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+__all__ = [
+    "DB_NAME",
+    "ResultsStore",
+    "Store",
+    "StoreBusyError",
+    "StoreLockedError",
+    "open_results",
+]
+
+DB_NAME = "ccsim.duckdb"
+TIMESERIES_DIR = "timeseries"
+LOCK_NAME = ".writer.lock"
+SCHEMA_VERSION = "1"
+_TMP_MARK = ".tmp-"
+
+_SCHEMA = [
+    "CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR NOT NULL, value VARCHAR)",
+    """CREATE TABLE IF NOT EXISTS points (
+        experiment VARCHAR NOT NULL,
+        point_id VARCHAR NOT NULL,
+        params JSON,
+        scenario JSON,
+        summary JSON,
+        ccsim_version VARCHAR,
+        seed BIGINT,
+        status VARCHAR,
+        wall_s DOUBLE,
+        finished_at TIMESTAMP
+    )""",
+    """CREATE TABLE IF NOT EXISTS metrics (
+        experiment VARCHAR NOT NULL,
+        point_id VARCHAR NOT NULL,
+        name VARCHAR NOT NULL,
+        value DOUBLE
+    )""",
+    "CREATE TABLE IF NOT EXISTS flows (experiment VARCHAR NOT NULL, point_id VARCHAR NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS queues (experiment VARCHAR NOT NULL, point_id VARCHAR NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS failures (
+        experiment VARCHAR NOT NULL,
+        point_id VARCHAR NOT NULL,
+        params JSON,
+        scenario JSON,
+        ccsim_version VARCHAR,
+        seed BIGINT,
+        error VARCHAR,
+        traceback VARCHAR,
+        failed_at TIMESTAMP
+    )""",
+]
+
+_BASE_WIDE_COLUMNS = ("experiment", "point_id", "seed")
+
+
+class StoreBusyError(RuntimeError):
+    """The DuckDB file stayed locked by another process for longer than the timeout."""
+
+
+class StoreLockedError(RuntimeError):
+    """Another sweep is already writing to this results directory."""
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def jsonable(obj: Any) -> Any:
+    """Convert ``obj`` to plain JSON types.
+
+    NumPy scalars and arrays become Python numbers and lists, tuples and sets become
+    lists, non-finite floats become ``None`` and anything else unknown becomes ``str``.
+
+    Parameters
+    ----------
+    obj : Any
+        The value to convert.
+
+    Returns
+    -------
+    Any
+        A value that :func:`json.dumps` accepts with ``allow_nan=False``.
+
+    Examples
+    --------
+    >>> jsonable({"a": (1, 2.0), "b": float("nan")})
+    {'a': [1, 2.0], 'b': None}
+    """
+    if obj is None or isinstance(obj, (bool, int, str)):
+        return obj
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, Mapping):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, (set, frozenset)):
+        return sorted((jsonable(v) for v in obj), key=repr)
+    if hasattr(obj, "tolist"):  # numpy scalar or array
+        return jsonable(obj.tolist())
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    return str(obj)
+
+
+def dumps(obj: Any, sort_keys: bool = True) -> str:
+    """Canonical JSON text of ``obj`` (sorted keys, no spaces, UTF-8, no NaN)."""
+    return json.dumps(
+        jsonable(obj),
+        sort_keys=sort_keys,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+    )
+
+
+def _ident(name: str) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def _json_pointer(key: str) -> str:
+    return "/" + str(key).replace("~", "~0").replace("/", "~1")
+
+
+def _is_lock_error(exc: BaseException) -> bool:
+    msg = str(exc).lower()
+    return isinstance(exc, duckdb.IOException) and "lock" in msg
+
+
+def _now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None)
+
+
+def _value_type(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "BOOLEAN"
+    if isinstance(value, int):
+        return "BIGINT"
+    if isinstance(value, float):
+        return "DOUBLE"
+    if isinstance(value, str):
+        return "VARCHAR"
+    return "JSON"
+
+
+def _merge_type(old: str | None, new: str | None) -> str | None:
+    if old is None or old == new:
+        return new or old
+    if new is None:
+        return old
+    if {old, new} == {"BIGINT", "DOUBLE"}:
+        return "DOUBLE"
+    return "VARCHAR"
+
+
+@contextlib.contextmanager
+def _connect(
+    path: Path, *, read_only: bool, timeout: float = 600.0, notify=None
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Open ``path``, retrying while another process holds the file lock."""
+    deadline = time.monotonic() + timeout
+    delay = 0.01
+    warned = False
+    while True:
+        try:
+            con = duckdb.connect(str(path), read_only=read_only)
+            break
+        except duckdb.Error as exc:
+            if not _is_lock_error(exc):
+                raise
+            if time.monotonic() >= deadline:
+                raise StoreBusyError(
+                    f"{path} stayed locked by another process for {timeout:.0f} s: {exc}"
+                ) from exc
+            if notify is not None and not warned and time.monotonic() > deadline - timeout + 5:
+                notify(f"waiting for the lock on {path} (held by another process)")
+                warned = True
+            time.sleep(delay)
+            delay = min(delay * 2, 0.25)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _safe_name(name: str) -> str:
+    safe = "".join(c if (c.isalnum() or c in "-_.") else "_" for c in str(name))
+    return safe.lstrip(".") or "_"
+
+
+# --------------------------------------------------------------------------- writer
+
+
+class Store:
+    """Writer side of a results directory; used by :func:`ccsim.sweep.run_sweep`.
+
+    Only one process may write at a time: :meth:`open_for_writing` takes an advisory
+    lock file and raises :class:`StoreLockedError` if another sweep holds it.
+
+    Parameters
+    ----------
+    results_dir : str or os.PathLike
+        The results directory (created if missing).
+    lock_timeout : float
+        Seconds to keep retrying while a reader holds the DuckDB file.
+    notify : callable, optional
+        Called with a one-line message when a write has to wait for a reader.
+    """
+
+    def __init__(self, results_dir, *, lock_timeout: float = 600.0, notify=None):
+        self.dir = Path(results_dir)
+        self.db_path = self.dir / DB_NAME
+        self.ts_dir = self.dir / TIMESERIES_DIR
+        self.lock_timeout = lock_timeout
+        self.notify = notify
+        self._lock_fd: int | None = None
+        self._param_types: dict[str, str | None] = {}
+        self._metric_names: list[str] = []
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    def open_for_writing(self) -> Store:
+        """Take the writer lock, create the schema and remove leftovers of crashes.
+
+        Returns
+        -------
+        Store
+            ``self``, so that ``with Store(d).open_for_writing() as st:`` works.
+        """
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self._acquire_lock()
+        try:
+            with self.connect() as con:
+                for stmt in _SCHEMA:
+                    con.execute(stmt)
+                if not con.execute(
+                    "SELECT 1 FROM store_meta WHERE key = 'schema_version'"
+                ).fetchall():
+                    con.execute(
+                        "INSERT INTO store_meta VALUES ('schema_version', ?)", [SCHEMA_VERSION]
+                    )
+                self._load_names(con)
+                self._rebuild_wide_view(con)
+                done = {r[0] for r in con.execute("SELECT DISTINCT point_id FROM points").fetchall()}
+            self._clean_orphans(done)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def close(self) -> None:
+        """Release the writer lock."""
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _acquire_lock(self) -> None:
+        path = self.dir / LOCK_NAME
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no advisory lock
+            self._lock_fd = fd
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise StoreLockedError(
+                f"another sweep (pid {holder}) is writing to {self.dir}; "
+                "wait for it to finish or use another results_dir"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._lock_fd = fd
+
+    def connect(self, read_only: bool = False):
+        """Context manager yielding a short-lived DuckDB connection (retries on lock)."""
+        return _connect(
+            self.db_path, read_only=read_only, timeout=self.lock_timeout, notify=self.notify
+        )
+
+    def _clean_orphans(self, done: set[str]) -> None:
+        if not self.ts_dir.is_dir():
+            return
+        for entry in self.ts_dir.iterdir():
+            if not entry.is_dir():
+                if _TMP_MARK in entry.name:
+                    entry.unlink(missing_ok=True)
+                continue
+            if entry.name not in done:
+                shutil.rmtree(entry, ignore_errors=True)
+                continue
+            for f in entry.iterdir():
+                if _TMP_MARK in f.name:
+                    f.unlink(missing_ok=True)
+
+    # -- queries ---------------------------------------------------------------------
+
+    def done_ids(self, experiment: str) -> set[str]:
+        """Point ids that have a row in ``points`` for ``experiment``."""
+        with self.connect() as con:
+            rows = con.execute(
+                "SELECT point_id FROM points WHERE experiment = ?", [experiment]
+            ).fetchall()
+        return {r[0] for r in rows}
+
+    # -- writes ------------------------------------------------------------------------
+
+    def write_timeseries(self, point_id: str, tables: Mapping[str, pd.DataFrame]) -> None:
+        """Write ``tables`` as ``timeseries/<point_id>/<name>.parquet`` atomically each.
+
+        Each file is written under a temporary name, flushed to disk and renamed into
+        place, so a reader never sees a partial file.
+        """
+        if not tables:
+            return
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        folder = self.ts_dir / point_id
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, df in tables.items():
+            final = folder / f"{_safe_name(name)}.parquet"
+            tmp = folder / f".{final.name}{_TMP_MARK}{uuid.uuid4().hex[:8]}"
+            try:
+                table = pa.Table.from_pandas(pd.DataFrame(df), preserve_index=False)
+                pq.write_table(table, tmp)
+                _fsync_file(tmp)
+                os.replace(tmp, final)
+            finally:
+                tmp.unlink(missing_ok=True)
+
+    def record_points(self, records: list[dict]) -> list[tuple[dict, BaseException]]:
+        """Insert finished points, one transaction each, over one connection.
+
+        Parameters
+        ----------
+        records : list of dict
+            Each with keys ``experiment, point_id, params, scenario, summary,
+            ccsim_version, seed, wall_s, metrics`` (dict name -> float or None) and
+            optionally ``flows``, ``queues`` (DataFrames). Time series must already have
+            been written with :meth:`write_timeseries`.
+
+        Returns
+        -------
+        list of (dict, Exception)
+            The records whose transaction failed (rolled back) and why; the caller
+            decides what to do with them (:func:`run_sweep` records them as failures).
+        """
+        errors: list[tuple[dict, BaseException]] = []
+        if not records:
+            return errors
+        with self.connect() as con:
+            for rec in records:
+                try:
+                    self._insert_point(con, rec)
+                except duckdb.Error as exc:
+                    errors.append((rec, exc))
+        return errors
+
+    def record_failures(self, records: list[dict]) -> None:
+        """Insert (or replace) rows of ``failures``.
+
+        Parameters
+        ----------
+        records : list of dict
+            Each with keys ``experiment, point_id, params, scenario, ccsim_version,
+            seed, error`` and optionally ``traceback``.
+        """
+        if not records:
+            return
+        with self.connect() as con:
+            for rec in records:
+                con.execute("BEGIN TRANSACTION")
+                try:
+                    con.execute(
+                        "DELETE FROM failures WHERE experiment = ? AND point_id = ?",
+                        [rec["experiment"], rec["point_id"]],
+                    )
+                    con.execute(
+                        "INSERT INTO failures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [
+                            rec["experiment"],
+                            rec["point_id"],
+                            dumps(rec.get("params") or {}, sort_keys=False),
+                            dumps(rec.get("scenario")),
+                            rec.get("ccsim_version"),
+                            rec.get("seed"),
+                            rec.get("error"),
+                            rec.get("traceback"),
+                            _now(),
+                        ],
+                    )
+                    con.execute("COMMIT")
+                except BaseException:
+                    con.execute("ROLLBACK")
+                    raise
+
+    def _insert_point(self, con: duckdb.DuckDBPyConnection, rec: dict) -> None:
+        exp, pid = rec["experiment"], rec["point_id"]
+        params = jsonable(rec.get("params") or {})
+        metrics = rec.get("metrics") or {}
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for table in ("points", "metrics", "flows", "queues", "failures"):
+                con.execute(
+                    f"DELETE FROM {table} WHERE experiment = ? AND point_id = ?", [exp, pid]
+                )
+            con.execute(
+                "INSERT INTO points VALUES (?, ?, ?, ?, ?, ?, ?, 'done', ?, ?)",
+                [
+                    exp,
+                    pid,
+                    dumps(params, sort_keys=False),
+                    dumps(rec.get("scenario")),
+                    dumps(rec.get("summary")),
+                    rec.get("ccsim_version"),
+                    rec.get("seed"),
+                    rec.get("wall_s"),
+                    _now(),
+                ],
+            )
+            if metrics:
+                con.executemany(
+                    "INSERT INTO metrics VALUES (?, ?, ?, ?)",
+                    [[exp, pid, str(k), v] for k, v in metrics.items()],
+                )
+            for table in ("flows", "queues"):
+                df = rec.get(table)
+                if df is not None and len(df.columns) and len(df):
+                    self._insert_frame(con, table, exp, pid, df)
+            if self._note_names(params, metrics):
+                self._rebuild_wide_view(con)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            # the cached names may now list some that were rolled back; harmless for the
+            # view (it would show an all-NULL column), reload to be exact
+            self._load_names(con)
+            raise
+
+    @staticmethod
+    def _insert_frame(con, table: str, exp: str, pid: str, df: pd.DataFrame) -> None:
+        df = pd.DataFrame(df).reset_index(drop=True)
+        rename = {c: f"{c}_" for c in df.columns if str(c) in ("experiment", "point_id")}
+        df = df.rename(columns=rename)
+        df.columns = [str(c) for c in df.columns]
+        view = f"__ccsim_{table}_{uuid.uuid4().hex[:8]}"
+        con.register(view, df)
+        try:
+            have = {
+                r[0]
+                for r in con.execute(
+                    "SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
+                    "AND schema_name = 'main'",
+                    [table],
+                ).fetchall()
+            }
+            for name, typ, *_ in con.execute(f"DESCRIBE SELECT * FROM {view}").fetchall():
+                if name not in have:
+                    con.execute(f"ALTER TABLE {table} ADD COLUMN {_ident(name)} {typ}")
+            con.execute(
+                f"INSERT INTO {table} BY NAME "
+                f"SELECT ? AS experiment, ? AS point_id, * FROM {view}",
+                [exp, pid],
+            )
+        finally:
+            con.unregister(view)
+
+    # -- the wide view -------------------------------------------------------------------
+
+    def _load_names(self, con) -> None:
+        self._param_types = {}
+        for (params,) in con.execute("SELECT params FROM points ORDER BY finished_at").fetchall():
+            for k, v in json.loads(params or "{}").items():
+                self._param_types[k] = _merge_type(self._param_types.get(k), _value_type(v))
+        self._metric_names = [
+            r[0] for r in con.execute("SELECT DISTINCT name FROM metrics ORDER BY name").fetchall()
+        ]
+
+    def _note_names(self, params: Mapping[str, Any], metrics: Mapping[str, Any]) -> bool:
+        changed = False
+        for k, v in params.items():
+            old = self._param_types.get(k, "missing")
+            new = _merge_type(None if old == "missing" else old, _value_type(v))
+            if old == "missing" or new != old:
+                self._param_types[k] = new
+                changed = True
+        for name in metrics:
+            if name not in self._metric_names:
+                self._metric_names.append(str(name))
+                changed = True
+        return changed
+
+    def _rebuild_wide_view(self, con) -> None:
+        used = set(_BASE_WIDE_COLUMNS)
+        cols = ["p.experiment", "p.point_id", "p.seed"]
+        for key, typ in self._param_types.items():
+            if key in used:
+                continue
+            used.add(key)
+            ptr = _literal(_json_pointer(key))
+            if typ == "JSON":
+                expr = f"json_extract(p.params, {ptr})"
+            elif typ in (None, "VARCHAR"):
+                expr = f"json_extract_string(p.params, {ptr})"
+            else:
+                expr = f"TRY_CAST(json_extract_string(p.params, {ptr}) AS {typ})"
+            cols.append(f"{expr} AS {_ident(key)}")
+        pivots = []
+        for name in self._metric_names:
+            col = name if name not in used else f"metric.{name}"
+            used.add(col)
+            pivots.append(f"max(value) FILTER (WHERE name = {_literal(name)}) AS {_ident(col)}")
+            cols.append(f"m.{_ident(col)}")
+        sql = f"CREATE OR REPLACE VIEW metrics_wide AS SELECT {', '.join(cols)} FROM points p"
+        if pivots:
+            sql += (
+                f" LEFT JOIN (SELECT experiment, point_id, {', '.join(pivots)} FROM metrics "
+                "GROUP BY experiment, point_id) m "
+                "ON p.experiment = m.experiment AND p.point_id = m.point_id"
+            )
+        con.execute(sql)
+
+    def metric_columns(self) -> dict[str, str]:
+        """Map metric name -> column name in ``metrics_wide``."""
+        used = set(_BASE_WIDE_COLUMNS) | set(self._param_types)
+        out = {}
+        for name in self._metric_names:
+            out[name] = name if name not in used else f"metric.{name}"
+        return out
+
+
+# --------------------------------------------------------------------------- reader
+
+
+class ResultsStore:
+    """Read-only access to a results directory; returned by :func:`open_results`.
+
+    Every property runs one short read-only query (the DuckDB file is not kept open),
+    so a sweep may go on writing meanwhile.
+
+    Parameters
+    ----------
+    results_dir : str or os.PathLike
+        A directory written by :func:`ccsim.sweep.run_sweep`.
+    experiment : str, optional
+        Only show this experiment's points.
+    timeout : float
+        Seconds to keep retrying while a writer holds the DuckDB file.
+    """
+
+    def __init__(self, results_dir, experiment: str | None = None, *, timeout: float = 60.0):
+        self.dir = Path(results_dir)
+        self.path = self.dir / DB_NAME
+        if not self.path.exists():
+            raise FileNotFoundError(f"no ccsim results store at {self.path}")
+        self.experiment = experiment
+        self.timeout = timeout
+
+    def __repr__(self) -> str:
+        exp = f", experiment={self.experiment!r}" if self.experiment else ""
+        return f"ResultsStore({str(self.dir)!r}{exp})"
+
+    def sql(self, query: str, params: list | None = None) -> pd.DataFrame:
+        """Run a read-only SQL query against the store.
+
+        Parameters
+        ----------
+        query : str
+            Any DuckDB SQL; the tables and views are described in :mod:`ccsim.store`.
+        params : list, optional
+            Values for ``?`` placeholders.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        with _connect(self.path, read_only=True, timeout=self.timeout) as con:
+            return con.execute(query, params or []).df()
+
+    def _where(self) -> tuple[str, list]:
+        if self.experiment is None:
+            return "", []
+        return " WHERE experiment = ?", [self.experiment]
+
+    @property
+    def experiments(self) -> list[str]:
+        """Experiment labels present in the store."""
+        df = self.sql("SELECT DISTINCT experiment FROM points ORDER BY experiment")
+        return list(df["experiment"])
+
+    @property
+    def points(self) -> pd.DataFrame:
+        """The ``points`` table; ``params``, ``scenario`` and ``summary`` as dicts."""
+        where, args = self._where()
+        df = self.sql(f"SELECT * FROM points{where} ORDER BY finished_at", args)
+        for col in ("params", "scenario", "summary"):
+            df[col] = [json.loads(v) if isinstance(v, str) else v for v in df[col]]
+        return df
+
+    @property
+    def failures(self) -> pd.DataFrame:
+        """The ``failures`` table (points that failed the last time they were tried)."""
+        where, args = self._where()
+        return self.sql(f"SELECT * FROM failures{where} ORDER BY failed_at", args)
+
+    @property
+    def metrics(self) -> pd.DataFrame:
+        """Wide table: ``experiment, point_id, seed``, parameter and metric columns.
+
+        Columns that are empty for the selected experiment are left out. The lists of
+        parameter and metric columns are in ``df.attrs["ccsim_params"]`` and
+        ``df.attrs["ccsim_metrics"]`` (used by :func:`ccsim.sweep.aggregate`).
+        """
+        where, args = self._where()
+        with _connect(self.path, read_only=True, timeout=self.timeout) as con:
+            df = con.execute(f"SELECT * FROM metrics_wide{where}", args).df()
+            metric_names = {
+                r[0]
+                for r in con.execute(f"SELECT DISTINCT name FROM metrics{where}", args).fetchall()
+            }
+            param_keys: list[str] = []
+            for (p,) in con.execute(f"SELECT params FROM points{where}", args).fetchall():
+                for k in json.loads(p or "{}"):
+                    if k not in param_keys:
+                        param_keys.append(k)
+        params = [c for c in param_keys if c in df.columns and c not in _BASE_WIDE_COLUMNS]
+        metric_cols = [
+            c
+            for c in df.columns
+            if c not in _BASE_WIDE_COLUMNS
+            and c not in params
+            and (c in metric_names or c.removeprefix("metric.") in metric_names)
+        ]
+        df = df[list(_BASE_WIDE_COLUMNS) + params + metric_cols]
+        df.attrs["ccsim_params"] = params
+        df.attrs["ccsim_metrics"] = metric_cols
+        return df
+
+    def _table(self, table: str) -> pd.DataFrame:
+        where, args = self._where()
+        df = self.sql(f"SELECT * FROM {table}{where}", args)
+        return df.dropna(axis=1, how="all") if self.experiment is not None else df
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        """All points' flow tables with ``experiment, point_id`` columns."""
+        return self._table("flows")
+
+    @property
+    def queues(self) -> pd.DataFrame:
+        """All points' queue tables with ``experiment, point_id`` columns."""
+        return self._table("queues")
+
+    def timeseries_names(self, point_id: str) -> list[str]:
+        """Names of the time series kept for ``point_id``."""
+        folder = self.dir / TIMESERIES_DIR / point_id
+        if not folder.is_dir():
+            return []
+        return sorted(
+            f.name[: -len(".parquet")]
+            for f in folder.iterdir()
+            if f.name.endswith(".parquet") and _TMP_MARK not in f.name
+        )
+
+    def timeseries(self, point_id: str, name: str) -> pd.DataFrame:
+        """Read one kept time series of one point.
+
+        Parameters
+        ----------
+        point_id : str
+            The point's id.
+        name : str
+            The series name, e.g. ``"queue"`` or ``"flow"``.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Raises
+        ------
+        KeyError
+            If the point has no such series (it was not kept, or the point is not done).
+        """
+        path = self.dir / TIMESERIES_DIR / point_id / f"{_safe_name(name)}.parquet"
+        if not path.exists():
+            have = self.timeseries_names(point_id)
+            raise KeyError(
+                f"no time series {name!r} for point {point_id!r}; kept: {have or 'none'} "
+                "(run the sweep with keep_timeseries=True or a list of names)"
+            )
+        return pd.read_parquet(path)
+
+
+def open_results(results_dir="./ccsim-results", experiment: str | None = None) -> ResultsStore:
+    """Open a results directory for reading.
+
+    Parameters
+    ----------
+    results_dir : str or os.PathLike
+        The ``results_dir`` given to :func:`ccsim.sweep.run_sweep`.
+    experiment : str, optional
+        Restrict every table to this experiment label.
+
+    Returns
+    -------
+    ResultsStore
+        With ``.points``, ``.metrics``, ``.flows``, ``.queues``, ``.failures``,
+        ``.timeseries(point_id, name)`` and ``.sql(query)``.
+
+    Examples
+    --------
+    >>> res = open_results("ccsim-results")  # doctest: +SKIP
+    >>> res.sql("SELECT experiment, count(*) AS n FROM points GROUP BY ALL")  # doctest: +SKIP
+    """
+    return ResultsStore(results_dir, experiment)

@@ -1,0 +1,1017 @@
+"""Parameter sweeps: a base scenario times axes, run in parallel, stored, resumable.
+
+A sweep expands a base scenario with *axes* (dotted key path -> list of values;
+cartesian product, optionally with *zip* groups whose keys vary together) and
+*replications* (seeds ``base_seed + i``). Each resulting :class:`Point` is identified by
+
+    ``point_id = sha256(canonical_json(ccsim.resolve(scenario)) + ccsim.__version__)[:16]``
+
+so the same fully resolved scenario always gets the same id, whatever way it was
+written. :func:`run_sweep` runs the points that are not yet in the results store in
+local worker processes (or on a Dask cluster) and records each one as soon as it
+finishes (see :mod:`ccsim.store`); a rerun skips what is done.
+
+Examples
+--------
+>>> import ccsim.sweep as sw  # doctest: +SKIP
+>>> sweep = sw.Sweep(
+...     "scenarios/dumbbell.toml",
+...     axes={"topology.bottleneck.queue.limit": ["20pkt", "50pkt", "100pkt"]},
+...     replications=5,
+...     experiment="buffer-size",
+... )  # doctest: +SKIP
+>>> df = sweep.run("ccsim-results", jobs=4)  # doctest: +SKIP
+>>> sw.aggregate(df, by=["topology.bottleneck.queue.limit"])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import math
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .store import Store, dumps, jsonable
+
+__all__ = [
+    "Point",
+    "Sweep",
+    "SweepError",
+    "aggregate",
+    "canonical_json",
+    "default_metrics",
+    "expand",
+    "make_point",
+    "point_id",
+    "run_sweep",
+]
+
+DEFAULT_RESULTS_DIR = "./ccsim-results"
+DEFAULT_EXPERIMENT = "default"
+WORKER_DIED = (
+    "worker process died while running this point (crash, out-of-memory kill or signal)"
+)
+
+
+class SweepError(RuntimeError):
+    """A sweep could not be set up or run (not: a point failed, see ``failures``)."""
+
+
+# --------------------------------------------------------------------------- points
+
+
+def canonical_json(obj: Any) -> str:
+    """Canonical JSON text used for hashing: sorted keys, no whitespace, no NaN.
+
+    Examples
+    --------
+    >>> canonical_json({"b": 1, "a": [1.5, "x"]})
+    '{"a":[1.5,"x"],"b":1}'
+    """
+    return dumps(obj)
+
+
+def _version() -> str:
+    import ccsim
+
+    return str(getattr(ccsim, "__version__", "unknown"))
+
+
+def point_id(resolved: Mapping[str, Any], version: str | None = None) -> str:
+    """Id of a fully resolved scenario: 16 hex digits of a SHA-256.
+
+    Parameters
+    ----------
+    resolved : dict
+        The output of :func:`ccsim.resolve`.
+    version : str, optional
+        The ccsim version to mix in (default: ``ccsim.__version__``), so that results
+        of another engine version are never taken for these.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> point_id({"seed": 1}, version="0.1.0")
+    'bcb430a1a5876c89'
+    """
+    if version is None:
+        version = _version()
+    text = canonical_json(resolved) + version
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of a sweep.
+
+    Attributes
+    ----------
+    experiment : str
+        Label shared by the points of one experiment in a store.
+    point_id : str
+        Hash of the resolved scenario and ccsim version (see :func:`point_id`).
+    params : dict
+        The axis values of this point, by dotted key path.
+    scenario : dict
+        The scenario given to :func:`ccsim.run` (base with the axis values set).
+    resolved : dict or None
+        ``ccsim.resolve(scenario)``; ``None`` if the scenario is invalid.
+    seed : int or None
+        The point's random seed.
+    error : str or None
+        Why the scenario is invalid; such a point is recorded in ``failures`` without
+        being run.
+    """
+
+    experiment: str
+    point_id: str
+    params: dict = field(compare=False)
+    scenario: dict = field(compare=False, repr=False)
+    resolved: dict | None = field(compare=False, repr=False)
+    seed: int | None = None
+    error: str | None = field(default=None, compare=False)
+
+
+def _set_path(dct: dict, dotted: str, value: Any) -> None:
+    from ccsim.scenario import set_path
+
+    try:
+        set_path(dct, dotted, value)
+    except Exception as exc:  # noqa: BLE001 - a bad key path is a sweep definition error
+        raise SweepError(f"axis {dotted!r}: {exc}") from exc
+
+
+def _load_base(base: Any) -> dict:
+    from ccsim.scenario import load_scenario
+
+    return load_scenario(base)
+
+
+def make_point(
+    scenario: Mapping[str, Any],
+    params: Mapping[str, Any] | None = None,
+    *,
+    experiment: str = DEFAULT_EXPERIMENT,
+    version: str | None = None,
+) -> Point:
+    """Resolve one scenario and make a :class:`Point` of it.
+
+    Parameters
+    ----------
+    scenario : dict
+        The scenario (as given to :func:`ccsim.run`).
+    params : dict, optional
+        The values that identify the point in result tables (axis values).
+    experiment : str
+        Experiment label.
+    version : str, optional
+        ccsim version for the id (default ``ccsim.__version__``).
+
+    Returns
+    -------
+    Point
+        If :func:`ccsim.resolve` rejects the scenario, ``point.error`` holds the message
+        and the id is a hash of the unresolved scenario (so the point still has a
+        stable identity in ``failures``).
+    """
+    import ccsim
+
+    scenario = copy.deepcopy(dict(scenario))
+    if version is None:
+        version = _version()
+    try:
+        resolved = ccsim.resolve(scenario)
+        error = None
+        pid = point_id(resolved, version)
+    except Exception as exc:  # noqa: BLE001 - any rejection makes an invalid point
+        resolved = None
+        error = f"{type(exc).__name__}: {exc}"
+        pid = point_id({"unresolved": scenario}, version)
+    seed = (resolved or scenario).get("seed")
+    return Point(
+        experiment=experiment,
+        point_id=pid,
+        params=dict(params or {}),
+        scenario=scenario,
+        resolved=resolved,
+        seed=seed if isinstance(seed, int) else None,
+        error=error,
+    )
+
+
+def _dimensions(
+    axes: Mapping[str, Sequence[Any]], zip_groups: Sequence[Sequence[str]]
+) -> list[list[dict]]:
+    """Each dimension is a list of {key: value} assignments."""
+    group_of: dict[str, int] = {}
+    for gi, group in enumerate(zip_groups):
+        for key in group:
+            if key not in axes:
+                raise SweepError(f"zip group {list(group)} names {key!r}, which is not an axis")
+            if key in group_of:
+                raise SweepError(f"axis {key!r} is in more than one zip group")
+            group_of[key] = gi
+    dims: list[list[dict]] = []
+    seen_groups: set[int] = set()
+    for key, values in axes.items():
+        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+            raise SweepError(f"axis {key!r} must be a list of values, got {values!r}")
+        if key not in group_of:
+            dims.append([{key: v} for v in values])
+            continue
+        gi = group_of[key]
+        if gi in seen_groups:
+            continue
+        seen_groups.add(gi)
+        keys = list(zip_groups[gi])
+        lists = [list(axes[k]) for k in keys]
+        if len({len(v) for v in lists}) != 1:
+            sizes = ", ".join(f"{k}: {len(v)}" for k, v in zip(keys, lists))
+            raise SweepError(f"zipped axes must have equal lengths ({sizes})")
+        dims.append([dict(zip(keys, vals)) for vals in zip(*lists)])
+    return dims
+
+
+def expand(
+    base: Mapping[str, Any] | str | os.PathLike,
+    axes: Mapping[str, Sequence[Any]] | None = None,
+    *,
+    zip: Sequence[Sequence[str]] = (),  # noqa: A002 - the natural name here
+    replications: int = 1,
+    experiment: str = DEFAULT_EXPERIMENT,
+) -> list[Point]:
+    """Expand a base scenario into sweep points.
+
+    Parameters
+    ----------
+    base : dict, path or ccsim.Scenario
+        The base scenario, as a dict, a TOML file or a builder.
+    axes : dict, optional
+        Dotted key path -> list of values, e.g.
+        ``{"topology.bottleneck.queue.limit": ["20pkt", "50pkt"]}``; list elements are
+        addressed by index (``"flows.0.cc"`` or ``"flows[0].cc"``). Axes are combined
+        as a cartesian product, in the order given (the last axis varies fastest).
+    zip : list of list of str, optional
+        Groups of axis keys that vary together instead of being crossed (their lists
+        must have equal lengths), e.g. ``[["topology.bottleneck.rate",
+        "topology.bottleneck.queue.limit"]]``.
+    replications : int
+        Number of independent runs per combination: replication ``i`` uses seed
+        ``base_seed + i`` (``base_seed`` is the base scenario's ``seed``, or the default
+        seed from :func:`ccsim.resolve`). Replications vary fastest.
+    experiment : str
+        Label stored with every point.
+
+    Returns
+    -------
+    list of Point
+    """
+    import ccsim
+
+    base_dict = _load_base(base)
+    axes = dict(axes or {})
+    if replications < 1:
+        raise SweepError(f"replications must be >= 1, got {replications}")
+    if "seed" in axes and replications > 1:
+        raise SweepError("use either a 'seed' axis or replications > 1, not both")
+    dims = _dimensions(axes, [list(g) for g in zip])
+    version = _version()
+    base_seed = base_dict.get("seed")
+    if base_seed is None and replications > 1:
+        try:
+            base_seed = ccsim.resolve(base_dict).get("seed")
+        except Exception:  # noqa: BLE001 - fall back to 0 if the base alone is incomplete
+            base_seed = None
+        if not isinstance(base_seed, int):
+            base_seed = 0
+    points = []
+    for combo in itertools.product(*dims):
+        params: dict[str, Any] = {}
+        for assignment in combo:
+            params.update(assignment)
+        for rep in range(replications):
+            scenario = copy.deepcopy(base_dict)
+            for key, value in params.items():
+                _set_path(scenario, key, copy.deepcopy(value))
+            if replications > 1:
+                scenario["seed"] = base_seed + rep
+            points.append(make_point(scenario, params, experiment=experiment, version=version))
+    return points
+
+
+@dataclass
+class Sweep:
+    """A base scenario times axes (times replications).
+
+    Parameters
+    ----------
+    base : dict or path
+        Base scenario (dict or TOML file).
+    axes : dict, optional
+        Dotted key path -> list of values (see :func:`expand`).
+    zip : list of list of str, optional
+        Groups of axes that vary together.
+    replications : int
+        Seeds per combination (``base_seed + i``).
+    experiment : str
+        Label for the store.
+
+    Examples
+    --------
+    >>> sweep = Sweep(
+    ...     {"seed": 1, "duration": "2s"},
+    ...     axes={"duration": ["1s", "2s"]},
+    ...     experiment="demo",
+    ... )  # doctest: +SKIP
+    >>> len(sweep)  # doctest: +SKIP
+    2
+    """
+
+    base: Any
+    axes: dict = field(default_factory=dict)
+    zip: list = field(default_factory=list)
+    replications: int = 1
+    experiment: str = DEFAULT_EXPERIMENT
+
+    def points(self) -> list[Point]:
+        """The expanded points (resolved, hashed)."""
+        return expand(
+            self.base,
+            self.axes,
+            zip=self.zip,
+            replications=self.replications,
+            experiment=self.experiment,
+        )
+
+    def __iter__(self):
+        return iter(self.points())
+
+    def __len__(self) -> int:
+        n = 1
+        for dim in _dimensions(self.axes, [list(g) for g in self.zip]):
+            n *= len(dim)
+        return n * self.replications
+
+    def run(self, results_dir=DEFAULT_RESULTS_DIR, **kwargs) -> pd.DataFrame:
+        """Run the sweep; keyword arguments as for :func:`run_sweep`."""
+        return run_sweep(self.points(), results_dir, **kwargs)
+
+
+# --------------------------------------------------------------------------- workers
+
+
+def _flatten(obj: Any, prefix: str, out: dict) -> None:
+    if isinstance(obj, Mapping):
+        for k, v in obj.items():
+            _flatten(v, f"{prefix}.{k}" if prefix else str(k), out)
+    else:
+        out[prefix] = obj
+
+
+def default_metrics(results) -> dict[str, float]:
+    """The numeric entries of ``results.summary``, nested keys joined with dots.
+
+    ``seed`` is left out (it is a column of its own).
+
+    Parameters
+    ----------
+    results : ccsim.Results
+
+    Returns
+    -------
+    dict
+        Metric name -> float.
+    """
+    flat: dict[str, Any] = {}
+    _flatten(results.summary or {}, "", flat)
+    out = {}
+    for k, v in flat.items():
+        if k == "seed":
+            continue
+        if hasattr(v, "item") and getattr(v, "ndim", 0) == 0:
+            v = v.item()
+        if isinstance(v, (bool, int, float)) and math.isfinite(float(v)):
+            out[k] = float(v)
+    return out
+
+
+def _metric_values(raw: Any) -> dict[str, float | None]:
+    if not isinstance(raw, Mapping):
+        raise TypeError(f"the metrics function must return a dict, got {type(raw).__name__}")
+    flat: dict[str, Any] = {}
+    _flatten(raw, "", flat)
+    out: dict[str, float | None] = {}
+    for k, v in flat.items():
+        if v is None:
+            out[k] = None
+            continue
+        if hasattr(v, "item") and getattr(v, "ndim", 0) == 0:
+            v = v.item()
+        if not isinstance(v, (bool, int, float)):
+            raise TypeError(f"metric {k!r} is not a number: {v!r}")
+        fv = float(v)
+        out[k] = fv if not math.isnan(fv) else None
+    return out
+
+
+def _select_timeseries(results, keep) -> dict[str, pd.DataFrame]:
+    if not keep:
+        return {}
+    ts = getattr(results, "timeseries", None) or {}
+    if keep is True:
+        return dict(ts)
+    names = [keep] if isinstance(keep, str) else list(keep)
+    return {n: ts[n] for n in names if n in ts}
+
+
+def _run_point(scenario: dict, metrics=None, keep_timeseries=False) -> dict:
+    """Worker entry point: run one scenario, return what the parent stores.
+
+    Never raises for a failing run: the error is returned, so that exceptions that do
+    not pickle cannot break the pool.
+    """
+    t0 = time.perf_counter()
+    try:
+        import ccsim
+
+        results = ccsim.run(scenario)
+        wall = time.perf_counter() - t0
+        values = _metric_values(metrics(results) if metrics else default_metrics(results))
+        return {
+            "ok": True,
+            "wall_s": wall,
+            "summary": jsonable(getattr(results, "summary", None)),
+            "metrics": values,
+            "flows": getattr(results, "flows", None),
+            "queues": getattr(results, "queues", None),
+            "timeseries": _select_timeseries(results, keep_timeseries),
+        }
+    except Exception as exc:  # noqa: BLE001 - reported as the point's failure
+        return {
+            "ok": False,
+            "wall_s": time.perf_counter() - t0,
+            "error": f"{type(exc).__name__}: {exc}",
+            "traceback": traceback.format_exc(),
+        }
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent_pid:
+            os._exit(70)
+
+
+def _worker_init(parent_pid: int) -> None:
+    # Ctrl-C is the parent's business: it stops the pool and terminates workers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Exit if the parent dies (e.g. SIGKILL), rather than wait forever for work.
+    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+
+
+# --------------------------------------------------------------------------- progress
+
+
+def _fmt_time(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "?"
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+class _Progress:
+    """A one-line progress bar on stderr (a line every few seconds if not a TTY)."""
+
+    def __init__(self, total: int, enabled: bool, stream=None, width: int = 24):
+        self.total = total
+        self.enabled = enabled and total > 0
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.start = time.monotonic()
+        self.done = 0
+        self.failed = 0
+        self._last = 0.0
+        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._drawn = False
+        self._shown: tuple[int, int] | None = None
+
+    def message(self, text: str) -> None:
+        if self._drawn and self._tty:
+            self.stream.write("\n")
+            self._drawn = False
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def update(self, done: int, failed: int, force: bool = False) -> None:
+        self.done, self.failed = done, failed
+        if not self.enabled:
+            return
+        done += failed
+        now = time.monotonic()
+        interval = 0.2 if self._tty else 5.0
+        if not force and now - self._last < interval and done < self.total:
+            return
+        if (done, failed) == self._shown and not self._tty:
+            return
+        self._shown = (done, failed)
+        self._last = now
+        elapsed = now - self.start
+        eta = elapsed / done * (self.total - done) if done else math.inf
+        filled = int(self.width * done / self.total)
+        bar = "#" * filled + "." * (self.width - filled)
+        fail = f" ({failed} failed)" if failed else ""
+        line = (
+            f"sweep {done}/{self.total} [{bar}] {100 * done / self.total:3.0f}%{fail}"
+            f"  elapsed {_fmt_time(elapsed)}  ETA {_fmt_time(eta)}"
+        )
+        if self._tty:
+            self.stream.write("\r" + line + "\x1b[K")
+            self._drawn = True
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.update(self.done, self.failed, force=True)
+            if self._tty and self._drawn:
+                self.stream.write("\n")
+                self.stream.flush()
+                self._drawn = False
+
+
+# --------------------------------------------------------------------------- run_sweep
+
+
+class _Recorder:
+    """Parent-side bookkeeping: the only code that writes to the store."""
+
+    def __init__(self, store: Store, version: str, progress: _Progress):
+        self.store = store
+        self.version = version
+        self.progress = progress
+        self.done = 0
+        self.failed: list[tuple[Point, str]] = []
+
+    def _failure(self, point: Point, error: str, tb: str | None = None) -> dict:
+        return {
+            "experiment": point.experiment,
+            "point_id": point.point_id,
+            "params": point.params,
+            "scenario": point.resolved or point.scenario,
+            "ccsim_version": self.version,
+            "seed": point.seed,
+            "error": error,
+            "traceback": tb,
+        }
+
+    def fail(self, items: list[tuple[Point, str, str | None]]) -> None:
+        self.store.record_failures([self._failure(p, e, tb) for p, e, tb in items])
+        self.failed.extend((p, e) for p, e, _ in items)
+        self.progress.update(self.done, len(self.failed))
+
+    def record(self, items: list[tuple[Point, dict]]) -> None:
+        """Store a batch of worker outputs (one transaction per point)."""
+        failures = [(p, out["error"], out.get("traceback")) for p, out in items if not out["ok"]]
+        good = [(p, out) for p, out in items if out["ok"]]
+        records = []
+        for p, out in good:
+            try:
+                self.store.write_timeseries(p.point_id, out.get("timeseries") or {})
+            except Exception as exc:  # noqa: BLE001
+                failures.append((p, f"could not write time series: {exc}", None))
+                continue
+            records.append(
+                {
+                    "experiment": p.experiment,
+                    "point_id": p.point_id,
+                    "params": p.params,
+                    "scenario": p.resolved,
+                    "summary": out.get("summary"),
+                    "ccsim_version": self.version,
+                    "seed": p.seed,
+                    "wall_s": out.get("wall_s"),
+                    "metrics": out.get("metrics"),
+                    "flows": out.get("flows"),
+                    "queues": out.get("queues"),
+                    "_point": p,
+                }
+            )
+        errors = self.store.record_points(records)
+        bad = {id(r) for r, _ in errors}
+        for rec, exc in errors:
+            failures.append((rec["_point"], f"could not store the results: {exc}", None))
+        self.done += sum(1 for r in records if id(r) not in bad)
+        if failures:
+            self.fail(failures)
+        else:
+            self.progress.update(self.done, len(self.failed))
+
+
+def _outcome(future) -> dict:
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        raise
+    except Exception as exc:  # noqa: BLE001 - e.g. the metrics function does not pickle
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": None}
+
+
+def _terminate_pool(executor: ProcessPoolExecutor) -> None:
+    procs = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(timeout=5)
+        if proc.is_alive():
+            proc.kill()
+
+
+def _run_local(todo: list[Point], jobs: int, metrics, keep_ts, rec: _Recorder) -> None:
+    """Run ``todo`` in a process pool, recreating the pool if a worker dies.
+
+    At most ``jobs`` points are submitted at a time, so the unfinished futures are
+    exactly the points in flight. When a worker dies, the pool is broken and every
+    point in flight is lost: if only one was in flight it is the culprit and is
+    recorded as failed; otherwise each is retried alone, so that the next crash is
+    attributed to the right point.
+    """
+    ctx = multiprocessing.get_context("spawn")
+    queue = deque(todo)
+    alone: deque[Point] = deque()
+    executor: ProcessPoolExecutor | None = None
+    inflight: dict = {}
+    running_alone = False
+    try:
+        while queue or alone or inflight:
+            if executor is None:
+                executor = ProcessPoolExecutor(
+                    max_workers=max(1, min(jobs, len(queue) + len(alone))),
+                    mp_context=ctx,
+                    initializer=_worker_init,
+                    initargs=(os.getpid(),),
+                )
+            if alone and not inflight:
+                p = alone.popleft()
+                inflight[executor.submit(_run_point, p.scenario, metrics, keep_ts)] = p
+                running_alone = True
+            elif not alone and not running_alone:
+                while queue and len(inflight) < jobs:
+                    p = queue.popleft()
+                    inflight[executor.submit(_run_point, p.scenario, metrics, keep_ts)] = p
+            finished, _ = wait(list(inflight), timeout=1.0, return_when=FIRST_COMPLETED)
+            batch, crashed = [], []
+            for fut in finished:
+                p = inflight.pop(fut)
+                try:
+                    batch.append((p, _outcome(fut)))
+                except BrokenProcessPool:
+                    crashed.append(p)
+            if crashed:
+                # every other future of the pool fails too (or already has a result)
+                wait(list(inflight), timeout=30)
+                for fut, p in list(inflight.items()):
+                    try:
+                        batch.append((p, _outcome(fut)))
+                    except BrokenProcessPool:
+                        crashed.append(p)
+                    except Exception:  # noqa: BLE001 - e.g. still not done after 30 s
+                        crashed.append(p)
+                inflight.clear()
+                _terminate_pool(executor)
+                executor = None
+            if not inflight:
+                running_alone = False
+            rec.record(batch)
+            if len(crashed) == 1:
+                rec.fail([(crashed[0], WORKER_DIED, None)])
+            elif crashed:
+                rec.progress.message(
+                    f"a worker died with {len(crashed)} points in flight; "
+                    "retrying each of them alone"
+                )
+                alone.extend(p for p in crashed if p not in alone)
+    finally:
+        if executor is not None:
+            _terminate_pool(executor)
+
+
+def _run_dask(todo: list[Point], scheduler, metrics, keep_ts, rec: _Recorder) -> None:
+    """Run ``todo`` on a Dask cluster; results travel back to this process to be stored."""
+    try:
+        import distributed
+    except ImportError as exc:
+        raise SweepError(
+            "scheduler=... needs dask.distributed: pip install 'dask[distributed]'"
+        ) from exc
+    own = not isinstance(scheduler, distributed.Client)
+    client = distributed.Client(scheduler) if own else scheduler
+    futures = {}
+    try:
+        for p in todo:
+            fut = client.submit(
+                _run_point,
+                p.scenario,
+                metrics,
+                keep_ts,
+                key=f"ccsim-{p.point_id}-{os.urandom(4).hex()}",
+                pure=False,
+            )
+            futures[fut] = p
+        for fut in distributed.as_completed(list(futures)):
+            p = futures.pop(fut)
+            try:
+                out = fut.result()
+            except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker
+                out = {"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": None}
+            fut.release()
+            rec.record([(p, out)])
+    finally:
+        if futures:
+            client.cancel(list(futures))
+        if own:
+            client.close()
+
+
+def _scalar(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return canonical_json(value)
+
+
+def run_sweep(
+    points: Iterable[Point] | Sweep,
+    results_dir=DEFAULT_RESULTS_DIR,
+    *,
+    jobs: int | None = None,
+    metrics: Callable[[Any], Mapping[str, float]] | None = None,
+    keep_timeseries: bool | str | Sequence[str] = False,
+    progress: bool = True,
+    scheduler: Any = None,
+) -> pd.DataFrame:
+    """Run the points that are not yet done and store their results.
+
+    Parameters
+    ----------
+    points : iterable of Point, or Sweep
+        From :func:`expand` or :meth:`Sweep.points`.
+    results_dir : str or os.PathLike
+        Where the store lives (``ccsim.duckdb`` and ``timeseries/``).
+    jobs : int, optional
+        Worker processes (default: all cores). Ignored with ``scheduler``.
+    metrics : callable, optional
+        ``metrics(results) -> dict`` of name -> number (nested dicts are flattened
+        with dots; ``None``/NaN are stored as NULL). It runs in the worker, so it must
+        be picklable: a module-level function (not a lambda or a function defined in
+        ``__main__`` of ``python -c``). Default: :func:`default_metrics` (the numeric
+        entries of ``results.summary``).
+    keep_timeseries : bool, str or list of str
+        Which of ``results.timeseries`` to keep as Parquet files (``True``: all).
+    progress : bool
+        Draw a progress bar with count and ETA on stderr.
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler address (``"tcp://host:8786"``) or a ``Client`` (e.g. on a
+        dask-jobqueue cluster): run the points there instead of in local processes.
+        ccsim must be installed on the workers; results come back to this process,
+        which stays the only writer of the store.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per requested point: ``experiment, point_id, seed``, the parameters,
+        ``status`` (``"done"`` or ``"failed"``), ``error`` and the metric columns.
+        ``df.attrs["ccsim_params"]`` and ``df.attrs["ccsim_metrics"]`` list the
+        parameter and metric columns, ``df.attrs["ccsim_ran"]`` how many points this
+        call tried (done or failed; skipped points not counted).
+
+    Raises
+    ------
+    StoreLockedError
+        If another sweep is writing to ``results_dir``.
+    KeyboardInterrupt
+        On Ctrl-C, after stopping the workers; finished points are kept.
+
+    Notes
+    -----
+    A point is done when its row is in the ``points`` table; a rerun skips done points
+    (same experiment label and point id) and retries failed ones. If a worker process
+    dies, the pool is recreated and the sweep goes on; the points that were running
+    are retried one at a time, and a point whose run kills its worker is recorded as
+    failed. A point whose run raises is recorded in ``failures`` with its message.
+    Failures are summarised on stderr at the end; nothing is raised for them.
+
+    On platforms that start workers with ``spawn``, a script that calls
+    :func:`run_sweep` must guard it with ``if __name__ == "__main__":``.
+    """
+    if isinstance(points, Sweep):
+        points = points.points()
+    points = list(points)
+    if any(not isinstance(p, Point) for p in points):
+        raise SweepError("run_sweep takes Point objects: use expand(...) or Sweep(...)")
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    if jobs < 1:
+        raise SweepError(f"jobs must be >= 1, got {jobs}")
+    version = _version()
+    store = Store(results_dir).open_for_writing()
+    ran = 0
+    try:
+        done: set[tuple[str, str]] = set()
+        for exp in {p.experiment for p in points}:
+            done.update((exp, pid) for pid in store.done_ids(exp))
+        todo: list[Point] = []
+        invalid: list[Point] = []
+        seen: set[tuple[str, str]] = set()
+        for p in points:
+            key = (p.experiment, p.point_id)
+            if key in done or key in seen:
+                continue
+            seen.add(key)
+            (invalid if p.error else todo).append(p)
+        bar = _Progress(len(todo) + len(invalid), progress)
+        if progress and (len(points) - len(todo) - len(invalid)):
+            bar.message(
+                f"sweep: {len(seen)} of {len(points)} points to run "
+                f"({len(points) - len(seen)} already done or duplicates) in {results_dir}"
+            )
+        rec = _Recorder(store, version, bar)
+        if invalid:
+            rec.fail([(p, p.error, None) for p in invalid])
+        try:
+            if todo and scheduler is not None:
+                _run_dask(todo, scheduler, metrics, keep_timeseries, rec)
+            elif todo:
+                _run_local(todo, jobs, metrics, keep_timeseries, rec)
+        except KeyboardInterrupt:
+            bar.close()
+            left = len(todo) + len(invalid) - rec.done - len(rec.failed)
+            print(
+                f"sweep interrupted: {rec.done} points finished this run and are kept; "
+                f"{left} not run. Run the sweep again to resume.",
+                file=sys.stderr,
+                flush=True,
+            )
+            raise
+        bar.close()
+        ran = rec.done + len(rec.failed)
+        if rec.failed:
+            lines = [f"sweep: {len(rec.failed)} point(s) failed (see the 'failures' table):"]
+            for p, err in rec.failed[:20]:
+                first = (err or "").strip().splitlines()[0] if err else ""
+                lines.append(f"  {p.point_id} {canonical_json(p.params)}: {first}")
+            if len(rec.failed) > 20:
+                lines.append(f"  ... and {len(rec.failed) - 20} more")
+            print("\n".join(lines), file=sys.stderr, flush=True)
+    finally:
+        store.close()
+    df = _collect(points, results_dir)
+    df.attrs["ccsim_ran"] = ran
+    return df
+
+
+def _collect(points: list[Point], results_dir) -> pd.DataFrame:
+    from .store import ResultsStore
+
+    reader = ResultsStore(results_dir)
+    exps = sorted({p.experiment for p in points})
+    marks = ", ".join("?" for _ in exps)
+    with_clause = f" WHERE experiment IN ({marks})" if exps else ""
+    wide = reader.sql(f"SELECT * FROM metrics_wide{with_clause}", exps)
+    names = reader.sql(f"SELECT DISTINCT name FROM metrics{with_clause}", exps)["name"]
+    fails = reader.sql(f"SELECT experiment, point_id, error FROM failures{with_clause}", exps)
+    params: list[str] = []
+    for p in points:
+        for k in p.params:
+            if k not in params and k not in ("experiment", "point_id", "seed"):
+                params.append(k)
+    metric_cols = [
+        c
+        for c in wide.columns
+        if c not in ("experiment", "point_id", "seed")
+        and c not in params
+        and (c in set(names) or c.removeprefix("metric.") in set(names))
+    ]
+    by_key = {(r.experiment, r.point_id): r for r in wide.itertuples(index=False)}
+    col_pos = {c: i for i, c in enumerate(wide.columns)}
+    errors = {(e, pid): err for e, pid, err in fails.itertuples(index=False)}
+    rows = []
+    for p in points:
+        key = (p.experiment, p.point_id)
+        row = {"experiment": p.experiment, "point_id": p.point_id, "seed": p.seed}
+        for k in params:
+            row[k] = _scalar(p.params.get(k))
+        hit = by_key.get(key)
+        if hit is not None:
+            row["status"], row["error"] = "done", None
+        elif key in errors:
+            row["status"], row["error"] = "failed", errors[key]
+        else:
+            row["status"], row["error"] = "not run", None
+        for c in metric_cols:
+            row[c] = hit[col_pos[c]] if hit is not None else None
+        rows.append(row)
+    cols = ["experiment", "point_id", "seed", *params, "status", "error", *metric_cols]
+    df = pd.DataFrame(rows, columns=cols)
+    for c in metric_cols:
+        df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
+    df.attrs["ccsim_params"] = params
+    df.attrs["ccsim_metrics"] = metric_cols
+    return df
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def aggregate(
+    df: pd.DataFrame,
+    by: Sequence[str] | str | None = None,
+    metrics: Sequence[str] | str | None = None,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Mean and Student-t confidence half-width of metrics over replications.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per run, e.g. from :func:`run_sweep` or ``open_results(d).metrics``.
+    by : str or list of str, optional
+        Columns that identify a configuration (default: the sweep parameters,
+        ``df.attrs["ccsim_params"]``, without ``seed``).
+    metrics : str or list of str, optional
+        Metric columns (default: ``df.attrs["ccsim_metrics"]``).
+    level : float
+        Two-sided confidence level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ``by`` columns, then for each metric ``<m>_mean``, ``<m>_half_width`` (NaN
+        with fewer than two values) and ``<m>_n`` (non-missing values). Rows of
+        ``status`` other than ``"done"`` are ignored.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"buf": [10, 10, 10, 20], "util": [0.8, 0.9, 1.0, 0.95]})
+    >>> out = aggregate(df, by="buf", metrics="util", level=0.95)
+    >>> out[["buf", "util_mean", "util_n"]].round(3).values.tolist()
+    [[10.0, 0.9, 3.0], [20.0, 0.95, 1.0]]
+    >>> round(float(out["util_half_width"][0]), 4)
+    0.2484
+    """
+    from ccsim.theory import confidence_interval
+
+    if isinstance(by, str):
+        by = [by]
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if by is None:
+        by = [c for c in df.attrs.get("ccsim_params", []) if c != "seed"]
+    if metrics is None:
+        metrics = list(df.attrs.get("ccsim_metrics", []))
+        if not metrics:
+            raise ValueError("aggregate: name the metric columns (metrics=[...])")
+    missing = [c for c in [*by, *metrics] if c not in df.columns]
+    if missing:
+        raise KeyError(f"aggregate: no such column(s) {missing}; have {list(df.columns)}")
+    if "status" in df.columns:
+        df = df[df["status"] == "done"]
+    rows = []
+    groups = df.groupby(list(by), sort=True, dropna=False) if by else [((), df)]
+    for key, group in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        row = dict(zip(by, key))
+        for m in metrics:
+            values = pd.to_numeric(group[m], errors="coerce").dropna().astype(float).tolist()
+            if values:
+                mean, hw = confidence_interval(values, level)
+            else:
+                mean, hw = math.nan, math.nan
+            row[f"{m}_mean"] = mean
+            row[f"{m}_half_width"] = hw
+            row[f"{m}_n"] = len(values)
+        rows.append(row)
+    return pd.DataFrame(rows)
