@@ -9,6 +9,7 @@
 //! ([`slow_start`], [`cong_avoid_ai`]) keep each algorithm short.
 
 pub mod reno;
+pub mod westwood;
 
 use crate::units::Time;
 
@@ -126,17 +127,19 @@ pub fn halve_flight(s: &CcState) -> u64 {
 
 /// Builds an algorithm by name; the error lists the accepted names.
 pub fn by_name(name: &str) -> Result<Box<dyn CongestionOps>, &'static str> {
-    const ACCEPTED: &str = "one of \"tahoe\", \"reno\", \"newreno\"";
+    const ACCEPTED: &str = "one of \"tahoe\", \"reno\", \"newreno\", \"westwood\", \"westwood-linux\"";
     Ok(match name {
         "tahoe" => Box::new(Reno::new(Recovery::Tahoe)),
         "reno" => Box::new(Reno::new(Recovery::Reno)),
         "newreno" => Box::new(Reno::new(Recovery::NewReno)),
+        "westwood" => Box::new(westwood::Westwood::new()),
+        "westwood-linux" => Box::new(westwood::Westwood::with_params(westwood::Params::LINUX)),
         _ => return Err(ACCEPTED),
     })
 }
 
 /// Names accepted by [`by_name`].
-pub const NAMES: &[&str] = &["tahoe", "reno", "newreno"];
+pub const NAMES: &[&str] = &["tahoe", "reno", "newreno", "westwood", "westwood-linux"];
 
 #[cfg(test)]
 mod tests {

@@ -472,3 +472,185 @@ impl TcpSender {
         self.try_send(cx);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::by_name;
+
+    const MSS: u64 = 1000;
+
+    struct Harness {
+        s: TcpSender,
+        now: Time,
+        sent: Vec<Packet>,
+    }
+
+    impl Harness {
+        fn new(cc: &str, init_cwnd: u32, p: impl FnOnce(&mut SendParams)) -> Harness {
+            let mut params = SendParams { mss: MSS as u32, init_cwnd, ..SendParams::default() };
+            p(&mut params);
+            let mut s = TcpSender::new(params, by_name(cc).unwrap(), FlowId(0), NodeId(0), NodeId(1));
+            let mut sent = Vec::new();
+            s.start(&mut EndpointCtx { now: Time::ZERO, out: &mut sent });
+            Harness { s, now: Time::ZERO, sent }
+        }
+        fn at(&mut self, ms: u64) -> &mut Self {
+            self.now = Time::from_millis(ms);
+            self
+        }
+        fn ack(&mut self, ack: u64, f: impl FnOnce(&mut Packet)) -> Vec<Packet> {
+            let mut a = Packet::new(0, FlowId(0), NodeId(1), NodeId(0), 40, Kind::Ack, self.now);
+            a.ack = ack;
+            a.wnd = INFINITE;
+            f(&mut a);
+            let mut out = Vec::new();
+            self.s.on_ack(&a, &mut EndpointCtx { now: self.now, out: &mut out });
+            self.sent.extend(out.iter().cloned());
+            out
+        }
+        fn timer(&mut self) -> Vec<Packet> {
+            let mut out = Vec::new();
+            self.s.on_timer(&mut EndpointCtx { now: self.now, out: &mut out });
+            out
+        }
+    }
+
+    fn seqs(p: &[Packet]) -> Vec<u64> {
+        p.iter().map(|p| p.seq).collect()
+    }
+
+    #[test]
+    fn rfc5681_slow_start_then_congestion_avoidance() {
+        let mut h = Harness::new("newreno", 1, |p| p.init_ssthresh = 4 * MSS);
+        assert_eq!(seqs(&h.sent), vec![0]);
+        h.at(100);
+        assert_eq!(seqs(&h.ack(1000, |_| ())), vec![1000, 2000], "cwnd 2");
+        h.ack(2000, |_| ());
+        h.ack(3000, |_| ());
+        assert_eq!(h.s.cwnd(), 4 * MSS, "slow start stops at ssthresh");
+        // Congestion avoidance: one MSS per cwnd of acknowledged bytes.
+        for k in 4..8 {
+            h.ack(k * MSS, |_| ());
+        }
+        assert_eq!(h.s.cwnd(), 5 * MSS);
+    }
+
+    #[test]
+    fn rfc5681_fast_retransmit_and_reno_recovery() {
+        let mut h = Harness::new("reno", 10, |_| ());
+        assert_eq!(h.sent.len(), 10);
+        h.at(100);
+        assert!(h.ack(0, |_| ()).is_empty());
+        h.ack(0, |_| ());
+        let out = h.ack(0, |_| ());
+        assert_eq!(seqs(&out), vec![0], "3rd dupack retransmits snd_una");
+        assert!(out[0].retx);
+        assert_eq!(h.s.ssthresh(), 5 * MSS, "FlightSize/2");
+        assert_eq!(h.s.cwnd(), 8 * MSS, "ssthresh + 3 MSS");
+        // Further dupacks inflate by one MSS; the 11th segment goes out when cwnd allows.
+        h.ack(0, |_| ());
+        h.ack(0, |_| ());
+        let out = h.ack(0, |_| ());
+        assert_eq!(h.s.cwnd(), 11 * MSS);
+        assert_eq!(seqs(&out), vec![10_000]);
+        // Reno leaves recovery on the first new ACK, even a partial one.
+        h.ack(3000, |_| ());
+        assert!(!h.s.in_recovery());
+        assert_eq!(h.s.cwnd(), 5 * MSS);
+    }
+
+    #[test]
+    fn rfc6582_newreno_partial_and_full_ack() {
+        let mut h = Harness::new("newreno", 10, |_| ());
+        h.at(100);
+        // Segment 2000 is lost: a new ACK of 2000, then duplicates.
+        for _ in 0..3 {
+            h.ack(2000, |_| ());
+        }
+        let out = h.ack(2000, |_| ());
+        assert_eq!(seqs(&out), vec![2000], "fast retransmit on the 3rd dupack");
+        assert!(h.s.in_recovery());
+        let recover = h.s.snd_max();
+        // Partial ACK: retransmit the next hole, deflate, stay in recovery.
+        let cwnd_before = h.s.cwnd();
+        let out = h.ack(5000, |_| ());
+        assert_eq!(out.first().map(|p| p.seq), Some(5000));
+        assert!(out[0].retx);
+        assert!(h.s.in_recovery());
+        assert_eq!(h.s.cwnd(), cwnd_before - 3000 + MSS);
+        // Full ACK: exit with cwnd = ssthresh.
+        h.ack(recover, |_| ());
+        assert!(!h.s.in_recovery());
+        assert_eq!(h.s.cwnd(), h.s.ssthresh());
+    }
+
+    #[test]
+    fn tahoe_goes_back_to_one_segment() {
+        let mut h = Harness::new("tahoe", 8, |_| ());
+        h.at(100);
+        for _ in 0..2 {
+            h.ack(0, |_| ());
+        }
+        let out = h.ack(0, |_| ());
+        assert_eq!(seqs(&out), vec![0]);
+        assert_eq!(h.s.cwnd(), MSS);
+        assert_eq!(h.s.ssthresh(), 4 * MSS);
+        // The next ACK slow-starts from one segment and re-sends from snd_una (go-back-N).
+        let out = h.ack(1000, |_| ());
+        assert_eq!(seqs(&out), vec![1000, 2000]);
+        assert!(out.iter().all(|p| p.retx));
+    }
+
+    #[test]
+    fn rfc6298_timeout_backoff_and_loss_window() {
+        let mut h = Harness::new("newreno", 4, |p| p.rtt.init_rto = Time::from_secs(1));
+        assert_eq!(h.s.next_wake(), Some(Time::from_secs(1)), "RTO armed on first send");
+        h.at(1000);
+        let out = h.timer();
+        assert_eq!(seqs(&out), vec![0], "retransmit snd_una");
+        assert_eq!(h.s.cwnd(), MSS, "loss window");
+        assert_eq!(h.s.ssthresh(), 2 * MSS, "max(FlightSize/2, 2 MSS)");
+        assert_eq!(h.s.stats.timeouts, 1);
+        assert_eq!(h.s.next_wake(), Some(Time::from_secs(3)), "backed off to 2 s");
+        // Karn: the ACK of a retransmitted segment gives no RTT sample.
+        h.at(1100);
+        h.ack(1000, |_| ());
+        assert!(h.s.rtt().srtt().is_none());
+    }
+
+    #[test]
+    fn advertised_window_limits_and_shrinks() {
+        let mut h = Harness::new("newreno", 10, |_| ());
+        h.at(50);
+        // Window field of 3 MSS: only 3 segments may be outstanding.
+        let out = h.ack(1000, |a| a.wnd = 3 * MSS);
+        assert!(out.is_empty(), "10 outstanding > window: send nothing, no retransmission");
+        let out = h.ack(9000, |a| a.wnd = 3 * MSS);
+        assert_eq!(seqs(&out), vec![10_000, 11_000]);
+    }
+
+    #[test]
+    fn rfc3168_ecn_halves_once_per_window_and_sets_cwr() {
+        let mut h = Harness::new("newreno", 10, |p| p.ecn = true);
+        assert!(h.sent.iter().all(|p| p.ecn == Ecn::Ect0));
+        h.at(100);
+        let out = h.ack(1000, |a| a.flags |= flags::ECE);
+        assert_eq!(h.s.cwnd(), 4500, "FlightSize (9 segments) / 2");
+        assert_eq!(h.s.stats.ecn_reductions, 1);
+        assert!(out.is_empty() || out[0].has(flags::CWR));
+        // A second ECE within the same window does not reduce again.
+        h.ack(2000, |a| a.flags |= flags::ECE);
+        assert_eq!(h.s.stats.ecn_reductions, 1);
+    }
+
+    #[test]
+    fn finite_transfer_completes() {
+        let mut h = Harness::new("newreno", 4, |p| p.size = 2500);
+        assert_eq!(h.sent.iter().map(|p| p.len).collect::<Vec<_>>(), vec![1000, 1000, 500]);
+        h.at(80);
+        h.ack(2500, |_| ());
+        assert_eq!(h.s.completed(), Some(Time::from_millis(80)));
+        assert_eq!(h.s.next_wake(), None);
+    }
+}

@@ -1,0 +1,232 @@
+//! Whole-engine checks against hand-worked behaviour and invariants.
+
+use ccsim_core::output::{Column, Output};
+use ccsim_core::packet::{Kind, LinkId, Packet};
+use ccsim_core::router::{CompCtx, Component, Verdict};
+use ccsim_core::scenario::build;
+use ccsim_core::sim::Endpoint;
+use ccsim_core::units::Time;
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+fn col<'a>(o: &'a Output, table: &str, name: &str) -> &'a Column {
+    let t = o.tables.iter().find(|t| t.name == table).expect("table");
+    &t.columns.iter().find(|c| c.0 == name).expect("column").1
+}
+
+fn f64s(c: &Column) -> Vec<f64> {
+    match c {
+        Column::F64(v) => v.clone(),
+        Column::I64(v) => v.iter().map(|&x| x as f64).collect(),
+        Column::Str(_) => panic!("string column"),
+    }
+}
+
+fn queue_value(o: &Output, queue: &str, name: &str) -> f64 {
+    let names = match col(o, "queues", "queue") {
+        Column::Str(v) => v.clone(),
+        _ => unreachable!(),
+    };
+    let i = names.iter().position(|n| n == queue).expect("queue");
+    f64s(col(o, "queues", name))[i]
+}
+
+/// One flow on a fast, loss-free path with a 100 ms RTT.
+fn long_fat(init_ssthresh: &str) -> Value {
+    json!({
+        "seed": 1, "duration": "30s",
+        "topology": {"kind": "dumbbell", "pairs": 1,
+            "bottleneck": {"rate": "10Gbps", "delay": "49ms", "queue": {"kind": "droptail", "limit": "inf"}},
+            "access": {"rate": "10Gbps", "delay": "500us", "queue": {"kind": "droptail", "limit": "inf"}}},
+        "flows": [{"pairs": "all", "cc": "newreno", "mss": 1000, "init_cwnd": 1, "init_ssthresh": init_ssthresh}]
+    })
+}
+
+fn sender_stat(sim: &ccsim_core::Sim) -> (u64, u64) {
+    match &sim.flows[0].ep {
+        Endpoint::Tcp { snd, .. } => (snd.stats.segments_sent, snd.cwnd()),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn slow_start_doubles_every_rtt() {
+    // baseline.md table: 1, 2, 4, 8, ... packets per RTT from IW = 1, exact.
+    let (mut sim, _) = build(&long_fat("inf").to_string()).unwrap();
+    let rtt = 0.1;
+    let mut prev = 0;
+    for k in 0..12 {
+        sim.run_until(Time::from_secs_f64((k as f64 + 0.5) * rtt));
+        let (sent, _) = sender_stat(&sim);
+        assert_eq!(sent - prev, 1 << k, "round {k}");
+        prev = sent;
+    }
+}
+
+#[test]
+fn congestion_avoidance_adds_one_segment_per_rtt() {
+    // baseline.md: +1 packet per RTT without delayed ACKs, ±2 % over 100 RTTs.
+    let (mut sim, _) = build(&long_fat("8000B").to_string()).unwrap();
+    sim.run_until(Time::from_secs(2));
+    let (_, w0) = sender_stat(&sim);
+    sim.run_until(Time::from_secs(12));
+    let (_, w1) = sender_stat(&sim);
+    let per_rtt = (w1 - w0) as f64 / 1000.0 / 100.0;
+    assert!((per_rtt - 1.0).abs() <= 0.02, "{per_rtt} segments per RTT");
+}
+
+/// A test component that holds every ACK for `delay` and then releases it.
+struct AckDelay {
+    delay: Time,
+    held: std::collections::VecDeque<(Time, Packet, LinkId)>,
+}
+
+impl Component for AckDelay {
+    fn kind(&self) -> &'static str {
+        "ack_delay"
+    }
+    fn on_forward(&mut self, cx: &mut CompCtx, _in: Option<LinkId>, out: LinkId, pkt: Packet) -> Verdict {
+        if pkt.kind != Kind::Ack {
+            return Verdict::Forward(pkt);
+        }
+        let due = cx.now + self.delay;
+        self.held.push_back((due, pkt, out));
+        cx.wake_at(self.held.front().unwrap().0);
+        Verdict::Hold
+    }
+    fn on_wake(&mut self, cx: &mut CompCtx) {
+        while self.held.front().is_some_and(|h| h.0 <= cx.now) {
+            let (_, p, l) = self.held.pop_front().unwrap();
+            cx.release(p, l);
+        }
+        if let Some(h) = self.held.front() {
+            cx.wake_at(h.0);
+        }
+    }
+    fn held(&self) -> u64 {
+        self.held.len() as u64
+    }
+}
+
+#[test]
+fn component_holds_and_releases_packets_without_loss() {
+    let s = json!({
+        "seed": 1, "duration": "3s",
+        "topology": {"kind": "dumbbell", "pairs": 1,
+            "bottleneck": {"rate": "10Mbps", "delay": "10ms"},
+            "access": {"rate": "100Mbps", "delay": "1ms"}},
+        "flows": [{"pairs": "all", "size": "200KB", "mss": 1000}]
+    });
+    let run = |delay_ms: u64, until: Time| {
+        let (mut sim, _) = build(&s.to_string()).unwrap();
+        let r1 = sim.nodes.iter().position(|n| n.name == "R1").unwrap();
+        if delay_ms > 0 {
+            sim.nodes[r1].comp = Some(Box::new(AckDelay { delay: Time::from_millis(delay_ms), held: Default::default() }));
+        }
+        sim.run_until(until);
+        sim.check_invariants().expect("conservation counts held packets");
+        let held = sim.nodes[r1].comp.as_ref().map_or(0, |c| c.held());
+        let done = match &sim.flows[0].ep {
+            Endpoint::Tcp { snd, .. } => snd.completed(),
+            _ => None,
+        };
+        (held, done)
+    };
+    // Mid-run, ACKs are being held and conservation still holds.
+    let (held, _) = run(50, Time::from_millis(300));
+    assert!(held > 0);
+    // Each ACK waits 50 ms more: the transfer completes, later than without the component.
+    let (_, plain) = run(0, Time::from_secs(3));
+    let (_, delayed) = run(50, Time::from_secs(3));
+    let (plain, delayed) = (plain.unwrap(), delayed.unwrap());
+    assert!(delayed > plain + Time::from_millis(50), "{delayed} vs {plain}");
+}
+
+#[test]
+fn one_bdp_buffer_keeps_a_single_newreno_flow_at_full_utilization() {
+    // Rule of thumb (Villamizar & Song; westwood spec eq. 1): B = BDP ⇒ ≈ 100 %.
+    let s = json!({
+        "seed": 1, "duration": "120s", "warmup": "20s",
+        "topology": {"kind": "dumbbell", "pairs": 1,
+            "bottleneck": {"rate": "40Mbps", "delay": "48ms", "queue": {"kind": "droptail", "limit": "1bdp"}},
+            "access": {"rate": "1Gbps", "delay": "1ms"}},
+        "flows": [{"pairs": "all", "cc": "newreno", "mss": 960, "header": 40}]
+    });
+    let out = ccsim_core::run(&s.to_string()).unwrap();
+    let u = queue_value(&out, "R1->R2", "utilization");
+    assert!(u >= 0.98, "utilization {u}");
+}
+
+fn scenario_strategy() -> impl Strategy<Value = Value> {
+    (
+        1u32..4,
+        prop::sample::select(vec!["1Mbps", "10Mbps", "45Mbps"]),
+        prop::sample::select(vec!["1ms", "10ms", "40ms"]),
+        prop::sample::select(vec!["2pkt", "10pkt", "50pkt", "20KB", "0.5bdp"]),
+        prop::sample::select(vec![0.0, 0.001, 0.05]),
+        prop::sample::select(vec!["tahoe", "reno", "newreno"]),
+        prop::sample::select(vec!["inf", "30KB", "300KB"]),
+        any::<u64>(),
+        prop::bool::ANY,
+        prop::bool::ANY,
+    )
+        .prop_map(|(pairs, rate, delay, limit, loss, cc, size, seed, udp, delack)| {
+            let mut flows = vec![json!({"pairs": "all", "cc": cc, "size": size, "mss": 1000,
+                "delayed_ack": delack, "start": {"uniform": ["0s", "0.5s"]}, "rwnd": "64KB"})];
+            if udp {
+                flows.push(json!({"kind": "poisson", "pairs": [0], "rate": "500kbps", "size_dist": "exponential"}));
+            }
+            json!({
+                "seed": seed, "duration": "3s", "warmup": "0.5s",
+                "topology": {"kind": "dumbbell", "pairs": pairs,
+                    "bottleneck": {"rate": rate, "delay": delay, "loss": loss,
+                        "queue": {"kind": "droptail", "limit": limit}},
+                    "access": {"rate": "100Mbps", "delay": {"uniform": ["0ms", "5ms"]}}},
+                "flows": flows,
+                "monitor": {"interval": "50ms"}
+            })
+        })
+}
+
+fn fingerprint(o: &Output) -> String {
+    let mut s = o.summary.to_string();
+    for t in &o.tables {
+        for (name, c) in &t.columns {
+            s.push_str(name);
+            match c {
+                Column::F64(v) => v.iter().for_each(|x| s.push_str(&format!("{:x},", x.to_bits()))),
+                Column::I64(v) => v.iter().for_each(|x| s.push_str(&format!("{x},"))),
+                Column::Str(v) => v.iter().for_each(|x| s.push_str(x)),
+            }
+        }
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    /// Conservation and queue bounds are checked by the engine at the end of
+    /// every run (an error if violated); check them from the outputs too.
+    #[test]
+    fn conservation_and_queue_bounds(s in scenario_strategy()) {
+        let out = ccsim_core::run(&s.to_string()).expect("run succeeds and invariants hold");
+        let sum = &out.summary;
+        let created = sum["packets_created"].as_u64().unwrap();
+        let rest = sum["packets_delivered"].as_u64().unwrap() + sum["packets_dropped"].as_u64().unwrap()
+            + sum["packets_in_flight"].as_u64().unwrap();
+        prop_assert_eq!(created, rest);
+        let limit = s["topology"]["bottleneck"]["queue"]["limit"].as_str().unwrap();
+        if let Some(n) = limit.strip_suffix("pkt") {
+            prop_assert!(queue_value(&out, "R1->R2", "max_len_pkts") <= n.parse::<f64>().unwrap());
+        }
+    }
+
+    /// Same scenario and seed: byte-identical results.
+    #[test]
+    fn determinism(s in scenario_strategy()) {
+        let a = ccsim_core::run(&s.to_string()).unwrap();
+        let b = ccsim_core::run(&s.to_string()).unwrap();
+        prop_assert_eq!(fingerprint(&a), fingerprint(&b));
+    }
+}
