@@ -16,7 +16,7 @@ def _frame(cols: dict) -> pd.DataFrame:
     data = {}
     for name, (dtype, payload) in cols.items():
         if dtype == "str":
-            data[name] = pd.Series(payload, dtype=object)
+            data[name] = pd.Series(payload)
         else:
             data[name] = np.frombuffer(payload, dtype=dtype)
     return pd.DataFrame(data)

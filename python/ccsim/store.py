@@ -312,7 +312,9 @@ class Store:
                     )
                 self._load_names(con)
                 self._rebuild_wide_view(con)
-                done = {r[0] for r in con.execute("SELECT DISTINCT point_id FROM points").fetchall()}
+                done = {
+                    r[0] for r in con.execute("SELECT DISTINCT point_id FROM points").fetchall()
+                }
             self._clean_orphans(done)
         except BaseException:
             self.close()
@@ -325,7 +327,7 @@ class Store:
             os.close(self._lock_fd)
             self._lock_fd = None
 
-    def __enter__(self) -> Store:
+    def __enter__(self):
         return self
 
     def __exit__(self, *exc) -> None:
@@ -539,8 +541,7 @@ class Store:
                 if name not in have:
                     con.execute(f"ALTER TABLE {table} ADD COLUMN {_ident(name)} {typ}")
             con.execute(
-                f"INSERT INTO {table} BY NAME "
-                f"SELECT ? AS experiment, ? AS point_id, * FROM {view}",
+                f"INSERT INTO {table} BY NAME SELECT ? AS experiment, ? AS point_id, * FROM {view}",
                 [exp, pid],
             )
         finally:

@@ -32,6 +32,7 @@ import itertools
 import math
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 import threading
@@ -42,7 +43,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -64,9 +64,7 @@ __all__ = [
 
 DEFAULT_RESULTS_DIR = "./ccsim-results"
 DEFAULT_EXPERIMENT = "default"
-WORKER_DIED = (
-    "worker process died while running this point (crash, out-of-memory kill or signal)"
-)
+WORKER_DIED = "worker process died while running this point (crash, out-of-memory kill or signal)"
 
 
 class SweepError(RuntimeError):
@@ -156,7 +154,7 @@ def _set_path(dct: dict, dotted: str, value: Any) -> None:
 
     try:
         set_path(dct, dotted, value)
-    except Exception as exc:  # noqa: BLE001 - a bad key path is a sweep definition error
+    except Exception as exc:
         raise SweepError(f"axis {dotted!r}: {exc}") from exc
 
 
@@ -255,7 +253,7 @@ def expand(
     base: Mapping[str, Any] | str | os.PathLike,
     axes: Mapping[str, Sequence[Any]] | None = None,
     *,
-    zip: Sequence[Sequence[str]] = (),  # noqa: A002 - the natural name here
+    zip: Sequence[Sequence[str]] = (),
     replications: int = 1,
     experiment: str = DEFAULT_EXPERIMENT,
 ) -> list[Point]:
@@ -494,7 +492,7 @@ def _worker_init(parent_pid: int) -> None:
 def _fmt_time(seconds: float) -> str:
     if not math.isfinite(seconds):
         return "?"
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     h, rest = divmod(seconds, 3600)
     m, s = divmod(rest, 60)
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
@@ -674,15 +672,24 @@ def _run_local(todo: list[Point], jobs: int, metrics, keep_ts, rec: _Recorder) -
                     initializer=_worker_init,
                     initargs=(os.getpid(),),
                 )
-            if alone and not inflight:
-                p = alone.popleft()
-                inflight[executor.submit(_run_point, p.scenario, metrics, keep_ts)] = p
-                running_alone = True
-            elif not alone and not running_alone:
-                while queue and len(inflight) < jobs:
-                    p = queue.popleft()
+            broken = False
+            try:
+                if alone and not inflight:
+                    p = alone[0]
                     inflight[executor.submit(_run_point, p.scenario, metrics, keep_ts)] = p
-            finished, _ = wait(list(inflight), timeout=1.0, return_when=FIRST_COMPLETED)
+                    alone.popleft()
+                    running_alone = True
+                elif not alone and not running_alone:
+                    while queue and len(inflight) < jobs:
+                        p = queue[0]
+                        inflight[executor.submit(_run_point, p.scenario, metrics, keep_ts)] = p
+                        queue.popleft()
+            except BrokenProcessPool:  # a worker died since the last wait()
+                broken = True
+            if broken:
+                finished, _ = wait(list(inflight), timeout=30)
+            else:
+                finished, _ = wait(list(inflight), timeout=1.0, return_when=FIRST_COMPLETED)
             batch, crashed = [], []
             for fut in finished:
                 p = inflight.pop(fut)
@@ -690,15 +697,16 @@ def _run_local(todo: list[Point], jobs: int, metrics, keep_ts, rec: _Recorder) -
                     batch.append((p, _outcome(fut)))
                 except BrokenProcessPool:
                     crashed.append(p)
-            if crashed:
-                # every other future of the pool fails too (or already has a result)
-                wait(list(inflight), timeout=30)
+            if crashed or broken:
+                # every other future of the broken pool fails too (or has its result)
+                finished, _ = wait(list(inflight), timeout=30)
                 for fut, p in list(inflight.items()):
+                    if fut not in finished:
+                        crashed.append(p)
+                        continue
                     try:
                         batch.append((p, _outcome(fut)))
                     except BrokenProcessPool:
-                        crashed.append(p)
-                    except Exception:  # noqa: BLE001 - e.g. still not done after 30 s
                         crashed.append(p)
                 inflight.clear()
                 _terminate_pool(executor)
@@ -754,6 +762,24 @@ def _run_dask(todo: list[Point], scheduler, metrics, keep_ts, rec: _Recorder) ->
             client.cancel(list(futures))
         if own:
             client.close()
+
+
+def _check_importable(fn: Any) -> None:
+    """Fail early if worker processes could not load the metrics function."""
+    module = getattr(fn, "__module__", None)
+    if module == "__main__" and not getattr(sys.modules.get("__main__"), "__file__", None):
+        raise SweepError(
+            f"metrics function {getattr(fn, '__qualname__', fn)!r} is defined in an "
+            "interactive session (or python -c), which worker processes cannot import; "
+            "define it in a module or script file"
+        )
+    try:
+        pickle.dumps(fn)
+    except Exception as exc:  # noqa: BLE001 - any pickling failure
+        raise SweepError(
+            f"the metrics function must be picklable (a module-level function, not a "
+            f"lambda or a nested function): {exc}"
+        ) from exc
 
 
 def _scalar(value: Any) -> Any:
@@ -831,6 +857,8 @@ def run_sweep(
     points = list(points)
     if any(not isinstance(p, Point) for p in points):
         raise SweepError("run_sweep takes Point objects: use expand(...) or Sweep(...)")
+    if scheduler is None and metrics is not None:
+        _check_importable(metrics)
     if jobs is None:
         jobs = os.cpu_count() or 1
     if jobs < 1:

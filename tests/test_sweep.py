@@ -1,0 +1,420 @@
+"""Sweeps: point identity, expansion, running, resuming, failures and crashes.
+
+Everything runs the real engine on small dumbbells (a few ms to ~0.5 s each) and a
+real DuckDB file in ``tmp_path``. The module-level metric functions below run inside
+the worker processes, so they must stay importable (spawned workers import this module
+by name from ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import ccsim
+import duckdb
+import pytest
+from ccsim import sweep as sw
+from ccsim.store import DB_NAME
+
+BASE = {
+    "seed": 1,
+    "duration": "2s",
+    "topology": {
+        "kind": "dumbbell",
+        "pairs": 1,
+        "bottleneck": {
+            "rate": "10Mbps",
+            "delay": "10ms",
+            "queue": {"kind": "droptail", "limit": "50pkt"},
+        },
+        "access": {"rate": "100Mbps", "delay": "1ms"},
+    },
+    "flows": [{"pairs": "all", "cc": "newreno"}],
+}
+
+# ~0.3-0.5 s of wall time per point: long enough to kill a sweep in the middle
+SLOW = copy.deepcopy(BASE)
+SLOW["duration"] = "6s"
+SLOW["topology"]["pairs"] = 8
+SLOW["topology"]["bottleneck"].update(rate="1Gbps", queue={"kind": "droptail", "limit": "1000pkt"})
+SLOW["topology"]["access"]["rate"] = "10Gbps"
+
+RATE = "topology.bottleneck.rate"
+
+
+def bottleneck_metrics(results):
+    """Metrics of the bottleneck queue (runs in the workers)."""
+    q = results.queues.set_index("queue").loc["R1->R2"]
+    return {
+        "utilization": float(q["utilization"]),
+        "drops": int(q["drops"]),
+        "flows": {"count": len(results.flows)},  # nested: stored as "flows.count"
+    }
+
+
+def raise_on_seed_12(results):
+    if results.scenario["seed"] == 12:
+        raise ValueError("metric undefined for seed 12")
+    return bottleneck_metrics(results)
+
+
+def die_on_seed_22(results):
+    if results.scenario["seed"] == 22:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return bottleneck_metrics(results)
+
+
+def _subprocess_env() -> dict:
+    env = dict(os.environ)
+    pkg_parent = str(Path(ccsim.__file__).resolve().parent.parent)
+    tests_dir = str(Path(__file__).resolve().parent)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [pkg_parent, tests_dir, *filter(None, [env.get("PYTHONPATH")])]
+    )
+    return env
+
+
+def _count_points(db: Path) -> int:
+    """Rows in ``points``, or -1 while the file is missing or locked by the writer."""
+    if not db.exists():
+        return -1
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+    except duckdb.Error:
+        return -1
+    try:
+        return con.execute("SELECT count(*) FROM points").fetchone()[0]
+    except duckdb.Error:
+        return -1
+    finally:
+        con.close()
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _leftovers(results_dir: Path) -> list[str]:
+    return [str(p) for p in results_dir.rglob("*") if ".tmp-" in p.name]
+
+
+# --------------------------------------------------------------------------- identity
+
+
+def test_point_id_is_deterministic_and_tracks_the_resolved_scenario():
+    a = sw.make_point(BASE)
+    b = sw.make_point(copy.deepcopy(BASE))
+    assert a.point_id == b.point_id
+    assert len(a.point_id) == 16 and int(a.point_id, 16) >= 0
+
+    # key order and unit spelling do not matter: the id hashes the resolved scenario
+    respelled = copy.deepcopy(BASE)
+    respelled["topology"]["bottleneck"]["rate"] = "10000kbps"
+    reordered = dict(reversed(list(respelled.items())))
+    assert sw.make_point(reordered).point_id == a.point_id
+
+    # defaults filled in explicitly give the same point too
+    assert sw.make_point(ccsim.resolve(BASE)).point_id == a.point_id
+
+    other = copy.deepcopy(BASE)
+    other["topology"]["bottleneck"]["queue"]["limit"] = "51pkt"
+    assert sw.make_point(other).point_id != a.point_id
+    assert sw.make_point({**BASE, "seed": 2}).point_id != a.point_id
+
+    # the engine version is part of the identity
+    resolved = ccsim.resolve(BASE)
+    assert sw.point_id(resolved) == a.point_id
+    assert sw.point_id(resolved, version="0.0.0-other") != a.point_id
+    assert sw.point_id(resolved, version=ccsim.__version__) == a.point_id
+
+
+def test_expand_product_zip_and_replications():
+    axes = {RATE: ["10Mbps", "20Mbps"], "topology.bottleneck.queue.limit": ["20pkt", "50pkt"]}
+    pts = sw.expand(BASE, axes)
+    assert len(pts) == 4 == len(sw.Sweep(BASE, axes))
+    assert [p.params for p in pts][:2] == [
+        {RATE: "10Mbps", "topology.bottleneck.queue.limit": "20pkt"},
+        {RATE: "10Mbps", "topology.bottleneck.queue.limit": "50pkt"},
+    ]
+    assert len({p.point_id for p in pts}) == 4
+    assert all(p.error is None and p.resolved is not None for p in pts)
+
+    zipped = sw.expand(BASE, axes, zip=[[RATE, "topology.bottleneck.queue.limit"]])
+    assert [p.params["topology.bottleneck.queue.limit"] for p in zipped] == ["20pkt", "50pkt"]
+    assert len(sw.Sweep(BASE, axes, zip=[list(axes)])) == 2
+
+    reps = sw.expand(BASE, {RATE: ["10Mbps", "20Mbps"]}, replications=3, experiment="r")
+    assert [p.seed for p in reps] == [1, 2, 3, 1, 2, 3]
+    assert all("seed" not in p.params and p.experiment == "r" for p in reps)
+    assert [p.scenario["seed"] for p in reps] == [1, 2, 3, 1, 2, 3]
+
+    # list elements are addressed by index
+    cc = sw.expand(BASE, {"flows.0.cc": ["newreno", "reno"]})
+    assert [p.resolved["flows"][0]["cc"] for p in cc] == ["newreno", "reno"]
+
+    with pytest.raises(sw.SweepError, match="equal lengths"):
+        sw.expand(BASE, {RATE: ["10Mbps"], "seed": [1, 2]}, zip=[[RATE, "seed"]])
+    with pytest.raises(sw.SweepError, match="not an axis"):
+        sw.expand(BASE, {RATE: ["10Mbps"]}, zip=[["nope"]])
+
+    bad = sw.expand(BASE, {RATE: ["10Mbps", "fast"]})
+    assert bad[0].error is None
+    assert bad[1].resolved is None and "topology.bottleneck.rate" in bad[1].error
+    assert bad[1].point_id != bad[0].point_id
+
+
+# --------------------------------------------------------------------------- running
+
+
+def test_small_sweep_runs_stores_and_rerun_runs_nothing(tmp_path):
+    base = copy.deepcopy(BASE)
+    base["monitor"] = {"interval": "50ms"}
+    sweep = sw.Sweep(base, {RATE: ["10Mbps", "20Mbps"]}, replications=2, experiment="small")
+    df = sweep.run(
+        tmp_path, jobs=2, metrics=bottleneck_metrics, keep_timeseries=["queue"], progress=True
+    )
+    assert df.attrs["ccsim_ran"] == 4
+    assert list(df["status"]) == ["done"] * 4
+    assert df.attrs["ccsim_params"] == [RATE]
+    assert {"utilization", "drops"} <= set(df.attrs["ccsim_metrics"])
+    assert (df["utilization"] > 0.3).all() and (df["utilization"] <= 1.0).all()
+    assert list(df["seed"]) == [1, 2, 1, 2]
+
+    db = tmp_path / DB_NAME
+    with duckdb.connect(str(db), read_only=True) as con:
+        first = con.execute("SELECT point_id, finished_at FROM points ORDER BY 1").fetchall()
+        n_metrics = con.execute("SELECT count(*) FROM metrics").fetchone()[0]
+    assert sorted(df["point_id"]) == [r[0] for r in first]
+    for pid in df["point_id"]:
+        assert (tmp_path / "timeseries" / pid / "queue.parquet").is_file()
+        assert not (tmp_path / "timeseries" / pid / "flow.parquet").exists()
+
+    again = sweep.run(tmp_path, jobs=2, metrics=bottleneck_metrics, progress=False)
+    assert again.attrs["ccsim_ran"] == 0
+    assert list(again["status"]) == ["done"] * 4
+    assert again["utilization"].tolist() == df["utilization"].tolist()
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert (
+            con.execute("SELECT point_id, finished_at FROM points ORDER BY 1").fetchall() == first
+        )
+        assert con.execute("SELECT count(*) FROM metrics").fetchone()[0] == n_metrics
+
+    # replications aggregate into Student-t intervals
+    from ccsim.theory import confidence_interval
+
+    agg = sw.aggregate(df, metrics=["utilization"], level=0.9)
+    assert list(agg[RATE]) == ["10Mbps", "20Mbps"]
+    assert list(agg["utilization_n"]) == [2, 2]
+    vals = df[df[RATE] == "10Mbps"]["utilization"].tolist()
+    mean, hw = confidence_interval(vals, 0.9)
+    assert agg["utilization_mean"][0] == pytest.approx(mean)
+    assert agg["utilization_half_width"][0] == pytest.approx(hw, nan_ok=True)
+
+
+def test_failing_points_are_recorded_and_do_not_stop_the_others(tmp_path, capsys):
+    pts = sw.expand(BASE, {"seed": [11, 12, 13], RATE: ["10Mbps", "fast"]}, experiment="fail")
+    df = sw.run_sweep(pts, tmp_path, jobs=2, metrics=raise_on_seed_12, progress=False)
+    err = capsys.readouterr().err
+    assert "4 point(s) failed" in err
+
+    status = {(s, r): st for s, r, st in zip(df["seed"], df[RATE], df["status"])}
+    assert status == {
+        (11, "10Mbps"): "done",
+        (12, "10Mbps"): "failed",
+        (13, "10Mbps"): "done",
+        (11, "fast"): "failed",
+        (12, "fast"): "failed",
+        (13, "fast"): "failed",
+    }
+    errors = dict(zip(df["point_id"], df["error"]))
+    failed = df[df["status"] == "failed"]
+    assert any("metric undefined for seed 12" in errors[p] for p in failed["point_id"])
+    assert sum("topology.bottleneck.rate" in errors[p] for p in failed["point_id"]) == 3
+
+    db = tmp_path / DB_NAME
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM points").fetchone()[0] == 2
+        rows = con.execute("SELECT point_id, error, traceback FROM failures").fetchall()
+    assert len(rows) == 4
+    assert any("ValueError" in (tb or "") for _, _, tb in rows)
+
+    # a rerun retries the failed points only; the failures table is replaced, not appended
+    again = sw.run_sweep(pts, tmp_path, jobs=2, metrics=raise_on_seed_12, progress=False)
+    assert again.attrs["ccsim_ran"] == 4
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM failures").fetchone()[0] == 4
+        assert con.execute("SELECT count(*) FROM points").fetchone()[0] == 2
+
+
+def test_a_worker_that_dies_does_not_wedge_the_sweep(tmp_path):
+    pts = sw.expand(BASE, {"seed": [21, 22, 23, 24]}, experiment="crash")
+    t0 = time.monotonic()
+    df = sw.run_sweep(pts, tmp_path, jobs=2, metrics=die_on_seed_22, progress=False)
+    assert time.monotonic() - t0 < 60
+    status = dict(zip(df["seed"], df["status"]))
+    assert status == {21: "done", 22: "failed", 23: "done", 24: "done"}
+    assert "worker process died" in df.set_index("seed").loc[22, "error"]
+    with duckdb.connect(str(tmp_path / DB_NAME), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM points").fetchone()[0] == 3
+        assert con.execute("SELECT count(*) FROM failures").fetchone()[0] == 1
+
+
+def _start_sweep_subprocess(results_dir: Path, n: int) -> subprocess.Popen:
+    code = textwrap.dedent(
+        f"""
+        import copy, sys
+        import ccsim.sweep as sw
+        from test_sweep import SLOW
+        base = copy.deepcopy(SLOW)
+        base["monitor"] = {{"interval": "100ms"}}
+        pts = sw.expand(base, {{"seed": list(range(1, {n} + 1))}}, experiment="kill")
+        sw.run_sweep(pts, {str(results_dir)!r}, jobs=2, keep_timeseries=True, progress=False)
+        """
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        env=_subprocess_env(),
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _wait_for_first_point(proc: subprocess.Popen, db: Path, timeout: float = 60) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        n = _count_points(db)
+        if n >= 1:
+            return n
+        if proc.poll() is not None:
+            _, err = proc.communicate()
+            pytest.fail(f"sweep subprocess exited early ({proc.returncode}):\n{err}")
+        time.sleep(0.05)
+    pytest.fail("no point was stored in time")
+
+
+def test_sigkill_of_the_parent_loses_only_running_points(tmp_path):
+    n = 6
+    proc = _start_sweep_subprocess(tmp_path, n)
+    db = tmp_path / DB_NAME
+    try:
+        _wait_for_first_point(proc, db)
+        os.kill(proc.pid, signal.SIGKILL)  # the parent only: its workers must notice
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while _group_alive(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _group_alive(proc.pid), "workers outlived their killed parent"
+    finally:
+        if _group_alive(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+
+    stored = _count_points(db)
+    assert 1 <= stored < n, "kill the sweep earlier: every point had already finished"
+
+    pts = sw.expand(
+        {**copy.deepcopy(SLOW), "monitor": {"interval": "100ms"}},
+        {"seed": list(range(1, n + 1))},
+        experiment="kill",
+    )
+    df = sw.run_sweep(pts, tmp_path, jobs=2, keep_timeseries=True, progress=False)
+    assert df.attrs["ccsim_ran"] == n - stored
+    assert list(df["status"]) == ["done"] * n
+
+    with duckdb.connect(str(db), read_only=True) as con:
+        counts = con.execute("SELECT point_id, count(*) FROM points GROUP BY 1").fetchall()
+        per_metric = con.execute(
+            "SELECT max(c) FROM (SELECT count(*) AS c FROM metrics GROUP BY point_id, name)"
+        ).fetchone()[0]
+        flows = con.execute("SELECT point_id, count(*) FROM flows GROUP BY 1").fetchall()
+    assert sorted(pid for pid, _ in counts) == sorted(p.point_id for p in pts)
+    assert all(c == 1 for _, c in counts)
+    assert per_metric == 1
+    assert all(c == 8 for _, c in flows) and len(flows) == n
+    assert _leftovers(tmp_path) == []
+    ts_dirs = sorted(p.name for p in (tmp_path / "timeseries").iterdir())
+    assert ts_dirs == sorted(p.point_id for p in pts)
+
+
+def test_ctrl_c_stops_the_pool_and_keeps_finished_points(tmp_path):
+    n = 8
+    proc = _start_sweep_subprocess(tmp_path, n)
+    db = tmp_path / DB_NAME
+    try:
+        _wait_for_first_point(proc, db)
+        os.kill(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        deadline = time.monotonic() + 10
+        while _group_alive(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _group_alive(proc.pid), "workers left running after Ctrl-C"
+    finally:
+        if _group_alive(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
+        if proc.returncode is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode != 0
+    assert "sweep interrupted" in err and "KeyboardInterrupt" in err
+    stored = _count_points(db)
+    assert 1 <= stored < n
+    assert _leftovers(tmp_path) == []
+
+
+def test_dask_backend(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    pts = sw.expand(BASE, {RATE: ["10Mbps", "20Mbps", "fast"]}, experiment="dask")
+    with distributed.LocalCluster(
+        processes=True,
+        n_workers=2,
+        threads_per_worker=1,
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as cluster:
+        df = sw.run_sweep(
+            pts,
+            tmp_path,
+            scheduler=cluster.scheduler_address,
+            metrics=bottleneck_metrics,
+            progress=False,
+        )
+    assert list(df["status"]) == ["done", "done", "failed"]
+    assert (df["utilization"].iloc[:2] > 0.3).all()
+    # the same points are done for a local rerun
+    again = sw.run_sweep(pts, tmp_path, jobs=1, metrics=bottleneck_metrics, progress=False)
+    assert again.attrs["ccsim_ran"] == 1  # only the invalid point is tried again
+
+
+def test_aggregate_student_t():
+    import pandas as pd
+
+    df = pd.DataFrame(
+        {
+            "buf": [10, 10, 10, 20, 20],
+            "cc": ["a", "a", "a", "a", "a"],
+            "util": [0.8, 0.9, 1.0, 0.95, None],
+            "status": ["done"] * 4 + ["failed"],
+        }
+    )
+    out = sw.aggregate(df, by=["buf", "cc"], metrics="util", level=0.95)
+    assert list(out.columns) == ["buf", "cc", "util_mean", "util_half_width", "util_n"]
+    assert out["util_mean"].tolist() == pytest.approx([0.9, 0.95])
+    # t_{0.975, 2} = 4.3027, s = 0.1, n = 3
+    assert out["util_half_width"][0] == pytest.approx(4.302653 * 0.1 / 3**0.5, rel=1e-5)
+    assert out["util_n"].tolist() == [3, 1]
+    assert pd.isna(out["util_half_width"][1])
+    with pytest.raises(KeyError):
+        sw.aggregate(df, by="nope", metrics="util")
