@@ -1,0 +1,206 @@
+"""The experiment framework: what an experiment is and how it is reproduced."""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+__all__ = ["Check", "Experiment", "Run", "Data", "reproduce"]
+
+
+@dataclass
+class Run:
+    """One simulation of an experiment: a scenario and the labels that identify it."""
+
+    params: dict
+    scenario: dict
+
+
+@dataclass
+class Check:
+    """A number the paper reports (or a claim it makes) and how ccsim must match it.
+
+    ``value(data)`` computes the ccsim number; it passes when ``lo <= value <= hi``.
+    ``paper`` is the paper's value as text, ``tolerance`` describes the band.
+    """
+
+    what: str
+    paper: str
+    value: Callable[[Data], float]
+    lo: float = -math.inf
+    hi: float = math.inf
+    tolerance: str = ""
+    fmt: str = "{:.4g}"
+
+    def evaluate(self, data: Data) -> tuple[float, bool]:
+        try:
+            v = float(self.value(data))
+        except Exception as e:  # a check that cannot be computed fails, with the reason
+            data.notes.append(f"{self.what}: could not compute ({type(e).__name__}: {e})")
+            return math.nan, False
+        return v, (self.lo <= v <= self.hi)
+
+
+@dataclass
+class Data:
+    """What checks and plots see: one row per run (params + metrics), and time series."""
+
+    experiment: str
+    table: pd.DataFrame
+    results_dir: Path
+    quick: bool
+    notes: list[str] = field(default_factory=list)
+
+    def rows(self, **params: Any) -> pd.DataFrame:
+        """Rows whose params equal the given values."""
+        df = self.table
+        for k, v in params.items():
+            df = df[df[k] == v]
+        return df
+
+    def one(self, metric: str, **params: Any) -> float:
+        """Mean of ``metric`` over the rows matching ``params`` (replications)."""
+        df = self.rows(**params)
+        if df.empty:
+            raise KeyError(f"no run with {params}")
+        return float(df[metric].mean())
+
+    def timeseries(self, name: str, **params: Any) -> pd.DataFrame:
+        """A stored time series of the (first) run matching ``params``."""
+        from ccsim.store import open_results
+
+        df = self.rows(**params)
+        if df.empty:
+            raise KeyError(f"no run with {params}")
+        return open_results(self.results_dir).timeseries(df.iloc[0]["point_id"], name)
+
+
+@dataclass
+class Experiment:
+    """A paper reproduction.
+
+    Attributes
+    ----------
+    name, title, paper
+        Identifier (``ccsim reproduce NAME``), one-line title, and the source.
+    runs
+        ``runs(quick) -> list[Run]``: the scenarios (``quick`` = shorter and coarser).
+    metrics
+        Module-level ``metrics(results) -> dict`` run in the workers.
+    checks
+        The paper's numbers with tolerances (``report.md``).
+    plot
+        ``plot(data, outdir) -> list[Path]`` drawing the paper's figures.
+    timeseries
+        Which time series to keep for the plots.
+    notes
+        Deviations and resolved ambiguities, copied into the report.
+    """
+
+    name: str
+    title: str
+    paper: str
+    runs: Callable[[bool], list[Run]]
+    metrics: Callable[[Any], dict]
+    checks: list[Check]
+    plot: Callable[[Data, Path], list[Path]] | None = None
+    timeseries: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def run(self, quick: bool = False, jobs: int | None = None, results_dir: str | os.PathLike = "ccsim-results",
+            progress: bool = True) -> Data:
+        """Run (or reuse) every point and return the data for checks and plots."""
+        from ccsim.sweep import make_point, run_sweep
+
+        runs = self.runs(quick)
+        points = [make_point(r.scenario, r.params, experiment=self.name) for r in runs]
+        df = run_sweep(
+            points,
+            results_dir,
+            jobs=jobs,
+            metrics=self.metrics,
+            keep_timeseries=self.timeseries or False,
+            progress=progress,
+        )
+        return Data(self.name, df, Path(results_dir), quick)
+
+    def report(self, data: Data, outdir: Path, figures: list[Path]) -> tuple[str, bool]:
+        """Write ``report.md``; returns its text and whether every check passed."""
+        lines = [
+            f"# {self.title}",
+            "",
+            f"Paper: {self.paper}",
+            f"Mode: {'quick (shorter runs, coarser grid)' if data.quick else 'full (paper settings)'}; "
+            f"runs: {len(data.table)}; ccsim {_version()}",
+            "",
+            "| what | paper | ccsim | tolerance | result |",
+            "|---|---|---|---|---|",
+        ]
+        ok = True
+        for c in self.checks:
+            v, passed = c.evaluate(data)
+            ok &= passed
+            shown = "n/a" if math.isnan(v) else c.fmt.format(v)
+            lines.append(f"| {c.what} | {c.paper} | {shown} | {c.tolerance} | {'PASS' if passed else 'FAIL'} |")
+        if figures:
+            lines += ["", "## Figures", ""]
+            lines += [f"![{p.stem}]({p.name})" for p in figures if p.suffix == ".png"]
+        if self.notes or data.notes:
+            lines += ["", "## Notes", ""]
+            lines += [f"- {n}" for n in [*self.notes, *data.notes]]
+        text = "\n".join(lines) + "\n"
+        outdir.mkdir(parents=True, exist_ok=True)
+        (outdir / "report.md").write_text(text)
+        return text, ok
+
+
+def _version() -> str:
+    import ccsim
+
+    return ccsim.__version__
+
+
+def save_figure(fig, outdir: Path, stem: str) -> list[Path]:
+    """Save a matplotlib figure as PNG and SVG; returns both paths."""
+    import matplotlib.pyplot as plt
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    paths = [outdir / f"{stem}.png", outdir / f"{stem}.svg"]
+    fig.savefig(paths[0], dpi=120, bbox_inches="tight")
+    fig.savefig(paths[1], bbox_inches="tight")
+    plt.close(fig)
+    return paths
+
+
+def reproduce(
+    names: list[str],
+    quick: bool = False,
+    jobs: int | None = None,
+    results_dir: str | os.PathLike = "ccsim-results",
+    out_dir: str | os.PathLike | None = None,
+    progress: bool = True,
+) -> bool:
+    """Reproduce the named experiments; returns True if every check passed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from ccsim.experiments import get
+
+    out_root = Path(out_dir) if out_dir else Path(results_dir) / "reports"
+    all_ok = True
+    for name in names:
+        exp = get(name)
+        print(f"== {exp.name}: {exp.title}", flush=True)
+        data = exp.run(quick=quick, jobs=jobs, results_dir=results_dir, progress=progress)
+        outdir = out_root / exp.name
+        figures = exp.plot(data, outdir) if exp.plot else []
+        _, ok = exp.report(data, outdir, figures)
+        all_ok &= ok
+        passed = sum(c.evaluate(data)[1] for c in exp.checks)
+        print(f"   {passed}/{len(exp.checks)} checks pass; report: {outdir / 'report.md'}", flush=True)
+    return all_ok

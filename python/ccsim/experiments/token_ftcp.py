@@ -1,0 +1,3 @@
+"""Token-based Fast-TCP ACK gate (placeholder until the gate model lands)."""
+
+EXPERIMENTS: list = []

@@ -1,0 +1,329 @@
+"""Mascolo & Vacirca, "Congestion control and sizing router buffers in the Internet"
+(IEEE CDC-ECC 2005): NewReno vs Westwood+ link utilization as a function of the buffer.
+
+Spec: ``specs/westwood_buffer_sizing.md`` (corrected equations in :mod:`ccsim.theory`).
+Setup (spec §3): dumbbell, drop-tail bottleneck, 1000-byte packets on the wire
+(MSS 960 + 40 B header), 40-byte ACKs, no delayed ACKs, receiver window unlimited,
+IW 2, min RTO 200 ms, exact RTT measurement (W12).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ccsim import theory
+from ccsim.experiments.base import Check, Data, Experiment, Run, save_figure
+
+PROTOCOLS = {"newreno": "NewReno", "westwood": "Westwood+"}
+MSS, HEADER = 960, 40
+PKT = MSS + HEADER
+
+
+def single_flow(protocol: str, rtt_ms: float, b: float, duration: str, warmup: str, monitor: bool = False) -> dict:
+    """One flow, C = 40 Mbps, two-way propagation exactly ``rtt_ms`` (spec W6)."""
+    access_ms = 1.0
+    s = {
+        "name": "westwood-single-flow",
+        "seed": 1,
+        "duration": duration,
+        "warmup": warmup,
+        "topology": {
+            "kind": "dumbbell",
+            "pairs": 1,
+            "bottleneck": {
+                "rate": "40Mbps",
+                "delay": f"{rtt_ms / 2 - 2 * access_ms}ms",
+                "queue": {"kind": "droptail", "limit": f"{b}bdp"},
+            },
+            "access": {"rate": "1Gbps", "delay": f"{access_ms}ms"},
+        },
+        "flows": [{"pairs": "all", "cc": protocol, "mss": MSS, "header": HEADER, "min_rto": "200ms"}],
+    }
+    if monitor:
+        s["monitor"] = {"interval": "10ms", "queues": ["R1->R2"], "flows": "all"}
+    return s
+
+
+def many_flows(protocol: str, rtt_ms: float, b: float, seed: int, duration: str, warmup: str) -> dict:
+    """200 flows, C = 200 Mbps, access delays uniform in (0, 10 ms), starts in [0, 10 s]
+    (spec §3.4, W11); the buffer axis is relative to C·RTT with RTT = 2 × bottleneck delay."""
+    return {
+        "name": "westwood-200-flows",
+        "seed": seed,
+        "duration": duration,
+        "warmup": warmup,
+        "topology": {
+            "kind": "dumbbell",
+            "pairs": 200,
+            "bdp_rtt": f"{rtt_ms}ms",
+            "bottleneck": {
+                "rate": "200Mbps",
+                "delay": f"{rtt_ms / 2}ms",
+                "queue": {"kind": "droptail", "limit": f"{b}bdp"},
+            },
+            "access": {"rate": "2Gbps", "delay": {"uniform": ["0ms", "10ms"]}, "queue": {"kind": "droptail", "limit": "inf"}},
+        },
+        "flows": [
+            {"pairs": "all", "cc": protocol, "mss": MSS, "header": HEADER, "min_rto": "200ms",
+             "start": {"uniform": ["0s", "10s"]}}
+        ],
+    }
+
+
+# ----- metrics (run in the sweep workers; module-level so they pickle)
+
+
+def utilization_metrics(r) -> dict:
+    q = r.queue("R1->R2")
+    f = r.flows
+    return {
+        "utilization": float(q["utilization"]),
+        "drops": int(q["drops"]),
+        "mean_queue_pkts": float(q["mean_len_pkts"]),
+        "timeouts": int(f["timeouts"].sum()),
+        "goodput_bps": float(f["goodput_bps"].sum()),
+    }
+
+
+def empty_stretches(ts: pd.DataFrame, min_s: float = 2.0) -> list[float]:
+    """Durations of the maximal intervals over which the sampled queue stays empty."""
+    t = ts["time_s"].to_numpy()
+    empty = ts["packets"].to_numpy() == 0
+    out, start = [], None
+    for ti, e in zip(t, empty):
+        if e and start is None:
+            start = ti
+        elif not e and start is not None:
+            out.append(ti - start)
+            start = None
+    return [d for d in out if d >= min_s]
+
+
+def trace_metrics(r) -> dict:
+    m = utilization_metrics(r)
+    warm = r.summary["warmup_s"]
+    f = r.timeseries["flow"]
+    f = f[f["time_s"] >= warm]
+    cwnd = f["cwnd_bytes"] / MSS
+    # Upper end: 99th percentile (excludes the brief fast-recovery window inflation).
+    # Lower end: the window after each loss = ssthresh (median over the losses).
+    m["cwnd_max_pkts"] = float(np.quantile(cwnd, 0.99))
+    m["cwnd_after_loss_pkts"] = float((f["ssthresh_bytes"] / MSS).median())
+    q = r.timeseries["queue"]
+    q = q[q["time_s"] >= warm]
+    st = empty_stretches(q)
+    m["empty_stretch_s"] = float(np.median(st)) if st else 0.0
+    m["empty_stretches"] = len(st)
+    return m
+
+
+# ----- runs
+
+
+def fig4_runs(quick: bool) -> list[Run]:
+    grid = [0.05, 0.1, 0.3, 0.5, 1.0] if quick else [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+    dur, warm = ("300s", "50s") if quick else ("1000s", "50s")
+    return [
+        Run({"protocol": p, "rtt_ms": rtt, "b": b}, single_flow(p, rtt, b, dur, warm))
+        for rtt in (50, 100)
+        for p in PROTOCOLS
+        for b in grid
+    ]
+
+
+def fig5_runs(quick: bool) -> list[Run]:
+    dur = "150s" if quick else "250s"
+    return [
+        Run({"protocol": p, "b": b}, single_flow(p, 100, b, dur, "50s", monitor=True))
+        for b in (1.0, 0.1)
+        for p in PROTOCOLS
+    ]
+
+
+def fig8_runs(quick: bool) -> list[Run]:
+    grid = [0.02, 0.05, 0.2] if quick else [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
+    seeds = [1] if quick else [1, 2, 3]
+    timing = {100: ("50s", "25s"), 300: ("90s", "60s")} if quick else {100: ("120s", "30s"), 300: ("200s", "60s")}
+    return [
+        Run({"protocol": p, "rtt_ms": rtt, "b": b, "seed": s}, many_flows(p, rtt, b, s, *timing[rtt]))
+        for rtt in (100, 300)
+        for p in PROTOCOLS
+        for b in grid
+        for s in seeds
+    ]
+
+
+# ----- plots
+
+
+def _style(ax, xlabel, ylabel):
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+
+
+def plot_fig4(data: Data, outdir: Path) -> list[Path]:
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    bs = np.linspace(0.01, 1.0, 100)
+    for ax, rtt in zip(axes, (50, 100)):
+        for p, label in PROTOCOLS.items():
+            d = data.rows(protocol=p, rtt_ms=rtt).sort_values("b")
+            ax.plot(d["b"], d["utilization"] * 100, "o-" if p == "newreno" else "s-", label=f"{label} (ccsim)")
+        ax.plot(bs, [theory.fluid_utilization_newreno(b) * 100 for b in bs], "k--", lw=1, label="NewReno fluid model")
+        ax.plot(bs, [theory.util_bound_reno(b, 1) * 100 for b in bs], ":", color="gray", label="bound (9), n = 1")
+        ax.axhline(theory.util_bound_westwood(1) * 100, ls="-.", color="gray", lw=1, label="bound (10), n = 1")
+        ax.set_title(f"Fig. 4: C = 40 Mbps, RTT = {rtt} ms")
+        ax.set_ylim(0, 102)
+        _style(ax, "buffer B / BDP", "bottleneck utilization (%)")
+    return save_figure(fig, outdir, "fig4-utilization-vs-buffer")
+
+
+def plot_fig5(data: Data, outdir: Path) -> list[Path]:
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(12, 7), sharex=True)
+    for col, b in enumerate((1.0, 0.1)):
+        for p, label in PROTOCOLS.items():
+            f = data.timeseries("flow", protocol=p, b=b)
+            q = data.timeseries("queue", protocol=p, b=b)
+            axes[0, col].plot(f["time_s"], f["cwnd_bytes"] / MSS, lw=0.8, label=label)
+            axes[1, col].plot(q["time_s"], q["packets"], lw=0.8, label=label)
+        tag = "BDP" if b == 1.0 else "0.1·BDP"
+        axes[0, col].set_title(f"Fig. 5({'a' if b == 1.0 else 'b'}): cwnd, B = {tag}")
+        axes[1, col].set_title(f"Fig. 5({'c' if b == 1.0 else 'd'}): queue, B = {tag}")
+        _style(axes[0, col], "", "cwnd (packets)")
+        _style(axes[1, col], "time (s)", "queue (packets)")
+    return save_figure(fig, outdir, "fig5-cwnd-and-queue-traces")
+
+
+def plot_fig8(data: Data, outdir: Path) -> list[Path]:
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    bs = np.logspace(-2, 0, 100)
+    for ax, rtt in zip(axes, (100, 300)):
+        for p, label in PROTOCOLS.items():
+            d = data.rows(protocol=p, rtt_ms=rtt)
+            g = d.groupby("b")["utilization"]
+            ci = g.apply(lambda v: theory.confidence_interval(list(v))[1] if len(v) > 1 else 0.0)
+            ax.errorbar(g.mean().index, g.mean() * 100, yerr=ci * 100, marker="o" if p == "newreno" else "s",
+                        capsize=3, label=f"{label} (ccsim, mean ± 95% CI)")
+        ax.plot(bs, [theory.util_bound_reno(b, 200) * 100 for b in bs], "k:", label="bound (9), n = 200")
+        ax.axhline(theory.util_bound_westwood(200) * 100, ls="-.", color="gray", label="bound (10), n = 200")
+        ax.set_xscale("log")
+        ax.set_ylim(0, 102)
+        ax.set_title(f"Fig. 8: 200 flows, C = 200 Mbps, RTT = {rtt} ms")
+        _style(ax, "buffer B / BDP", "bottleneck utilization (%)")
+    return save_figure(fig, outdir, "fig8-200-flows")
+
+
+# ----- checks (spec §6)
+
+
+def _fluid_gap(data: Data) -> float:
+    d = data.rows(protocol="newreno")
+    return max(abs(r.utilization - theory.fluid_utilization_newreno(r.b)) * 100 for r in d.itertuples())
+
+
+def _min_util(data: Data, protocol: str, bmin: float) -> float:
+    d = data.rows(protocol=protocol)
+    return float(d[d["b"] >= bmin].groupby(["rtt_ms", "b"])["utilization"].mean().min())
+
+
+PCT = "{:.1%}"
+
+FIG4 = Experiment(
+    name="westwood-fig4",
+    title="Westwood+ vs NewReno, single flow: utilization vs buffer (Fig. 4)",
+    paper="Mascolo & Vacirca 2005, §V and Fig. 4; spec westwood_buffer_sizing.md §3.2, §6",
+    runs=fig4_runs,
+    metrics=utilization_metrics,
+    plot=plot_fig4,
+    checks=[
+        Check("NewReno, B = 0.1 BDP, RTT 100 ms: utilization", "below 82 % (fluid 81.8 %)",
+              lambda d: d.one("utilization", protocol="newreno", rtt_ms=100, b=0.1), 0.78, 0.83, "78-83 %", PCT),
+        Check("NewReno, B = 0.1 BDP, RTT 50 ms: utilization", "below 82 % (same shape)",
+              lambda d: d.one("utilization", protocol="newreno", rtt_ms=50, b=0.1), 0.78, 0.83, "78-83 %", PCT),
+        Check("NewReno, B = BDP: utilization (min over RTTs)", "≈ 100 %",
+              lambda d: min(d.one("utilization", protocol="newreno", rtt_ms=r, b=1.0) for r in (50, 100)),
+              0.98, 1.0, "≥ 98 %", PCT),
+        Check("Westwood+, B = 0.1 BDP: utilization (min over RTTs)", "≈ 100 % (flat in B)",
+              lambda d: min(d.one("utilization", protocol="westwood", rtt_ms=r, b=0.1) for r in (50, 100)),
+              0.95, 1.0, "≥ 95 %", PCT),
+        Check("Westwood+, B ≥ 0.3 BDP: lowest utilization", "≈ 100 %",
+              lambda d: _min_util(d, "westwood", 0.3), 0.97, 1.0, "≥ 97 %", PCT),
+        Check("NewReno vs fluid model (§2.2): largest gap over the grid", "same curve",
+              _fluid_gap, 0, 3.0, "≤ 3 points", "{:.2f} pts"),
+    ],
+    notes=[
+        "Two-way propagation delay is exactly the RTT (1 ms access links, bottleneck delay RTT/2 − 2 ms; spec W6).",
+        "1000-byte packets on the wire (960 B MSS + 40 B header), no delayed ACKs, IW 2 (spec W5, W10).",
+        "Reno's timeout rule uses ssthresh = max(2, FlightSize/2), not the paper's typo ssthresh = 1 (spec W4).",
+        "Westwood+ filter: per-RTT samples, α = 0.9, dupacks count one segment (spec W1); exact RTT_min (W12).",
+        "Utilization is measured after a 50 s warm-up (slow start excluded).",
+    ],
+)
+
+FIG5 = Experiment(
+    name="westwood-fig5",
+    title="Westwood+ vs NewReno, single flow: cwnd and queue traces (Fig. 5)",
+    paper="Mascolo & Vacirca 2005, Fig. 5; spec §3.3, §6",
+    runs=fig5_runs,
+    metrics=trace_metrics,
+    plot=plot_fig5,
+    timeseries=["flow", "queue"],
+    checks=[
+        Check("NewReno, B = 0.1 BDP: cwnd upper end (packets)", "1.1·BDP = 550",
+              lambda d: d.one("cwnd_max_pkts", protocol="newreno", b=0.1), 522.5, 577.5, "±5 %", "{:.0f}"),
+        Check("NewReno, B = 0.1 BDP: cwnd after a loss (packets)", "0.55·BDP = 275",
+              lambda d: d.one("cwnd_after_loss_pkts", protocol="newreno", b=0.1), 261.25, 288.75, "±5 %", "{:.0f}"),
+        Check("Westwood+, B = 0.1 BDP: cwnd upper end (packets)", "1.1·BDP = 550",
+              lambda d: d.one("cwnd_max_pkts", protocol="westwood", b=0.1), 522.5, 577.5, "±5 %", "{:.0f}"),
+        Check("Westwood+, B = 0.1 BDP: cwnd after a loss (packets)", "≈ BDP = 500",
+              lambda d: d.one("cwnd_after_loss_pkts", protocol="westwood", b=0.1), 450, 550, "±10 %", "{:.0f}"),
+        Check("NewReno, B = 0.1 BDP: empty-queue stretches (median, s)", "roughly 20 s",
+              lambda d: d.one("empty_stretch_s", protocol="newreno", b=0.1), 18, 25, "18-25 s", "{:.1f}"),
+        Check("Westwood+, B = 0.1 BDP: empty-queue stretches ≥ 2 s", "queue touches zero only momentarily",
+              lambda d: d.one("empty_stretches", protocol="westwood", b=0.1), 0, 0, "none", "{:.0f}"),
+        Check("B = BDP: NewReno cwnd after a loss (packets)", "between BDP and 2·BDP: ≈ 500",
+              lambda d: d.one("cwnd_after_loss_pkts", protocol="newreno", b=1.0), 450, 550, "±10 %", "{:.0f}"),
+        Check("B = BDP: Westwood+ / NewReno utilization", "traces essentially identical",
+              lambda d: d.one("utilization", protocol="westwood", b=1.0) / d.one("utilization", protocol="newreno", b=1.0),
+              0.99, 1.01, "±1 %", "{:.4f}"),
+    ],
+    notes=["C = 40 Mbps, RTT 100 ms (BDP = 500 packets of 1000 B); traces sampled every 10 ms after 50 s."],
+)
+
+FIG8 = Experiment(
+    name="westwood-fig8",
+    title="Westwood+ vs NewReno, 200 flows: utilization vs buffer (Fig. 8)",
+    paper="Mascolo & Vacirca 2005, §IV–V and Fig. 8; spec §2.1, §3.4, §6",
+    runs=fig8_runs,
+    metrics=utilization_metrics,
+    plot=plot_fig8,
+    checks=[
+        Check("NewReno, n = 200, B ≥ 0.05 BDP: lowest utilization", "high, nearly flat in B",
+              lambda d: _min_util(d, "newreno", 0.05), 0.95, 1.0, "≥ 95 % (bound 92 %)", PCT),
+        Check("Westwood+, n = 200, B ≥ 0.05 BDP: lowest utilization", "high, nearly flat in B",
+              lambda d: _min_util(d, "westwood", 0.05), 0.95, 1.0, "≥ 95 %", PCT),
+        Check("Bound (9), n = 200, B = 0.05 BDP", "≥ 92 %",
+              lambda d: theory.util_bound_reno(0.05, 200), 0.92, 1.0, "analytic", "{:.4f}"),
+        Check("Bound (10), n = 200", "≈ 1", lambda d: theory.util_bound_westwood(200), 0.9999, 1.0, "analytic", "{:.6f}"),
+    ],
+    notes=[
+        "Access delays uniform in (0, 10 ms) on both sides; starts uniform in [0, 10 s] (spec W11).",
+        "BDP = C × RTT with RTT = 2 × bottleneck delay (2500 / 7500 packets), as in the paper's text.",
+        "Warm-up 30 s (RTT 100 ms) / 60 s (RTT 300 ms); mean and 95 % CI over seeds in full mode.",
+    ],
+)
+
+EXPERIMENTS = [FIG4, FIG5, FIG8]
+
+__all__ = ["EXPERIMENTS", "FIG4", "FIG5", "FIG8", "empty_stretches", "single_flow", "many_flows", "math"]
