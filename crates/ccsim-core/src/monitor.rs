@@ -38,6 +38,8 @@ pub struct FlowSeries {
     pub delivered: Vec<i64>,
     pub sent_seq: Vec<i64>,
     pub inflight: Vec<i64>,
+    /// 1 while the sender is in fast recovery, else 0.
+    pub in_recovery: Vec<i64>,
     pub cc_state: Vec<f64>,
 }
 
@@ -73,6 +75,7 @@ impl Monitor {
             s.delivered.push(rcv.delivered() as i64);
             s.sent_seq.push(snd.snd_max() as i64);
             s.inflight.push((snd.snd_max() - snd.snd_una()) as i64);
+            s.in_recovery.push(snd.in_recovery() as i64);
             s.cc_state.push(snd.cc_trace().map_or(f64::NAN, |x| x.1));
         }
         for (i, n) in nodes.iter().enumerate() {

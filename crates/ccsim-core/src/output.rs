@@ -232,6 +232,7 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
                 ("delivered_bytes", Column::I64(ft.delivered.clone())),
                 ("sent_seq", Column::I64(ft.sent_seq.clone())),
                 ("inflight_bytes", Column::I64(ft.inflight.clone())),
+                ("in_recovery", Column::I64(ft.in_recovery.clone())),
                 ("cc_state", Column::F64(ft.cc_state.clone())),
             ],
         });

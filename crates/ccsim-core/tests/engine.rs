@@ -121,7 +121,10 @@ fn component_holds_and_releases_packets_without_loss() {
         let (mut sim, _) = build(&s.to_string()).unwrap();
         let r1 = sim.nodes.iter().position(|n| n.name == "R1").unwrap();
         if delay_ms > 0 {
-            sim.nodes[r1].comp = Some(Box::new(AckDelay { delay: Time::from_millis(delay_ms), held: Default::default() }));
+            sim.nodes[r1].comp = Some(Box::new(AckDelay {
+                delay: Time::from_millis(delay_ms),
+                held: Default::default(),
+            }));
         }
         sim.run_until(until);
         sim.check_invariants().expect("conservation counts held packets");

@@ -114,7 +114,10 @@ impl Westwood {
     /// Any filter / interval combination. Panics on α outside [0, 1).
     pub fn with_params(p: Params) -> Westwood {
         if let Filter::Ewma { alpha } = p.filter {
-            assert!((0.0..1.0).contains(&alpha), "westwood: alpha must be in [0, 1), got {alpha}");
+            assert!(
+                (0.0..1.0).contains(&alpha),
+                "westwood: alpha must be in [0, 1), got {alpha}"
+            );
         }
         Westwood { p, v: Vars::default() }
     }
@@ -165,7 +168,7 @@ impl Westwood {
     fn bw_rttmin(&self, s: &CcState) -> Option<u64> {
         let bwe = self.v.bwe?;
         let rtt_min = s.min_rtt?;
-        let bytes = bwe * rtt_min.as_secs_f64();
+        let bytes = bwe * rtt_min.as_nanos() as f64 / 1e9;
         // Whole segments (ns-2 / Linux integer arithmetic); the epsilon keeps an
         // exact product such as 100 000.0 from truncating to 99 999.99….
         let segs = (bytes / s.mss as f64 + 1e-9).floor() as u64;
@@ -214,7 +217,7 @@ impl CongestionOps for Westwood {
         if let Some(srtt) = s.srtt {
             let span = now - start;
             if span > Time::ZERO && span >= srtt.max(self.p.min_interval) {
-                let b = self.v.delivered as f64 / span.as_secs_f64();
+                let b = self.v.delivered as f64 * 1e9 / span.as_nanos() as f64;
                 self.filter(b);
                 self.v.delivered = 0;
                 self.v.interval_start = Some(now);
@@ -283,33 +286,28 @@ mod tests {
     fn spec_1_2_steady_ack_stream_and_alpha_0_9_recursion() {
         let mut w = Westwood::new();
         assert_eq!(w.trace(), None);
-        // ACKs at 0..=99 ms fill the first interval; the one at 100 ms closes it.
+        // ACKs at 0, 1, …, 99 ms fill the first interval (it opens at 0 ms).
         stream(&mut w, 0, 100, 1000);
         assert_eq!(w.bwe(), None);
-        let mut expect = vec![];
         for k in 1..=3 {
-            // The ACK at k·100 ms closes interval k (Δ = 100 ms, d = 100 000 B).
+            // The ACK at k·100 ms closes interval k: d = 100 000 B, Δ = 100 ms.
             stream(&mut w, k * 100, 100, 1000);
-            assert!(close(w.v.sample.unwrap() * 8.0, 8e6), "b_{k} = {:?}", w.v.sample);
-            expect.push(w.trace().unwrap().1);
+            let b = w.v.sample.unwrap() * 8.0;
+            assert!(close(b, 8e6), "b_{k} = {b}");
+            let (name, bwe) = w.trace().unwrap();
+            assert_eq!(name, "bwe_bps");
+            assert!(close(bwe, 8e6), "BWE_{k} = {bwe}");
         }
-        assert!(expect.iter().all(|&b| close(b, 8e6)), "{expect:?}");
-        assert_eq!(w.trace().unwrap().0, "bwe_bps");
-
-        // Step to 2000 B/ms (16 Mbit/s): the interval that started at 300 ms
-        // gets only the new rate from the ACK at 400 ms on.
+        // Step to 2000 B/ms = 16 Mbit/s from 400 ms on. The ACK at 400 ms
+        // still closes a 1000 B/ms interval (BWE_4 = 8 Mbit/s); then
+        // BWE_5..7 = 0.9·BWE + 0.1·16 = 8.8, 9.52, 10.168 Mbit/s.
         stream(&mut w, 400, 100, 2000);
-        let mut got = vec![];
-        // The 300–400 ms interval held 100 × 1000 B: the 3rd closure above was
-        // at 300 ms; this closure (at 400 ms) still sees 8 Mbit/s.
         assert!(close(w.trace().unwrap().1, 8e6));
-        for k in 5..=7 {
+        for (k, want) in [(5, 8.8e6), (6, 9.52e6), (7, 10.168e6)] {
             stream(&mut w, k * 100, 100, 2000);
-            got.push(w.trace().unwrap().1);
-        }
-        let want = [8.8e6, 9.52e6, 10.168e6];
-        for (g, x) in got.iter().zip(want) {
-            assert!(close(*g, x), "got {got:?}, want {want:?}");
+            assert!(close(w.v.sample.unwrap() * 8.0, 16e6));
+            let got = w.trace().unwrap().1;
+            assert!(close(got, want), "BWE_{k} = {got}, want {want}");
         }
     }
 
@@ -353,7 +351,7 @@ mod tests {
         assert_eq!(w.ssthresh(&st(100_000, 300, 50)), 50_000);
         // Tiny pipe: 8 Mbit/s × 1 ms = 1000 B < 2·MSS.
         assert_eq!(w.ssthresh(&st(100_000, 100, 1)), 2 * MSS);
-        // Truncated to whole segments: 8 Mbit/s × 2.5 ms = 2500 B → 2 segments.
+        // Truncated to whole segments: 8 Mbit/s × 3.5 ms = 3500 B → 3 segments.
         let mut s = st(100_000, 100, 0);
         s.min_rtt = Some(Time::from_micros(3500));
         assert_eq!(w.ssthresh(&s), 3 * MSS);

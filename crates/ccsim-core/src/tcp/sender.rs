@@ -488,12 +488,23 @@ mod tests {
 
     impl Harness {
         fn new(cc: &str, init_cwnd: u32, p: impl FnOnce(&mut SendParams)) -> Harness {
-            let mut params = SendParams { mss: MSS as u32, init_cwnd, ..SendParams::default() };
+            let mut params = SendParams {
+                mss: MSS as u32,
+                init_cwnd,
+                ..SendParams::default()
+            };
             p(&mut params);
             let mut s = TcpSender::new(params, by_name(cc).unwrap(), FlowId(0), NodeId(0), NodeId(1));
             let mut sent = Vec::new();
-            s.start(&mut EndpointCtx { now: Time::ZERO, out: &mut sent });
-            Harness { s, now: Time::ZERO, sent }
+            s.start(&mut EndpointCtx {
+                now: Time::ZERO,
+                out: &mut sent,
+            });
+            Harness {
+                s,
+                now: Time::ZERO,
+                sent,
+            }
         }
         fn at(&mut self, ms: u64) -> &mut Self {
             self.now = Time::from_millis(ms);
@@ -505,13 +516,22 @@ mod tests {
             a.wnd = INFINITE;
             f(&mut a);
             let mut out = Vec::new();
-            self.s.on_ack(&a, &mut EndpointCtx { now: self.now, out: &mut out });
+            self.s.on_ack(
+                &a,
+                &mut EndpointCtx {
+                    now: self.now,
+                    out: &mut out,
+                },
+            );
             self.sent.extend(out.iter().cloned());
             out
         }
         fn timer(&mut self) -> Vec<Packet> {
             let mut out = Vec::new();
-            self.s.on_timer(&mut EndpointCtx { now: self.now, out: &mut out });
+            self.s.on_timer(&mut EndpointCtx {
+                now: self.now,
+                out: &mut out,
+            });
             out
         }
     }
@@ -625,7 +645,10 @@ mod tests {
         h.at(50);
         // Window field of 3 MSS: only 3 segments may be outstanding.
         let out = h.ack(1000, |a| a.wnd = 3 * MSS);
-        assert!(out.is_empty(), "10 outstanding > window: send nothing, no retransmission");
+        assert!(
+            out.is_empty(),
+            "10 outstanding > window: send nothing, no retransmission"
+        );
         let out = h.ack(9000, |a| a.wnd = 3 * MSS);
         assert_eq!(seqs(&out), vec![10_000, 11_000]);
     }
