@@ -165,7 +165,9 @@ def test_columns_are_added_as_new_ones_appear(tmp_path):
         }
         assert store.record_points([rec]) == []
         rec2 = dict(rec, point_id="p2", params={"k": 2.5, "tag": "b"}, metrics={"m3": 7})
-        rec2["flows"] = pd.DataFrame({"flow": [0], "bytes": [5], "extra": ["new"]})
+        rec2["flows"] = pd.DataFrame(
+            {"flow": [0], "bytes": [5], "extra": ["new"], "empty": pd.Series([None], dtype=object)}
+        )
         assert store.record_points([rec2]) == []
         # recording a point again replaces it (no duplicate rows)
         assert store.record_points([rec2]) == []
@@ -175,6 +177,7 @@ def test_columns_are_added_as_new_ones_appear(tmp_path):
     flows = res.flows.sort_values(["point_id", "flow"])
     assert flows["extra"].isna().sum() == 2
     assert flows["extra"].tolist()[-1] == "new"
+    assert "empty" not in flows.columns  # no type yet: added once a value appears
     wide = res.metrics.set_index("point_id")
     assert wide.loc["p2", "k"] == 2.5 and wide.loc["p1", "k"] == 1.0  # BIGINT+DOUBLE -> DOUBLE
     assert wide.loc["p2", "tag"] == "b" and pd.isna(wide.loc["p1", "tag"])

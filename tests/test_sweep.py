@@ -257,6 +257,12 @@ def test_failing_points_are_recorded_and_do_not_stop_the_others(tmp_path, capsys
         assert con.execute("SELECT count(*) FROM points").fetchone()[0] == 2
 
 
+def test_metrics_function_must_be_importable_by_workers(tmp_path):
+    with pytest.raises(sw.SweepError, match="picklable"):
+        sw.run_sweep(sw.expand(BASE), tmp_path, metrics=lambda r: {}, progress=False)
+    assert not (tmp_path / DB_NAME).exists()
+
+
 def test_a_worker_that_dies_does_not_wedge_the_sweep(tmp_path):
     pts = sw.expand(BASE, {"seed": [21, 22, 23, 24]}, experiment="crash")
     t0 = time.monotonic()

@@ -35,11 +35,11 @@ __all__ = [
 ]
 
 
-def open_results(path="./ccsim-results"):
+def open_results(path="./ccsim-results", experiment=None):
     """Open a result store written by sweeps and ``ccsim reproduce``.
 
     See :func:`ccsim.store.open_results`.
     """
     from ccsim.store import open_results as _open
 
-    return _open(path)
+    return _open(path, experiment=experiment)

@@ -287,6 +287,7 @@ class Store:
         self._lock_fd: int | None = None
         self._param_types: dict[str, str | None] = {}
         self._metric_names: list[str] = []
+        self._table_cols: dict[str, set[str]] = {}
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -387,7 +388,7 @@ class Store:
 
     # -- writes ------------------------------------------------------------------------
 
-    def write_timeseries(self, point_id: str, tables: Mapping[str, pd.DataFrame]) -> None:
+    def write_timeseries(self, point_id: str, tables: Mapping[str, Any]) -> None:
         """Write ``tables`` as ``timeseries/<point_id>/<name>.parquet`` atomically each.
 
         Each file is written under a temporary name, flushed to disk and renamed into
@@ -404,8 +405,9 @@ class Store:
             final = folder / f"{_safe_name(name)}.parquet"
             tmp = folder / f".{final.name}{_TMP_MARK}{uuid.uuid4().hex[:8]}"
             try:
-                table = pa.Table.from_pandas(pd.DataFrame(df), preserve_index=False)
-                pq.write_table(table, tmp)
+                if not isinstance(df, pa.Table):
+                    df = pa.Table.from_pandas(pd.DataFrame(df), preserve_index=False)
+                pq.write_table(df, tmp)
                 _fsync_file(tmp)
                 os.replace(tmp, final)
             finally:
@@ -419,7 +421,8 @@ class Store:
         records : list of dict
             Each with keys ``experiment, point_id, params, scenario, summary,
             ccsim_version, seed, wall_s, metrics`` (dict name -> float or None) and
-            optionally ``flows``, ``queues`` (DataFrames). Time series must already have
+            optionally ``flows``, ``queues`` (DataFrames or pyarrow Tables). Time series
+            must already have
             been written with :meth:`write_timeseries`.
 
         Returns
@@ -435,7 +438,7 @@ class Store:
             for rec in records:
                 try:
                     self._insert_point(con, rec)
-                except duckdb.Error as exc:
+                except Exception as exc:  # noqa: BLE001 - reported per point by the caller
                     errors.append((rec, exc))
         return errors
 
@@ -483,10 +486,12 @@ class Store:
         metrics = rec.get("metrics") or {}
         con.execute("BEGIN TRANSACTION")
         try:
-            for table in ("points", "metrics", "flows", "queues", "failures"):
-                con.execute(
-                    f"DELETE FROM {table} WHERE experiment = ? AND point_id = ?", [exp, pid]
-                )
+            key = [exp, pid]
+            where = "WHERE experiment = ? AND point_id = ?"
+            if con.execute(f"SELECT count(*) FROM points {where}", key).fetchone()[0]:
+                for table in ("points", "metrics", "flows", "queues"):
+                    con.execute(f"DELETE FROM {table} {where}", key)
+            con.execute(f"DELETE FROM failures {where}", key)
             con.execute(
                 "INSERT INTO points VALUES (?, ?, ?, ?, ?, ?, ?, 'done', ?, ?)",
                 [
@@ -502,54 +507,61 @@ class Store:
                 ],
             )
             if metrics:
-                con.executemany(
-                    "INSERT INTO metrics VALUES (?, ?, ?, ?)",
-                    [[exp, pid, str(k), v] for k, v in metrics.items()],
-                )
+                rows = ", ".join(["(?, ?, ?, ?::DOUBLE)"] * len(metrics))
+                args = [x for k, v in metrics.items() for x in (exp, pid, str(k), v)]
+                con.execute(f"INSERT INTO metrics VALUES {rows}", args)
             for table in ("flows", "queues"):
-                df = rec.get(table)
-                if df is not None and len(df.columns) and len(df):
-                    self._insert_frame(con, table, exp, pid, df)
+                frame = rec.get(table)
+                if frame is not None and len(frame.columns) and len(frame):
+                    self._insert_frame(con, table, exp, pid, frame)
             if self._note_names(params, metrics):
                 self._rebuild_wide_view(con)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
-            # the cached names may now list some that were rolled back; harmless for the
-            # view (it would show an all-NULL column), reload to be exact
-            self._load_names(con)
+            # the caches may list names or columns that were rolled back: reload them
+            with contextlib.suppress(Exception):
+                self._load_names(con)
             raise
 
-    @staticmethod
-    def _insert_frame(con, table: str, exp: str, pid: str, df: pd.DataFrame) -> None:
-        df = pd.DataFrame(df).reset_index(drop=True)
-        rename = {c: f"{c}_" for c in df.columns if str(c) in ("experiment", "point_id")}
-        df = df.rename(columns=rename)
-        df.columns = [str(c) for c in df.columns]
+    def _insert_frame(self, con, table: str, exp: str, pid: str, frame: Any) -> None:
+        import pyarrow as pa
+
+        if not isinstance(frame, pa.Table):
+            frame = pa.Table.from_pandas(pd.DataFrame(frame), preserve_index=False)
+        names = [str(c) for c in frame.column_names]
+        names = [f"{c}_" if c in ("experiment", "point_id") else c for c in names]
+        frame = frame.rename_columns(names)
+        have = self._table_cols.setdefault(table, set())
         view = f"__ccsim_{table}_{uuid.uuid4().hex[:8]}"
-        con.register(view, df)
+        con.register(view, frame)
         try:
-            have = {
-                r[0]
-                for r in con.execute(
-                    "SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
-                    "AND schema_name = 'main'",
-                    [table],
-                ).fetchall()
-            }
-            for name, typ, *_ in con.execute(f"DESCRIBE SELECT * FROM {view}").fetchall():
+            types = dict.fromkeys(names)
+            if not set(names) <= have:
+                types = {
+                    r[0]: r[1] for r in con.execute(f"DESCRIBE SELECT * FROM {view}").fetchall()
+                }
+            cols = []
+            for name in names:
                 if name not in have:
-                    con.execute(f"ALTER TABLE {table} ADD COLUMN {_ident(name)} {typ}")
-            con.execute(
-                f"INSERT INTO {table} BY NAME SELECT ? AS experiment, ? AS point_id, * FROM {view}",
-                [exp, pid],
-            )
+                    if types[name].strip('"').upper() == "NULL":
+                        continue  # all values missing: no type to give the column yet
+                    con.execute(f"ALTER TABLE {table} ADD COLUMN {_ident(name)} {types[name]}")
+                    have.add(name)
+                cols.append(_ident(name))
+            select = ", ".join(["? AS experiment", "? AS point_id", *cols])
+            con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM {view}", [exp, pid])
         finally:
             con.unregister(view)
 
     # -- the wide view -------------------------------------------------------------------
 
     def _load_names(self, con) -> None:
+        self._table_cols = {}
+        for table, column in con.execute(
+            "SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'main'"
+        ).fetchall():
+            self._table_cols.setdefault(table, set()).add(column)
         self._param_types = {}
         for (params,) in con.execute("SELECT params FROM points ORDER BY finished_at").fetchall():
             for k, v in json.loads(params or "{}").items():

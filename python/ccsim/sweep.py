@@ -441,6 +441,17 @@ def _select_timeseries(results, keep) -> dict[str, pd.DataFrame]:
     return {n: ts[n] for n in names if n in ts}
 
 
+def _arrow(df: Any) -> Any:
+    """A DataFrame as a pyarrow Table (cheaper to pickle and to insert into DuckDB)."""
+    if df is None:
+        return None
+    import pyarrow as pa
+
+    if isinstance(df, pa.Table):
+        return df
+    return pa.Table.from_pandas(pd.DataFrame(df), preserve_index=False)
+
+
 def _run_point(scenario: dict, metrics=None, keep_timeseries=False) -> dict:
     """Worker entry point: run one scenario, return what the parent stores.
 
@@ -454,14 +465,15 @@ def _run_point(scenario: dict, metrics=None, keep_timeseries=False) -> dict:
         results = ccsim.run(scenario)
         wall = time.perf_counter() - t0
         values = _metric_values(metrics(results) if metrics else default_metrics(results))
+        ts = _select_timeseries(results, keep_timeseries)
         return {
             "ok": True,
             "wall_s": wall,
             "summary": jsonable(getattr(results, "summary", None)),
             "metrics": values,
-            "flows": getattr(results, "flows", None),
-            "queues": getattr(results, "queues", None),
-            "timeseries": _select_timeseries(results, keep_timeseries),
+            "flows": _arrow(getattr(results, "flows", None)),
+            "queues": _arrow(getattr(results, "queues", None)),
+            "timeseries": {name: _arrow(df) for name, df in ts.items()},
         }
     except Exception as exc:  # noqa: BLE001 - reported as the point's failure
         return {
@@ -651,11 +663,11 @@ def _terminate_pool(executor: ProcessPoolExecutor) -> None:
 def _run_local(todo: list[Point], jobs: int, metrics, keep_ts, rec: _Recorder) -> None:
     """Run ``todo`` in a process pool, recreating the pool if a worker dies.
 
-    At most ``jobs`` points are submitted at a time, so the unfinished futures are
-    exactly the points in flight. When a worker dies, the pool is broken and every
-    point in flight is lost: if only one was in flight it is the culprit and is
-    recorded as failed; otherwise each is retried alone, so that the next crash is
-    attributed to the right point.
+    Up to ``2 * jobs`` points are submitted at a time (enough to keep the workers busy
+    while the parent writes results), so the unfinished futures are the points in
+    flight. When a worker dies the pool is broken and every point in flight is lost:
+    if only one was in flight it is the culprit and is recorded as failed; otherwise
+    each is retried alone, so that a second crash is attributed to the right point.
     """
     ctx = multiprocessing.get_context("spawn")
     queue = deque(todo)
@@ -663,29 +675,36 @@ def _run_local(todo: list[Point], jobs: int, metrics, keep_ts, rec: _Recorder) -
     executor: ProcessPoolExecutor | None = None
     inflight: dict = {}
     running_alone = False
+    depth = 2 * jobs
+
+    def fill() -> bool:
+        """Submit work; return True if the pool turned out to be broken."""
+        nonlocal executor, running_alone
+        if executor is None:
+            executor = ProcessPoolExecutor(
+                max_workers=max(1, min(jobs, len(queue) + len(alone))),
+                mp_context=ctx,
+                initializer=_worker_init,
+                initargs=(os.getpid(),),
+            )
+        try:
+            if alone and not inflight:
+                p = alone[0]
+                inflight[executor.submit(_run_point, p.scenario, metrics, keep_ts)] = p
+                alone.popleft()
+                running_alone = True
+            elif not alone and not running_alone:
+                while queue and len(inflight) < depth:
+                    p = queue[0]
+                    inflight[executor.submit(_run_point, p.scenario, metrics, keep_ts)] = p
+                    queue.popleft()
+        except BrokenProcessPool:  # a worker died since the last wait()
+            return True
+        return False
+
     try:
         while queue or alone or inflight:
-            if executor is None:
-                executor = ProcessPoolExecutor(
-                    max_workers=max(1, min(jobs, len(queue) + len(alone))),
-                    mp_context=ctx,
-                    initializer=_worker_init,
-                    initargs=(os.getpid(),),
-                )
-            broken = False
-            try:
-                if alone and not inflight:
-                    p = alone[0]
-                    inflight[executor.submit(_run_point, p.scenario, metrics, keep_ts)] = p
-                    alone.popleft()
-                    running_alone = True
-                elif not alone and not running_alone:
-                    while queue and len(inflight) < jobs:
-                        p = queue[0]
-                        inflight[executor.submit(_run_point, p.scenario, metrics, keep_ts)] = p
-                        queue.popleft()
-            except BrokenProcessPool:  # a worker died since the last wait()
-                broken = True
+            broken = fill()
             if broken:
                 finished, _ = wait(list(inflight), timeout=30)
             else:
@@ -713,6 +732,8 @@ def _run_local(todo: list[Point], jobs: int, metrics, keep_ts, rec: _Recorder) -
                 executor = None
             if not inflight:
                 running_alone = False
+            if batch and executor is not None:
+                fill()  # keep the workers busy while the results are written
             rec.record(batch)
             if len(crashed) == 1:
                 rec.fail([(crashed[0], WORKER_DIED, None)])
@@ -775,7 +796,7 @@ def _check_importable(fn: Any) -> None:
         )
     try:
         pickle.dumps(fn)
-    except Exception as exc:  # noqa: BLE001 - any pickling failure
+    except Exception as exc:
         raise SweepError(
             f"the metrics function must be picklable (a module-level function, not a "
             f"lambda or a nested function): {exc}"
