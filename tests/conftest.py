@@ -8,7 +8,11 @@ SMALL = {
     "topology": {
         "kind": "dumbbell",
         "pairs": 2,
-        "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"kind": "droptail", "limit": "50pkt"}},
+        "bottleneck": {
+            "rate": "10Mbps",
+            "delay": "10ms",
+            "queue": {"kind": "droptail", "limit": "50pkt"},
+        },
         "access": {"rate": "100Mbps", "delay": {"uniform": ["0ms", "5ms"]}},
     },
     "flows": [{"pairs": "all", "cc": "newreno"}],

@@ -2,26 +2,42 @@
 
 import json
 
+import ccsim
 import pandas as pd
 import pytest
-
-import ccsim
 
 
 def test_run_dict_returns_tables(small):
     r = ccsim.run(small)
-    assert set(r.flows.columns) >= {"flow", "name", "goodput_bps", "retransmits", "timeouts", "completion_s"}
-    assert set(r.queues.columns) >= {"queue", "utilization", "drops", "mean_len_pkts", "max_len_pkts"}
+    assert set(r.flows.columns) >= {
+        "flow",
+        "name",
+        "goodput_bps",
+        "retransmits",
+        "timeouts",
+        "completion_s",
+    }
+    assert set(r.queues.columns) >= {
+        "queue",
+        "utilization",
+        "drops",
+        "mean_len_pkts",
+        "max_len_pkts",
+    }
     assert len(r.flows) == 2
     assert r.queue("R1->R2")["utilization"] > 0.5
     assert r.summary["packets_created"] == (
-        r.summary["packets_delivered"] + r.summary["packets_dropped"] + r.summary["packets_in_flight"]
+        r.summary["packets_delivered"]
+        + r.summary["packets_dropped"]
+        + r.summary["packets_in_flight"]
     )
     assert r.timeseries == {}
 
 
 def test_run_toml_builder_and_overrides(tmp_path):
-    r = ccsim.run("scenarios/dumbbell-newreno.toml", overrides=["duration=3s", "seed=7", "warmup=1s"])
+    r = ccsim.run(
+        "scenarios/dumbbell-newreno.toml", overrides=["duration=3s", "seed=7", "warmup=1s"]
+    )
     assert r.summary["duration_s"] == 3 and r.summary["seed"] == 7
     assert {"queue", "flow"} <= set(r.timeseries)
     sc = (

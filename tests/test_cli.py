@@ -8,7 +8,9 @@ import pyarrow.parquet as pq
 
 
 def ccsim(*args, **kw):
-    return subprocess.run([sys.executable, "-m", "ccsim.cli", *args], capture_output=True, text=True, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "ccsim.cli", *args], capture_output=True, text=True, **kw
+    )
 
 
 def test_help_documents_commands():
@@ -22,8 +24,18 @@ def test_help_documents_commands():
 
 def test_run_writes_summary_and_parquet(tmp_path):
     out = tmp_path / "o"
-    r = ccsim("run", "scenarios/dumbbell-newreno.toml", "--out", str(out), "--set", "duration=3s",
-              "--set", "seed=7", "--set", "warmup=1s")
+    r = ccsim(
+        "run",
+        "scenarios/dumbbell-newreno.toml",
+        "--out",
+        str(out),
+        "--set",
+        "duration=3s",
+        "--set",
+        "seed=7",
+        "--set",
+        "warmup=1s",
+    )
     assert r.returncode == 0, r.stderr
     assert "queue R1->R2" in r.stdout
     s = json.loads((out / "summary.json").read_text())
@@ -47,7 +59,15 @@ def test_bad_scenario_exits_2_with_one_line(tmp_path):
 
 
 def test_bench_reports_speed():
-    r = ccsim("bench", "scenarios/bench-dumbbell-8.toml", "--repeat", "1", "--json", "--set", "duration=2s")
+    r = ccsim(
+        "bench",
+        "scenarios/bench-dumbbell-8.toml",
+        "--repeat",
+        "1",
+        "--json",
+        "--set",
+        "duration=2s",
+    )
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["delivered_data_packets_per_s"] > 0 and d["events_per_s"] > 0

@@ -3,10 +3,9 @@
 Each check states its tolerance; the numbers were measured with the seeds used here.
 """
 
+import ccsim
 import numpy as np
 import pytest
-
-import ccsim
 from ccsim import theory
 
 RATE = 10e6  # link rate, bit/s
@@ -24,12 +23,25 @@ def single_queue(rho, limit, size_dist, duration="400s", seed=3):
                 "kind": "graph",
                 "nodes": ["a", "b"],
                 "links": [
-                    {"from": "a", "to": "b", "rate": "10Mbps", "delay": "1ms",
-                     "queue": {"kind": "droptail", "limit": limit}},
+                    {
+                        "from": "a",
+                        "to": "b",
+                        "rate": "10Mbps",
+                        "delay": "1ms",
+                        "queue": {"kind": "droptail", "limit": limit},
+                    },
                 ],
             },
-            "flows": [{"kind": "poisson", "src": "a", "dst": "b", "rate": f"{rho * 10}Mbps",
-                       "packet_size": f"{PKT}B", "size_dist": size_dist}],
+            "flows": [
+                {
+                    "kind": "poisson",
+                    "src": "a",
+                    "dst": "b",
+                    "rate": f"{rho * 10}Mbps",
+                    "packet_size": f"{PKT}B",
+                    "size_dist": size_dist,
+                }
+            ],
             "monitor": {"interval": "7ms", "queues": ["a->b"]},
         }
     )
@@ -71,8 +83,15 @@ def mathis_run(p, seed=5):
                 "kind": "graph",
                 "nodes": ["a", "b"],
                 "links": [
-                    {"from": "a", "to": "b", "rate": "1Gbps", "delay": "50ms", "loss": p,
-                     "duplex": False, "queue": {"kind": "droptail", "limit": "inf"}},
+                    {
+                        "from": "a",
+                        "to": "b",
+                        "rate": "1Gbps",
+                        "delay": "50ms",
+                        "loss": p,
+                        "duplex": False,
+                        "queue": {"kind": "droptail", "limit": "inf"},
+                    },
                     {"from": "b", "to": "a", "rate": "1Gbps", "delay": "50ms", "duplex": False},
                 ],
             },
@@ -106,8 +125,11 @@ def test_single_newreno_flow_one_bdp_full_utilization():
             "topology": {
                 "kind": "dumbbell",
                 "pairs": 1,
-                "bottleneck": {"rate": "40Mbps", "delay": "48ms",
-                               "queue": {"kind": "droptail", "limit": "1bdp"}},
+                "bottleneck": {
+                    "rate": "40Mbps",
+                    "delay": "48ms",
+                    "queue": {"kind": "droptail", "limit": "1bdp"},
+                },
                 "access": {"rate": "1Gbps", "delay": "1ms"},
             },
             "flows": [{"pairs": "all", "cc": "newreno", "mss": 960, "header": 40}],

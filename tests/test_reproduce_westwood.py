@@ -1,16 +1,17 @@
 """Short reproductions of the Westwood+ buffer-sizing paper's claims (Figs. 4, 5, 8)
 and of the experiments framework (report.md, figures, reuse of stored points)."""
 
-import pytest
-
 import ccsim
+import pytest
 from ccsim import theory
 from ccsim.experiments import Check, Experiment, all_experiments, get, westwood
 from ccsim.experiments.base import Run
 
 
 def util(protocol, b, duration="150s", warmup="60s"):
-    return ccsim.run(westwood.single_flow(protocol, 100, b, duration, warmup)).queue("R1->R2")["utilization"]
+    return ccsim.run(westwood.single_flow(protocol, 100, b, duration, warmup)).queue("R1->R2")[
+        "utilization"
+    ]
 
 
 def test_fig4_newreno_far_below_westwood_at_tenth_bdp():
@@ -31,11 +32,15 @@ def test_fig4_westwood_nearly_flat_in_buffer():
 
 
 def test_fig5_sawtooth_ranges():
-    nr = westwood.trace_metrics(ccsim.run(westwood.single_flow("newreno", 100, 0.1, "110s", "50s", monitor=True)))
+    nr = westwood.trace_metrics(
+        ccsim.run(westwood.single_flow("newreno", 100, 0.1, "110s", "50s", monitor=True))
+    )
     assert nr["cwnd_max_pkts"] == pytest.approx(550, rel=0.05)
     assert nr["cwnd_after_loss_pkts"] == pytest.approx(275, rel=0.05)
     assert 18 <= nr["empty_stretch_s"] <= 25
-    ww = westwood.trace_metrics(ccsim.run(westwood.single_flow("westwood", 100, 0.1, "110s", "50s", monitor=True)))
+    ww = westwood.trace_metrics(
+        ccsim.run(westwood.single_flow("westwood", 100, 0.1, "110s", "50s", monitor=True))
+    )
     assert ww["cwnd_after_loss_pkts"] == pytest.approx(500, rel=0.1)
     assert ww["empty_stretches"] == 0
 
@@ -63,8 +68,8 @@ def tiny_runs(quick):
 
 
 def tiny_plot(data, outdir):
-    from ccsim.experiments.base import save_figure
     import matplotlib
+    from ccsim.experiments.base import save_figure
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -84,8 +89,22 @@ TINY = Experiment(
     plot=tiny_plot,
     timeseries=["flow"],
     checks=[
-        Check("NewReno utilization", "high", lambda d: d.one("utilization", protocol="newreno"), 0.5, 1.0, ">50%"),
-        Check("impossible", "x", lambda d: d.one("utilization", protocol="westwood"), 2.0, 3.0, "never"),
+        Check(
+            "NewReno utilization",
+            "high",
+            lambda d: d.one("utilization", protocol="newreno"),
+            0.5,
+            1.0,
+            ">50%",
+        ),
+        Check(
+            "impossible",
+            "x",
+            lambda d: d.one("utilization", protocol="westwood"),
+            2.0,
+            3.0,
+            "never",
+        ),
     ],
 )
 

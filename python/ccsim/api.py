@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ccsim import _ccsim
 from ccsim.results import Results
 from ccsim.scenario import load_scenario
 
-__all__ = ["run", "resolve"]
+__all__ = ["resolve", "run"]
 
 
 def resolve(scenario: Any, overrides: list[str] | dict | None = None) -> dict:
@@ -28,7 +29,7 @@ def _to_json(d: dict) -> str:
     try:
         return json.dumps(d, allow_nan=False, default=_reject)
     except ValueError as e:  # NaN/inf numbers
-        raise _ccsim.ScenarioError(f"scenario: {e}; write infinite sizes as \"inf\"") from None
+        raise _ccsim.ScenarioError(f'scenario: {e}; write infinite sizes as "inf"') from None
 
 
 def _reject(o: Any) -> Any:

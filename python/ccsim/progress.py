@@ -12,7 +12,11 @@ def _fmt(s: float) -> str:
     if s != s or s == float("inf"):
         return "--:--"
     s = int(s)
-    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60:02d}:{s % 60:02d}"
+    return (
+        f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+        if s >= 3600
+        else f"{s // 60:02d}:{s % 60:02d}"
+    )
 
 
 class ProgressBar:
@@ -23,7 +27,9 @@ class ProgressBar:
     ``"runs"`` for sweep points).
     """
 
-    def __init__(self, label: str = "", unit: str = "", delay: float = 1.0, stream=None, enabled=True):
+    def __init__(
+        self, label: str = "", unit: str = "", delay: float = 1.0, stream=None, enabled=True
+    ):
         self.label = label
         self.unit = unit
         self.delay = delay
@@ -45,8 +51,14 @@ class ProgressBar:
         eta = el * (1 - frac) / frac if frac > 0 else float("inf")
         width = 30
         bar = "#" * int(frac * width) + "-" * (width - int(frac * width))
-        num = f"{done:.4g}/{total:.4g}{self.unit}" if isinstance(done, float) else f"{done}/{total}{self.unit}"
-        self.stream.write(f"\r{self.label} [{bar}] {frac * 100:5.1f}% {num} elapsed {_fmt(el)} eta {_fmt(eta)} ")
+        num = (
+            f"{done:.4g}/{total:.4g}{self.unit}"
+            if isinstance(done, float)
+            else f"{done}/{total}{self.unit}"
+        )
+        self.stream.write(
+            f"\r{self.label} [{bar}] {frac * 100:5.1f}% {num} elapsed {_fmt(el)} eta {_fmt(eta)} "
+        )
         self.stream.flush()
         self.drawn = True
 

@@ -96,7 +96,9 @@ class Results:
     def load(cls, directory: str | Path) -> Results:
         """Read results written by :meth:`save`."""
         d = Path(directory)
-        ts = {p.stem.removeprefix("ts_"): pd.read_parquet(p) for p in sorted(d.glob("ts_*.parquet"))}
+        ts = {
+            p.stem.removeprefix("ts_"): pd.read_parquet(p) for p in sorted(d.glob("ts_*.parquet"))
+        }
         return cls(
             json.loads((d / "scenario.json").read_text()),
             json.loads((d / "summary.json").read_text()),

@@ -12,13 +12,14 @@ from __future__ import annotations
 import copy
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
+import tomllib
+
 from ccsim._ccsim import ScenarioError
 
-__all__ = ["Scenario", "load_scenario", "parse_override", "set_path", "get_path"]
+__all__ = ["Scenario", "get_path", "load_scenario", "parse_override", "set_path"]
 
 _INDEX = re.compile(r"^(.*?)\[(\d+)\]$")
 
