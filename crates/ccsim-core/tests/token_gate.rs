@@ -289,6 +289,6 @@ fn token_gate_scenario_errors_name_the_key_and_what_is_accepted() {
     assert_eq!(
         r["components"][0],
         json!({"node": "router_1", "kind": "token_gate", "forward": FWD, "buffer": "5000B",
-               "threshold": 3, "packet_length": "576B", "flows": "all"})
+               "threshold": 3, "packet_length": "576B", "flows": "all", "in_transit": "ignore"})
     );
 }
