@@ -55,7 +55,7 @@ def _print_summary(r: ccsim.Results) -> None:
 
 
 def _run_with_bar(path, overrides, quiet: bool) -> ccsim.Results:
-    bar = ProgressBar("simulating", unit="s", enabled=not quiet)
+    bar = ProgressBar("simulating", unit="s", delay=1.0, enabled=not quiet)
     try:
         return ccsim.run(path, overrides=overrides, progress=bar.update)
     finally:

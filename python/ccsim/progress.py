@@ -1,69 +1,124 @@
-"""A small progress bar on stderr (no dependency), shown only for long tasks."""
+"""The one progress bar of ccsim: a line on stderr with count, percentage and ETA.
+
+Used by ``ccsim run`` (simulated seconds) and by sweeps (points). On a terminal it
+redraws one line in place; elsewhere (logs, CI) it prints a line every few seconds.
+With ``delay`` it stays silent for short tasks.
+"""
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 
-__all__ = ["ProgressBar"]
+__all__ = ["ProgressBar", "fmt_duration"]
 
 
-def _fmt(s: float) -> str:
-    if s != s or s == float("inf"):
-        return "--:--"
-    s = int(s)
-    return (
-        f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
-        if s >= 3600
-        else f"{s // 60:02d}:{s % 60:02d}"
-    )
+def fmt_duration(seconds: float) -> str:
+    """``75`` -> ``"1:15"``, ``3725`` -> ``"1:02:05"``, unknown -> ``"?"``."""
+    if not math.isfinite(seconds):
+        return "?"
+    seconds = round(seconds)
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
 class ProgressBar:
-    """Progress with ETA, drawn on stderr after ``delay`` seconds of wall time.
+    """Progress with ETA on ``stream`` (stderr).
 
-    ``update(done, total)`` may be called often; it redraws at most 10 times a
-    second. ``unit`` labels the counts (``"s"`` for simulated seconds,
-    ``"runs"`` for sweep points).
+    Parameters
+    ----------
+    label : str
+        Shown first (``"sweep"``, ``"simulating"``).
+    total : float, optional
+        Amount of work; may instead be passed to each :meth:`update`.
+    unit : str
+        Appended to the counts (``"s"`` for simulated seconds).
+    delay : float
+        Draw nothing until this many wall seconds have passed.
+    enabled : bool
+        False: silent.
     """
 
     def __init__(
-        self, label: str = "", unit: str = "", delay: float = 1.0, stream=None, enabled=True
+        self,
+        label: str = "",
+        total: float = 0,
+        unit: str = "",
+        delay: float = 0.0,
+        enabled: bool = True,
+        stream=None,
+        width: int = 24,
     ):
         self.label = label
+        self.total = total
         self.unit = unit
         self.delay = delay
-        self.stream = stream or sys.stderr
         self.enabled = enabled
-        self.t0 = time.monotonic()
-        self.last = 0.0
-        self.drawn = False
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.start = time.monotonic()
+        self.done: float = 0
+        self.failed = 0
+        self._last = 0.0
+        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._drawn = False
+        self._shown: tuple | None = None
 
-    def update(self, done: float, total: float) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        el = now - self.t0
-        if el < self.delay or (now - self.last < 0.1 and done < total):
-            return
-        self.last = now
-        frac = min(done / total, 1.0) if total > 0 else 1.0
-        eta = el * (1 - frac) / frac if frac > 0 else float("inf")
-        width = 30
-        bar = "#" * int(frac * width) + "-" * (width - int(frac * width))
-        num = (
-            f"{done:.4g}/{total:.4g}{self.unit}"
-            if isinstance(done, float)
-            else f"{done}/{total}{self.unit}"
-        )
-        self.stream.write(
-            f"\r{self.label} [{bar}] {frac * 100:5.1f}% {num} elapsed {_fmt(el)} eta {_fmt(eta)} "
-        )
+    def message(self, text: str) -> None:
+        """Print a line of text without breaking the bar."""
+        if self._drawn and self._tty:
+            self.stream.write("\n")
+            self._drawn = False
+        self.stream.write(text + "\n")
         self.stream.flush()
-        self.drawn = True
+
+    def update(
+        self, done: float, total: float | None = None, failed: int = 0, force: bool = False
+    ) -> None:
+        """``done`` (and ``failed``) of ``total``; redraws at most a few times a second."""
+        self.done, self.failed = done, failed
+        if total is not None:
+            self.total = total
+        if not self.enabled or self.total <= 0:
+            return
+        done += failed
+        now = time.monotonic()
+        elapsed = now - self.start
+        if not force and elapsed < self.delay:
+            return
+        interval = 0.2 if self._tty else 5.0
+        if not force and now - self._last < interval and done < self.total:
+            return
+        if (done, failed) == self._shown and not self._tty:
+            return
+        self._shown = (done, failed)
+        self._last = now
+        frac = min(done / self.total, 1.0)
+        eta = elapsed / frac * (1 - frac) if frac > 0 else math.inf
+        filled = int(self.width * frac)
+        bar = "#" * filled + "." * (self.width - filled)
+        fail = f" ({failed} failed)" if failed else ""
+        count = (
+            f"{done:.4g}/{self.total:.4g}" if isinstance(done, float) else f"{done}/{self.total}"
+        )
+        line = (
+            f"{self.label} {count}{self.unit} [{bar}] {100 * frac:3.0f}%{fail}"
+            f"  elapsed {fmt_duration(elapsed)}  ETA {fmt_duration(eta)}"
+        )
+        if self._tty:
+            self.stream.write("\r" + line + "\x1b[K")
+            self._drawn = True
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
 
     def close(self) -> None:
-        if self.drawn:
+        """Draw the final state (if anything was drawn) and end the line."""
+        if self.enabled and (self._shown is not None or self.delay == 0):
+            self.update(self.done, failed=self.failed, force=True)
+        if self._tty and self._drawn:
             self.stream.write("\n")
             self.stream.flush()
-            self.drawn = False
+            self._drawn = False

@@ -47,6 +47,7 @@ from typing import Any
 
 import pandas as pd
 
+from .progress import ProgressBar
 from .store import Store, dumps, jsonable
 
 __all__ = [
@@ -498,86 +499,13 @@ def _worker_init(parent_pid: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
 
 
-# --------------------------------------------------------------------------- progress
-
-
-def _fmt_time(seconds: float) -> str:
-    if not math.isfinite(seconds):
-        return "?"
-    seconds = round(seconds)
-    h, rest = divmod(seconds, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
-
-
-class _Progress:
-    """A one-line progress bar on stderr (a line every few seconds if not a TTY)."""
-
-    def __init__(self, total: int, enabled: bool, stream=None, width: int = 24):
-        self.total = total
-        self.enabled = enabled and total > 0
-        self.stream = stream or sys.stderr
-        self.width = width
-        self.start = time.monotonic()
-        self.done = 0
-        self.failed = 0
-        self._last = 0.0
-        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self._drawn = False
-        self._shown: tuple[int, int] | None = None
-
-    def message(self, text: str) -> None:
-        if self._drawn and self._tty:
-            self.stream.write("\n")
-            self._drawn = False
-        self.stream.write(text + "\n")
-        self.stream.flush()
-
-    def update(self, done: int, failed: int, force: bool = False) -> None:
-        self.done, self.failed = done, failed
-        if not self.enabled:
-            return
-        done += failed
-        now = time.monotonic()
-        interval = 0.2 if self._tty else 5.0
-        if not force and now - self._last < interval and done < self.total:
-            return
-        if (done, failed) == self._shown and not self._tty:
-            return
-        self._shown = (done, failed)
-        self._last = now
-        elapsed = now - self.start
-        eta = elapsed / done * (self.total - done) if done else math.inf
-        filled = int(self.width * done / self.total)
-        bar = "#" * filled + "." * (self.width - filled)
-        fail = f" ({failed} failed)" if failed else ""
-        line = (
-            f"sweep {done}/{self.total} [{bar}] {100 * done / self.total:3.0f}%{fail}"
-            f"  elapsed {_fmt_time(elapsed)}  ETA {_fmt_time(eta)}"
-        )
-        if self._tty:
-            self.stream.write("\r" + line + "\x1b[K")
-            self._drawn = True
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self.update(self.done, self.failed, force=True)
-            if self._tty and self._drawn:
-                self.stream.write("\n")
-                self.stream.flush()
-                self._drawn = False
-
-
 # --------------------------------------------------------------------------- run_sweep
 
 
 class _Recorder:
     """Parent-side bookkeeping: the only code that writes to the store."""
 
-    def __init__(self, store: Store, version: str, progress: _Progress):
+    def __init__(self, store: Store, version: str, progress: ProgressBar):
         self.store = store
         self.version = version
         self.progress = progress
@@ -599,7 +527,7 @@ class _Recorder:
     def fail(self, items: list[tuple[Point, str, str | None]]) -> None:
         self.store.record_failures([self._failure(p, e, tb) for p, e, tb in items])
         self.failed.extend((p, e) for p, e, _ in items)
-        self.progress.update(self.done, len(self.failed))
+        self.progress.update(self.done, failed=len(self.failed))
 
     def record(self, items: list[tuple[Point, dict]]) -> None:
         """Store a batch of worker outputs (one transaction per point)."""
@@ -636,7 +564,7 @@ class _Recorder:
         if failures:
             self.fail(failures)
         else:
-            self.progress.update(self.done, len(self.failed))
+            self.progress.update(self.done, failed=len(self.failed))
 
 
 def _outcome(future) -> dict:
@@ -900,7 +828,7 @@ def run_sweep(
                 continue
             seen.add(key)
             (invalid if p.error else todo).append(p)
-        bar = _Progress(len(todo) + len(invalid), progress)
+        bar = ProgressBar("sweep", total=len(todo) + len(invalid), enabled=progress)
         if progress and (len(points) - len(todo) - len(invalid)):
             bar.message(
                 f"sweep: {len(seen)} of {len(points)} points to run "
