@@ -120,6 +120,19 @@ pub fn cong_avoid_ai(s: &mut CcState, acked: u64) {
     }
 }
 
+/// Reno window growth (Linux `tcp_reno_cong_avoid`): slow start below ssthresh,
+/// then additive increase with whatever the ACK had left over.
+pub fn reno_cong_avoid(s: &mut CcState, acked: u64) {
+    let acked = if s.cwnd < s.ssthresh {
+        slow_start(s, acked)
+    } else {
+        acked
+    };
+    if acked > 0 && s.cwnd >= s.ssthresh {
+        cong_avoid_ai(s, acked);
+    }
+}
+
 /// Standard loss response (RFC 5681 eq. 4): max(FlightSize/2, 2·SMSS).
 pub fn halve_flight(s: &CcState) -> u64 {
     (s.flight / 2).max(2 * s.mss)

@@ -4,7 +4,7 @@
 //! classic variants: Tahoe (go-back-N from cwnd = 1, Jacobson 1988), Reno
 //! (fast recovery, RFC 5681 §3.2) and NewReno (partial ACKs, RFC 6582).
 
-use super::{cong_avoid_ai, halve_flight, slow_start, CcState, CongestionOps, Recovery};
+use super::{halve_flight, reno_cong_avoid, CcState, CongestionOps, Recovery};
 
 pub struct Reno {
     recovery: Recovery,
@@ -31,13 +31,6 @@ impl CongestionOps for Reno {
         halve_flight(s)
     }
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
-        let acked = if s.cwnd < s.ssthresh {
-            slow_start(s, acked)
-        } else {
-            acked
-        };
-        if acked > 0 && s.cwnd >= s.ssthresh {
-            cong_avoid_ai(s, acked);
-        }
+        reno_cong_avoid(s, acked);
     }
 }

@@ -35,7 +35,7 @@
 //!   headers it is below the wire rate by a factor mss/(mss + header);
 //!   BWE·RTT_min is then a window in payload bytes, as cwnd is.
 
-use super::{cong_avoid_ai, halve_flight, slow_start, AckSample, CcState, CongestionOps, Recovery};
+use super::{halve_flight, reno_cong_avoid, AckSample, CcState, CongestionOps, Recovery};
 use crate::units::Time;
 
 /// The low-pass filter applied to the per-RTT bandwidth samples.
@@ -200,14 +200,7 @@ impl CongestionOps for Westwood {
     }
     /// Identical to Reno.
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
-        let acked = if s.cwnd < s.ssthresh {
-            slow_start(s, acked)
-        } else {
-            acked
-        };
-        if acked > 0 && s.cwnd >= s.ssthresh {
-            cong_avoid_ai(s, acked);
-        }
+        reno_cong_avoid(s, acked);
     }
     /// §1.2 step 2: close the interval once `now − start ≥ max(srtt,
     /// min_interval)` (before counting this ACK, as Linux), then count the ACK.
