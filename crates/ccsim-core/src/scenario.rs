@@ -159,6 +159,40 @@ fn read_spread(t: &mut Tab, key: &'static str, default: &str, len: Option<usize>
     Ok(spread)
 }
 
+/// One side of a dumbbell's access links (`access` or `receiver_access`).
+struct Access {
+    rate: Rate,
+    delay: Spread,
+    loss: f64,
+    queue: QueueSpec,
+}
+
+fn read_access(t: &mut Tab, key: &'static str, pairs: usize) -> Res<Access> {
+    let mut a = t
+        .table(key)?
+        .ok_or_else(|| t.missing(key, "a table with rate and delay"))?;
+    let access = Access {
+        rate: a.rate("rate", None)?,
+        delay: read_spread(&mut a, "delay", "0s", Some(pairs))?,
+        loss: a.float("loss", Some(0.0), 0.0, 1.0)?,
+        queue: read_queue(&mut a, "queue", "1000pkt")?,
+    };
+    t.put(key, a.finish()?);
+    Ok(access)
+}
+
+/// `reverse_queue` if given, else the forward queue's settings (recorded as resolved).
+fn read_reverse_queue(t: &mut Tab, forward: &QueueSpec, default_limit: &str) -> Res<QueueSpec> {
+    if t.has("reverse_queue") {
+        return read_queue(t, "reverse_queue", default_limit);
+    }
+    t.raw("reverse_queue");
+    let mut q = forward.clone();
+    q.path = t.key_path("reverse_queue");
+    t.put("reverse_queue", q.resolved.clone());
+    Ok(q)
+}
+
 fn read_dumbbell(t: &mut Tab, rng: &mut Rng, net: &mut Net) -> Res<()> {
     let n = t.uint("pairs", None, 1, 100_000)? as usize;
     let mut bt = t
@@ -168,42 +202,21 @@ fn read_dumbbell(t: &mut Tab, rng: &mut Rng, net: &mut Net) -> Res<()> {
     let b_delay = bt.time("delay", None)?;
     let b_loss = bt.float("loss", Some(0.0), 0.0, 1.0)?;
     let b_q = read_queue(&mut bt, "queue", "100pkt")?;
-    let b_rq = if bt.has("reverse_queue") {
-        read_queue(&mut bt, "reverse_queue", "100pkt")?
-    } else {
-        bt.raw("reverse_queue");
-        let mut q = b_q.clone();
-        q.path = bt.key_path("reverse_queue");
-        bt.put("reverse_queue", q.resolved.clone());
-        q
-    };
+    let b_rq = read_reverse_queue(&mut bt, &b_q, "100pkt")?;
     t.put("bottleneck", bt.finish()?);
 
-    let mut sides = Vec::new();
-    for key in ["access", "receiver_access"] {
-        let present = t.has(key);
-        if key == "receiver_access" && !present {
-            t.raw(key);
-            sides.push(None);
-            continue;
-        }
-        let mut a = t
-            .table(key)?
-            .ok_or_else(|| t.missing(key, "a table with rate and delay"))?;
-        let rate = a.rate("rate", None)?;
-        let delay = read_spread(&mut a, "delay", "0s", Some(n))?;
-        let loss = a.float("loss", Some(0.0), 0.0, 1.0)?;
-        let q = read_queue(&mut a, "queue", "1000pkt")?;
-        t.put(key, a.finish()?);
-        sides.push(Some((rate, delay, loss, q)));
-    }
-    let send = sides[0].take().expect("access");
-    let recv = sides[1].take();
+    let send = read_access(t, "access", n)?;
+    let recv = if t.has("receiver_access") {
+        Some(read_access(t, "receiver_access", n)?)
+    } else {
+        t.raw("receiver_access");
+        None
+    };
+    let recv_side = recv.as_ref().unwrap_or(&send);
 
     let r1 = net.add_node("R1".into());
     let r2 = net.add_node("R2".into());
-    let mut mean_access = send.1.mean();
-    mean_access += recv.as_ref().map_or(send.1.mean(), |r| r.1.mean());
+    let mean_access = send.delay.mean() + recv_side.delay.mean();
     let add = |net: &mut Net, from, to, rate, delay, loss, queue: &QueueSpec| {
         net.links.push(LinkSpec {
             from,
@@ -218,13 +231,11 @@ fn read_dumbbell(t: &mut Tab, rng: &mut Rng, net: &mut Net) -> Res<()> {
         let s = net.add_node(format!("s{i}"));
         let d = net.add_node(format!("d{i}"));
         net.pairs.push((s, d));
-        let ds = send.1.draw(i, rng);
-        add(net, s, r1, send.0, ds, send.2, &send.3);
-        add(net, r1, s, send.0, ds, send.2, &send.3);
-        let r = recv.as_ref().unwrap_or(&send);
-        let dd = r.1.draw(i, rng);
-        add(net, r2, d, r.0, dd, r.2, &r.3);
-        add(net, d, r2, r.0, dd, r.2, &r.3);
+        for (side, a, b) in [(&send, s, r1), (recv_side, r2, d)] {
+            let delay = side.delay.draw(i, rng);
+            add(net, a, b, side.rate, delay, side.loss, &side.queue);
+            add(net, b, a, side.rate, delay, side.loss, &side.queue);
+        }
     }
     add(net, r1, r2, b_rate, b_delay, b_loss, &b_q);
     add(net, r2, r1, b_rate, b_delay, b_loss, &b_rq);
@@ -281,14 +292,7 @@ fn read_graph(t: &mut Tab, net: &mut Net) -> Res<()> {
         let loss = l.float("loss", Some(0.0), 0.0, 1.0)?;
         let duplex = l.boolean("duplex", true)?;
         let q = read_queue(&mut l, "queue", "1000pkt")?;
-        let rq = if l.has("reverse_queue") {
-            read_queue(&mut l, "reverse_queue", "1000pkt")?
-        } else {
-            l.raw("reverse_queue");
-            let mut q2 = q.clone();
-            q2.path = l.key_path("reverse_queue");
-            q2
-        };
+        let rq = read_reverse_queue(&mut l, &q, "1000pkt")?;
         net.links.push(LinkSpec {
             from,
             to,
@@ -349,6 +353,7 @@ struct FlowPlan {
     kind: FlowKind,
 }
 
+#[derive(Clone)]
 enum FlowKind {
     Tcp {
         snd: SendParams,
@@ -449,20 +454,19 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time) -> Res<V
         let resolved = t.finish()?;
         let mut k = 0;
         for &(s, d) in &ends {
-            for c in 0..count {
+            for _ in 0..count {
                 let idx = plans.len();
                 let name = match (&base_name, ends.len() * count) {
                     (Some(b), 1) => b.clone(),
                     (Some(b), _) => format!("{b}.{k}"),
                     (None, _) => format!("f{idx}"),
                 };
-                let _ = c;
                 plans.push(FlowPlan {
                     name,
                     src: s,
                     dst: d,
                     start: start.draw(k, rng),
-                    kind: clone_kind(&fk),
+                    kind: fk.clone(),
                 });
                 k += 1;
             }
@@ -490,27 +494,6 @@ fn preview(names: &[String]) -> String {
         s.push(format!("… ({} nodes)", names.len()));
     }
     s.join(", ")
-}
-
-fn clone_kind(k: &FlowKind) -> FlowKind {
-    match k {
-        FlowKind::Tcp { snd, rcv, cc } => FlowKind::Tcp {
-            snd: snd.clone(),
-            rcv: rcv.clone(),
-            cc: cc.clone(),
-        },
-        FlowKind::Udp {
-            pattern,
-            rate,
-            size,
-            stop,
-        } => FlowKind::Udp {
-            pattern: pattern.clone(),
-            rate: *rate,
-            size: size.clone(),
-            stop: *stop,
-        },
-    }
 }
 
 fn read_tcp(t: &mut Tab) -> Res<FlowKind> {
