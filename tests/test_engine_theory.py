@@ -114,25 +114,3 @@ def test_square_root_law_breaks_down_with_timeouts():
     f = mathis_run(0.02).flows.iloc[0]
     assert f.timeouts > 20
     assert f.goodput_bps < theory.mathis_throughput(1460, 0.1, 0.02) * 8
-
-
-def test_single_newreno_flow_one_bdp_full_utilization():
-    r = ccsim.run(
-        {
-            "seed": 1,
-            "duration": "120s",
-            "warmup": "20s",
-            "topology": {
-                "kind": "dumbbell",
-                "pairs": 1,
-                "bottleneck": {
-                    "rate": "40Mbps",
-                    "delay": "48ms",
-                    "queue": {"kind": "droptail", "limit": "1bdp"},
-                },
-                "access": {"rate": "1Gbps", "delay": "1ms"},
-            },
-            "flows": [{"pairs": "all", "cc": "newreno", "mss": 960, "header": 40}],
-        }
-    )
-    assert r.queue("R1->R2")["utilization"] >= 0.98

@@ -15,25 +15,11 @@ import duckdb
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from _scenarios import one_pair
 from ccsim import store as st
 from ccsim import sweep as sw
 
-BASE = {
-    "seed": 1,
-    "duration": "2s",
-    "topology": {
-        "kind": "dumbbell",
-        "pairs": 1,
-        "bottleneck": {
-            "rate": "10Mbps",
-            "delay": "10ms",
-            "queue": {"kind": "droptail", "limit": "50pkt"},
-        },
-        "access": {"rate": "100Mbps", "delay": "1ms"},
-    },
-    "flows": [{"pairs": "all", "cc": "newreno"}],
-    "monitor": {"interval": "50ms"},
-}
+BASE = one_pair(monitor={"interval": "50ms"})
 LIMIT = "topology.bottleneck.queue.limit"
 PAIRS = "topology.pairs"
 

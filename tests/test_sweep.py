@@ -20,24 +20,11 @@ from pathlib import Path
 import ccsim
 import duckdb
 import pytest
+from _scenarios import one_pair
 from ccsim import sweep as sw
 from ccsim.store import DB_NAME
 
-BASE = {
-    "seed": 1,
-    "duration": "2s",
-    "topology": {
-        "kind": "dumbbell",
-        "pairs": 1,
-        "bottleneck": {
-            "rate": "10Mbps",
-            "delay": "10ms",
-            "queue": {"kind": "droptail", "limit": "50pkt"},
-        },
-        "access": {"rate": "100Mbps", "delay": "1ms"},
-    },
-    "flows": [{"pairs": "all", "cc": "newreno"}],
-}
+BASE = one_pair()
 
 # ~0.3-0.5 s of wall time per point: long enough to kill a sweep in the middle
 SLOW = copy.deepcopy(BASE)
