@@ -56,9 +56,9 @@ def run(
     progress
         Called as ``progress(now_s, end_s)`` between slices of simulated time.
     slice_s
-        Simulated seconds per slice (default: 1/200 of the duration when
-        ``progress`` is given, else the whole run). Ctrl-C is honoured between
-        slices.
+        Simulated seconds per slice (default, chosen by the engine: 1/200 of the
+        duration when ``progress`` is given, else the whole run). Ctrl-C is
+        honoured between slices.
 
     Raises
     ------
@@ -70,13 +70,6 @@ def run(
     """
     d = load_scenario(scenario, overrides)
     text = _to_json(d)
-    if progress is not None and slice_s is None:
-        from ccsim.units import parse_time_s
-
-        try:
-            slice_s = max(parse_time_s(d.get("duration", "0s")) / 200.0, 1e-6)
-        except ValueError:
-            slice_s = None  # the engine reports the bad duration
     t0 = time.perf_counter()
     raw = _ccsim.run(text, progress, slice_s)
     wall = time.perf_counter() - t0

@@ -96,7 +96,8 @@ fn output_to_py<'py>(py: Python<'py>, out: Output) -> PyResult<Bound<'py, PyDict
 }
 
 /// Runs a scenario (JSON text). `progress(now_s, end_s)` is called between
-/// slices of `slice_s` simulated seconds; Ctrl-C is honoured between slices.
+/// slices of `slice_s` simulated seconds (default: 1/200 of the run when
+/// `progress` is given); Ctrl-C is honoured between slices.
 #[pyfunction]
 #[pyo3(signature = (text, progress=None, slice_s=None))]
 fn run<'py>(
@@ -117,7 +118,16 @@ fn run<'py>(
         }
     };
     let end = sim.end;
-    let slice = slice_s.map(Time::from_secs_f64).filter(|s| s.0 > 0).unwrap_or(end);
+    // Default: 200 slices when someone watches progress, else one.
+    let default_slice = if progress.is_some() {
+        Time((end.0 / 200).max(1))
+    } else {
+        end
+    };
+    let slice = slice_s
+        .map(Time::from_secs_f64)
+        .filter(|s| s.0 > 0)
+        .unwrap_or(default_slice);
     let mut events = 0u64;
     let mut t = Time::ZERO;
     while !sim.done() {
