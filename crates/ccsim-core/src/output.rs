@@ -5,6 +5,7 @@ use crate::qdisc::DropReason;
 use crate::sim::{Endpoint, Sim};
 use serde_json::{json, Value};
 
+#[derive(Debug, Clone)]
 pub enum Column {
     F64(Vec<f64>),
     I64(Vec<i64>),

@@ -38,19 +38,35 @@
 //! * If L_p grows so much that `B_T ≤ Th`, no ACK is released until it shrinks:
 //!   that is the algorithm as written; `build` only checks `Th < B_T` for the
 //!   default length.
-//! * Tokens do not count packets still on their way: the paper's cap of
-//!   `B − Th + 1` packets (27 648 bits) assumes the packets clocked out by a
-//!   released ACK reach the gate before the next departure (§3.1, eq. 16). When
-//!   the sender round trip behind the gate is longer than one service time (the
-//!   paper's own Fig. 2 with 1 ms access links: 2.49 ms > 2.304 ms) the backlog
-//!   overshoots; no compensation is added because the paper has none.
+//! * With the paper's rule (`in_transit = "ignore"`, the default) tokens do not
+//!   count packets still on their way: the cap of `B − Th + 1` packets
+//!   (27 648 bits) assumes the packets clocked out by a released ACK reach the
+//!   gate before the next departure (§3.1, eq. 16). When the round trip from the
+//!   gate to the sender and back is longer than one service time (the paper's
+//!   own Fig. 2 with 1 ms access links: 2.49 ms > 2.304 ms) the next departure
+//!   hands out the same room again and the backlog overshoots.
+//! * `in_transit = "count"` is ccsim's extension for that case (not in the
+//!   paper). Every ACK let through *promises* the packets it will clock out, and
+//!   tokens are `min(B_T, floor(spare / L_p)) − promised`. An ACK newly
+//!   acknowledging `m` segments clocks out `m` packets, plus one while the
+//!   sender's window grows by a segment per ACK (slow start, RFC 5681 §3.1):
+//!   the gate promises `m + g`, where `g` is learnt per flow: 1 after a data
+//!   packet arrives that no promise covered, 0 after a promise lapses unkept.
+//!   A governed data arrival keeps one packet of its flow's oldest promise. A
+//!   promise lapses one forward service time after the unloaded arrival time of
+//!   its last packet, computed from the path: the ACK's trip from the gate to
+//!   the sender, the sender's link serializing the flow's promised packets in
+//!   order, the data's trip back. With correct promises, releasing only while
+//!   `N_T > Th` keeps backlog + promised ≤ `B − Th + 1` packets — the paper's
+//!   cap — whatever the delay behind the gate; when that delay is short both
+//!   rules make the same decisions.
 
 use crate::cfg::{Res, Tab};
 use crate::packet::{FlowId, Kind, LinkId, NodeId, Packet};
 use crate::qdisc::Limit;
 use crate::router::{CompCtx, Component, QueueEvent, QueueView, Verdict};
 use crate::sim::{Sim, NO_ROUTE};
-use crate::units::Time;
+use crate::units::{Rate, Time};
 use serde_json::Value;
 use std::collections::VecDeque;
 
@@ -67,12 +83,43 @@ pub struct Params {
     pub packet_bits: u64,
     /// Governed flows, indexed by `FlowId` (missing = not governed).
     pub governed: Vec<bool>,
-    /// ccsim extension (`in_transit = "count"`): subtract from `N_T` the tokens
-    /// handed to released ACKs whose data has not reached the forward buffer yet.
-    /// The paper's rule (`"ignore"`, default) assumes a released ACK's packets
-    /// arrive before the next departure (§3.1); with longer hop delays it
-    /// releases again on the next departure and the buffer overshoots.
-    pub count_in_transit: bool,
+    /// Rate of the forward link (promises lapse one service time late); `None` = 0.
+    pub forward_rate: Option<Rate>,
+    /// ccsim extension (`in_transit = "count"`): the unloaded path of each governed
+    /// flow between the gate and its sender, for promises (module docs). `None`
+    /// is the paper's rule (`"ignore"`).
+    pub promise_paths: Option<Vec<SenderPath>>,
+}
+
+/// The links between the gate and a flow's sender: `to_sender` from the gate to
+/// the sender (the ACK's way), `from_sender` back (the data's way), each as
+/// (rate, propagation delay) in path order.
+#[derive(Clone, Debug, Default)]
+pub struct SenderPath {
+    pub to_sender: Vec<(Rate, Time)>,
+    pub from_sender: Vec<(Rate, Time)>,
+}
+
+/// Packets an ACK let through will clock out, until `lapses`.
+#[derive(Clone, Debug)]
+struct Promise {
+    packets: u64,
+    lapses: Time,
+}
+
+/// Per-flow promise state (`in_transit = "count"`).
+#[derive(Clone, Debug, Default)]
+struct FlowPromises {
+    /// Oldest first.
+    open: VecDeque<Promise>,
+    /// Highest cumulative ACK let through.
+    last_ack: Option<u64>,
+    /// Largest data payload seen, bytes (the segment size).
+    seg: u64,
+    /// The window grows by one segment per ACK (g = 1); starts true (slow start).
+    growing: bool,
+    /// When the sender's link finishes the packets promised so far (unloaded).
+    sender_free: Time,
 }
 
 /// An ACK waiting in the ACK buffer, with its output link and arrival time.
@@ -96,6 +143,11 @@ struct Stats {
     total_hold: Time,
     /// When the first ACK had to wait.
     first_hold: Option<Time>,
+    /// Promised packets that arrived / that lapsed unkept; data that no promise covered.
+    promised_kept: u64,
+    promised_lapsed: u64,
+    unpromised: u64,
+    max_promised: u64,
 }
 
 /// The gate: parameters plus the mutable token state.
@@ -113,8 +165,10 @@ pub struct TokenGate {
     held_bytes: u64,
     /// Forward backlog at the last queue event, bytes.
     forward_bytes: u64,
-    /// Tokens given to released ACKs whose data has not arrived (with `count_in_transit`).
-    in_transit: u64,
+    /// Per governed flow (with promises), indexed by `FlowId`.
+    promises: Vec<FlowPromises>,
+    /// Packets promised and not yet arrived, all flows.
+    promised: u64,
     stats: Stats,
 }
 
@@ -130,9 +184,19 @@ impl TokenGate {
             fifo: VecDeque::new(),
             held_bytes: 0,
             forward_bytes: 0,
-            in_transit: 0,
+            promises: Vec::new(),
+            promised: 0,
             stats: Stats::default(),
         };
+        if let Some(paths) = &g.p.promise_paths {
+            g.promises = vec![
+                FlowPromises {
+                    growing: true,
+                    ..FlowPromises::default()
+                };
+                paths.len()
+            ];
+        }
         g.capacity = g.packets_in(g.p.buffer_bits);
         g.tokens = g.capacity;
         g
@@ -156,17 +220,91 @@ impl TokenGate {
     /// `N_T = min(B_T, floor(spare / L_p))`, spare = Bf − bits queued (≥ 0).
     fn recompute_tokens(&mut self) {
         let spare = self.p.buffer_bits.saturating_sub(self.forward_bytes * 8);
-        self.tokens = self
-            .capacity
-            .min(self.packets_in(spare))
-            .saturating_sub(self.in_transit);
+        self.tokens = self.capacity.min(self.packets_in(spare)).saturating_sub(self.promised);
     }
 
-    /// A token leaves with an ACK.
-    fn take_token(&mut self) {
+    /// A token leaves with `ack`; with promises, the packets it will clock out are
+    /// promised too (module docs).
+    fn take_token(&mut self, now: Time, ack: &Packet) {
         self.tokens -= 1;
-        if self.p.count_in_transit {
-            self.in_transit += 1;
+        let Some(paths) = &self.p.promise_paths else { return };
+        let path = &paths[ack.flow.idx()];
+        let (num, den) = self.mean_len();
+        let data_bytes = (num / den / 8) as u64;
+        let service = self.service_time(data_bytes);
+        let f = &mut self.promises[ack.flow.idx()];
+        let newly = match f.last_ack {
+            Some(prev) if ack.ack <= prev => 0,
+            Some(prev) if f.seg > 0 => (ack.ack - prev).div_ceil(f.seg),
+            _ => 1,
+        };
+        f.last_ack = Some(f.last_ack.map_or(ack.ack, |a| a.max(ack.ack)));
+        // At least one, as every ACK takes a token (a duplicate ACK in fast
+        // recovery clocks out one packet).
+        let packets = (newly + f.growing as u64).max(1);
+        // Unloaded timing: the ACK to the sender, its packets serialized behind
+        // the ones promised before, then back to the gate.
+        let mut t = now;
+        for &(rate, delay) in &path.to_sender {
+            t += rate.tx_time(ack.size as u64) + delay;
+        }
+        let mut back = path.from_sender.iter();
+        if let Some(&(rate, delay)) = back.next() {
+            f.sender_free = f.sender_free.max(t) + Time(rate.tx_time(data_bytes).0 * packets);
+            t = f.sender_free + delay;
+        }
+        for &(rate, delay) in back {
+            t += rate.tx_time(data_bytes) + delay;
+        }
+        f.open.push_back(Promise {
+            packets,
+            lapses: t + service,
+        });
+        self.promised += packets;
+        self.tokens = self.tokens.saturating_sub(packets - 1);
+        self.stats.max_promised = self.stats.max_promised.max(self.promised);
+    }
+
+    /// Serialization time of `bytes` on the forward link (set by `build`; zero in unit tests).
+    fn service_time(&self, bytes: u64) -> Time {
+        self.p.forward_rate.map_or(Time::ZERO, |r| r.tx_time(bytes))
+    }
+
+    /// A governed data packet arrived: it keeps one packet of its flow's oldest promise.
+    fn keep_promise(&mut self, flow: FlowId, len: u32) {
+        if self.promises.is_empty() {
+            return;
+        }
+        let f = &mut self.promises[flow.idx()];
+        f.seg = f.seg.max(len as u64);
+        match f.open.front_mut() {
+            Some(p) => {
+                p.packets -= 1;
+                if p.packets == 0 {
+                    f.open.pop_front();
+                }
+                self.promised -= 1;
+                self.stats.promised_kept += 1;
+            }
+            None => {
+                f.growing = true;
+                self.stats.unpromised += 1;
+            }
+        }
+    }
+
+    /// Drops the promises that lapsed by `now`.
+    fn lapse_promises(&mut self, now: Time) {
+        for f in &mut self.promises {
+            while let Some(p) = f.open.front() {
+                if p.lapses > now {
+                    break;
+                }
+                self.promised -= p.packets;
+                self.stats.promised_lapsed += p.packets;
+                f.growing = false;
+                f.open.pop_front();
+            }
         }
     }
 
@@ -183,13 +321,26 @@ impl TokenGate {
     fn serve(&mut self, cx: &mut CompCtx) {
         while self.tokens > self.p.threshold {
             let Some(h) = self.fifo.pop_front() else { break };
-            self.take_token();
+            self.take_token(cx.now, &h.pkt);
             self.held_bytes -= h.pkt.size as u64;
             let waited = cx.now.saturating_sub(h.since);
             self.stats.released += 1;
             self.stats.total_hold += waited;
             self.stats.max_hold = self.stats.max_hold.max(waited);
             cx.release(h.pkt, h.out);
+        }
+    }
+
+    /// Asks to be woken when the next promise lapses (its tokens come back).
+    fn arm(&self, cx: &mut CompCtx) {
+        if let Some(t) = self
+            .promises
+            .iter()
+            .filter_map(|f| f.open.front())
+            .map(|p| p.lapses)
+            .min()
+        {
+            cx.wake_at(t);
         }
     }
 
@@ -220,10 +371,15 @@ impl Component for TokenGate {
         if pkt.kind != Kind::Ack || !self.governs(pkt.flow) {
             return Verdict::Forward(pkt);
         }
+        if !self.promises.is_empty() {
+            self.lapse_promises(cx.now);
+            self.recompute_tokens();
+        }
         // FIFO: an ACK may only overtake nobody.
         if self.fifo.is_empty() && self.tokens > self.p.threshold {
-            self.take_token();
+            self.take_token(cx.now, &pkt);
             self.stats.passed += 1;
+            self.arm(cx);
             return Verdict::Forward(pkt);
         }
         self.held_bytes += pkt.size as u64;
@@ -250,14 +406,28 @@ impl Component for TokenGate {
         match ev {
             QueueEvent::Enqueued => {
                 if self.governs(pkt.flow) {
-                    self.in_transit = self.in_transit.saturating_sub(1);
+                    self.keep_promise(pkt.flow, pkt.len);
                 }
+                self.lapse_promises(cx.now);
                 self.data_arrival(pkt.size as u64 * 8)
             }
-            QueueEvent::Dequeued => self.recompute_tokens(),
+            QueueEvent::Dequeued => {
+                self.lapse_promises(cx.now);
+                self.recompute_tokens()
+            }
             QueueEvent::Dropped => return,
         }
         self.serve(cx);
+        self.arm(cx);
+    }
+
+    /// A promise lapsed: its tokens come back (ccsim extension; the paper's rule
+    /// never asks for timers).
+    fn on_wake(&mut self, cx: &mut CompCtx) {
+        self.lapse_promises(cx.now);
+        self.recompute_tokens();
+        self.serve(cx);
+        self.arm(cx);
     }
 
     fn held(&self) -> u64 {
@@ -271,6 +441,7 @@ impl Component for TokenGate {
             ("held_acks", self.fifo.len() as f64),
             ("held_ack_bytes", self.held_bytes as f64),
             ("forward_bits", (self.forward_bytes * 8) as f64),
+            ("promised", self.promised as f64),
         ]
     }
 
@@ -291,6 +462,10 @@ impl Component for TokenGate {
             ("mean_hold_s", mean_hold),
             ("held_at_end", self.fifo.len() as f64),
             ("first_hold_s", s.first_hold.map_or(f64::NAN, |t| t.as_secs_f64())),
+            ("promised_kept", s.promised_kept as f64),
+            ("promised_lapsed", s.promised_lapsed as f64),
+            ("unpromised_arrivals", s.unpromised as f64),
+            ("max_promised", s.max_promised as f64),
         ]
     }
 }
@@ -315,7 +490,8 @@ fn path(sim: &Sim, from: NodeId, to: NodeId) -> Vec<LinkId> {
 /// Reads `[[components]] kind = "token_gate"` for `node`:
 /// `forward` (output link name, required), `buffer` (Bf, size, required),
 /// `threshold` (Th, packets, default 3), `packet_length` (default L_p, size,
-/// default "576B"), `flows` ("all" or a list of flow names, default "all").
+/// default "576B"), `flows` ("all" or a list of flow names, default "all"),
+/// `in_transit` ("ignore", the paper's rule, default; or "count", promises).
 pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<TokenGate> {
     let node_name = &sim.nodes[node.idx()].name;
     let outputs: Vec<&str> = sim
@@ -444,14 +620,32 @@ pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<TokenGate> {
             format!("at least one TCP flow whose data cross {fwd_name:?} (the gate would govern nothing)"),
         ));
     }
-    let count_in_transit = t.choice("in_transit", Some("ignore"), &["ignore", "count"])? == "count";
+    let count = t.choice("in_transit", Some("ignore"), &["ignore", "count"])? == "count";
+    let hops = |from: NodeId, to: NodeId| -> Vec<(Rate, Time)> {
+        path(sim, from, to)
+            .iter()
+            .map(|l| (sim.links[l.idx()].rate, sim.links[l.idx()].delay))
+            .collect()
+    };
+    let promise_paths = count.then(|| {
+        (0..sim.flows.len())
+            .map(|i| match governed[i] {
+                true => SenderPath {
+                    to_sender: hops(node, sim.flows[i].src),
+                    from_sender: hops(sim.flows[i].src, node),
+                },
+                false => SenderPath::default(),
+            })
+            .collect()
+    });
     Ok(TokenGate::new(Params {
         forward: forward.id,
         buffer_bits,
         threshold,
         packet_bits,
         governed,
-        count_in_transit,
+        forward_rate: Some(forward.rate),
+        promise_paths,
     }))
 }
 
@@ -462,10 +656,29 @@ mod tests {
     const FWD: LinkId = LinkId(1);
     const REV: LinkId = LinkId(0);
     const L: u64 = 576; // bytes on the wire, 4608 bits
+    const MSS: u64 = 536;
+
+    /// The gate with promises on the paper's Fig. 2 path: 10 Mbps/1 ms to the
+    /// sender and back, 2 Mbps forward link (service time 2.304 ms).
+    fn promising(flows: usize) -> TokenGate {
+        let hop = vec![(Rate::mbps(10), Time::from_millis(1))];
+        TokenGate::new(Params {
+            forward_rate: Some(Rate::mbps(2)),
+            promise_paths: Some(vec![
+                SenderPath {
+                    to_sender: hop.clone(),
+                    from_sender: hop,
+                };
+                flows
+            ]),
+            ..gate(3, flows).p
+        })
+    }
 
     fn gate(threshold: u64, flows: usize) -> TokenGate {
         TokenGate::new(Params {
-            count_in_transit: false,
+            forward_rate: None,
+            promise_paths: None,
             forward: FWD,
             buffer_bits: 40_000,
             threshold,
@@ -482,6 +695,10 @@ mod tests {
         /// ACKs let through (passed or released), in order, with their link.
         out: Vec<(Packet, LinkId)>,
         uid: u64,
+        /// Cumulative ACK number of the next ACK (one 536-B segment per ACK).
+        next_ack: u64,
+        /// Last wakeup the gate asked for.
+        wake: Option<Time>,
     }
 
     impl Bench {
@@ -492,6 +709,8 @@ mod tests {
                 q: 0,
                 out: Vec::new(),
                 uid: 0,
+                next_ack: 0,
+                wake: None,
             }
         }
         fn pkt(&mut self, kind: Kind, flow: u32, size: u64) -> Packet {
@@ -520,7 +739,10 @@ mod tests {
                 let mut cx = CompCtx::new(self.now, NodeId(1), &mut rel, &mut wake);
                 f(&mut self.g, &mut cx)
             };
-            assert!(wake.is_none(), "the gate never asks for timers");
+            if self.g.promises.is_empty() {
+                assert!(wake.is_none(), "the paper's rule never asks for timers");
+            }
+            self.wake = wake.or(self.wake);
             let n = rel.len() + passed.is_some() as usize;
             self.out.extend(passed.map(|p| (p, REV)));
             self.out.extend(rel);
@@ -531,7 +753,12 @@ mod tests {
             self.ack_of(0)
         }
         fn ack_of(&mut self, flow: u32) -> usize {
-            let p = self.pkt(Kind::Ack, flow, 40);
+            self.next_ack += MSS;
+            self.ack_numbered(flow, self.next_ack)
+        }
+        fn ack_numbered(&mut self, flow: u32, ack: u64) -> usize {
+            let mut p = self.pkt(Kind::Ack, flow, 40);
+            p.ack = ack;
             self.with(|g, cx| match g.on_forward(cx, Some(LinkId(5)), REV, p) {
                 Verdict::Forward(p) => Some(p),
                 Verdict::Hold => None,
@@ -541,9 +768,18 @@ mod tests {
         /// A data packet enters the forward queue; returns ACKs released.
         fn arrive(&mut self) -> usize {
             self.q += 1;
-            let (p, v) = (self.pkt(Kind::Data, 0, L), self.view());
+            let (mut p, v) = (self.pkt(Kind::Data, 0, L), self.view());
+            p.len = MSS as u32;
             self.with(|g, cx| {
                 g.on_queue(cx, QueueEvent::Enqueued, &p, v);
+                None
+            })
+        }
+        /// The gate's timer fires; returns ACKs released.
+        fn wake(&mut self) -> usize {
+            self.now = self.wake.take().expect("a wakeup was asked for");
+            self.with(|g, cx| {
+                g.on_wake(cx);
                 None
             })
         }
@@ -594,7 +830,6 @@ mod tests {
         assert_eq!(b.g.tokens(), 7);
         // The default length counts only until the first packet.
         let mut g = TokenGate::new(Params {
-            count_in_transit: false,
             packet_bits: 8000,
             ..gate(3, 1).p
         });
@@ -752,5 +987,106 @@ mod tests {
         });
         assert_eq!((b.g.tokens(), b.g.held()), (0, 1));
         assert_eq!(b.g.held(), 1);
+    }
+
+    /// Hand-worked on Fig. 2's timing (1 ms access hops). An ACK released at
+    /// t = 0 reaches the sender at 1.032 ms (40 B at 10 Mbps + 1 ms); its two
+    /// slow-start packets leave the sender at 1.4928 and 1.9536 ms and reach
+    /// the gate at 2.4928 and 2.9536 ms; the promise lapses one 2 Mbps service
+    /// time later, at 5.2576 ms. The next departure (2.304 ms) comes before
+    /// them: the paper's rule would hand the room out again (N = 5 > Th), the
+    /// promise keeps it (N = 5 − 2 = 3), and backlog + promised stays at
+    /// B − Th + 1 = 6.
+    #[test]
+    fn promises_hold_the_room_a_released_ack_will_fill() {
+        let mut b = Bench::new(promising(1));
+        for _ in 0..4 {
+            b.arrive(); // the initial window: no promise covered it, so g = 1
+        }
+        assert_eq!(b.g.stats.unpromised, 4);
+        assert_eq!(b.ack(), 1, "N = 4 > 3: passes");
+        assert_eq!((b.g.tokens(), b.g.promised), (2, 2), "promised m + g = 1 + 1");
+        assert_eq!(b.wake, Some(Time::from_nanos(5_257_600)));
+        assert_eq!(b.ack(), 0, "N = 2: held");
+        b.now = Time::from_micros(2304);
+        assert_eq!(b.depart(), 0, "q = 3, N = 5 − 2 = 3 = Th: still held");
+        b.now = Time::from_nanos(2_492_800);
+        assert_eq!(b.arrive(), 0);
+        assert_eq!((b.q, b.g.promised, b.g.tokens()), (4, 1, 3));
+        b.now = Time::from_nanos(2_953_600);
+        assert_eq!(b.arrive(), 0);
+        assert_eq!((b.q, b.g.promised, b.g.tokens()), (5, 0, 3));
+        b.now = Time::from_micros(4608);
+        assert_eq!(b.depart(), 1, "q = 4, N = 4 > 3: the held ACK leaves");
+        assert_eq!((b.q, b.g.promised, b.g.tokens()), (4, 2, 2));
+        assert_eq!(b.q as u64 + b.g.promised, 6, "B − Th + 1");
+        // The paper's rule on the same events releases at the first departure.
+        let mut p = Bench::new(gate(3, 1));
+        for _ in 0..4 {
+            p.arrive();
+        }
+        p.ack();
+        p.ack();
+        assert_eq!(
+            p.depart(),
+            1,
+            "q = 3, N = 5: released before the first ACK's packets arrive"
+        );
+    }
+
+    /// A promise not kept by its lapse time gives its tokens back (the gate
+    /// asks to be woken then) and tells the gate the sender's window stopped
+    /// growing per ACK: later ACKs promise m packets, until data arrive that no
+    /// promise covered.
+    #[test]
+    fn lapsed_promises_return_their_tokens_and_stop_growth() {
+        let mut b = Bench::new(promising(1));
+        for _ in 0..4 {
+            b.arrive();
+        }
+        b.ack(); // promise 2, N = 2
+        b.ack(); // held
+        b.arrive(); // one of the two packets: q = 5, promised 1, N = 2
+        assert_eq!((b.g.promised, b.g.tokens()), (1, 2));
+        b.depart(); // q = 4: N = 4 − 1 = 3, held
+        assert_eq!(b.g.held(), 1);
+        assert_eq!(b.wake(), 1, "at 5.2576 ms the lapsed packet's token returns: N = 4");
+        assert_eq!(b.now, Time::from_nanos(5_257_600));
+        assert_eq!(b.g.stats.promised_lapsed, 1);
+        assert!(!b.g.promises[0].growing);
+        assert_eq!(b.g.promised, 1, "the released ACK promised m + 0 = 1");
+        b.arrive();
+        assert_eq!(b.g.promised, 0);
+        b.arrive(); // nobody promised this one: the window grows again
+        assert!(b.g.promises[0].growing);
+        assert_eq!(b.g.stats.unpromised, 5);
+    }
+
+    /// An ACK acknowledging m segments promises m + g; a duplicate ACK (m = 0)
+    /// promises one (it clocks one packet out in fast recovery). Back-to-back
+    /// promises queue at the sender's link: the second lapses two packet times
+    /// (2 × 460.8 µs) after the first.
+    #[test]
+    fn promise_size_and_sender_link_serialization() {
+        // Th = 0, so that every ACK below finds a token.
+        let mut b = Bench::new(TokenGate::new(Params {
+            threshold: 0,
+            ..promising(1).p
+        }));
+        b.arrive(); // segment size 536 B learnt, g = 1
+        b.ack_numbered(0, 536);
+        assert_eq!(b.g.promised, 2);
+        b.ack_numbered(0, 3 * 536); // a stretch ACK of two segments: 2 + 1
+        assert_eq!(b.g.promised, 5);
+        let lapses: Vec<Time> = b.g.promises[0].open.iter().map(|p| p.lapses).collect();
+        // First: ACK at the sender 1.032 ms, 2 packets until 1.9536, +1 ms, +2.304.
+        // Second: its 3 packets follow: + 3 × 0.4608 ms.
+        assert_eq!(lapses, [Time::from_nanos(5_257_600), Time::from_nanos(6_640_000)]);
+        b.g.promises[0].growing = false;
+        b.ack_numbered(0, 3 * 536); // duplicate
+        assert_eq!(b.g.promised, 6, "a duplicate ACK promises one packet");
+        b.ack_numbered(0, 2 * 536); // older than the last: also one
+        assert_eq!(b.g.promised, 7);
+        assert_eq!((b.q, b.g.tokens()), (1, 0), "N = 7 − 7");
     }
 }
