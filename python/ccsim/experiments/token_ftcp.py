@@ -177,7 +177,7 @@ def metrics(r) -> dict:
         "max_forward_pkts": float(q["max_len_pkts"]),
         # The packet in transmission occupies the buffer too: the paper's eq. (5)-(8)
         # queue counts it (a backlog > 0 means the link is busy).
-        "max_forward_pkts_system": float(q["max_len_pkts"]) + (q["max_len_pkts"] > 0),
+        "max_forward_pkts_system": float(q["max_len_pkts"] + (q["max_len_pkts"] > 0)),
         "forward_utilization": float(q["utilization"]),
         "drops": float(r.queues["drops"].sum()),
         "retransmits": float(flows["retransmits"].sum()),

@@ -169,6 +169,8 @@ pub struct TokenGate {
     promises: Vec<FlowPromises>,
     /// Packets promised and not yet arrived, all flows.
     promised: u64,
+    /// No promise lapses before this (a lower bound: scans happen only from then).
+    next_lapse: Option<Time>,
     stats: Stats,
 }
 
@@ -186,6 +188,7 @@ impl TokenGate {
             forward_bytes: 0,
             promises: Vec::new(),
             promised: 0,
+            next_lapse: None,
             stats: Stats::default(),
         };
         if let Some(paths) = &g.p.promise_paths {
@@ -256,10 +259,9 @@ impl TokenGate {
         for &(rate, delay) in back {
             t += rate.tx_time(data_bytes) + delay;
         }
-        f.open.push_back(Promise {
-            packets,
-            lapses: t + service,
-        });
+        let lapses = t + service;
+        f.open.push_back(Promise { packets, lapses });
+        self.next_lapse = Some(self.next_lapse.map_or(lapses, |n| n.min(lapses)));
         self.promised += packets;
         self.tokens = self.tokens.saturating_sub(packets - 1);
         self.stats.max_promised = self.stats.max_promised.max(self.promised);
@@ -295,6 +297,9 @@ impl TokenGate {
 
     /// Drops the promises that lapsed by `now`.
     fn lapse_promises(&mut self, now: Time) {
+        if self.next_lapse.is_none_or(|t| now < t) {
+            return;
+        }
         for f in &mut self.promises {
             while let Some(p) = f.open.front() {
                 if p.lapses > now {
@@ -306,6 +311,12 @@ impl TokenGate {
                 f.open.pop_front();
             }
         }
+        self.next_lapse = self
+            .promises
+            .iter()
+            .filter_map(|f| f.open.front())
+            .map(|p| p.lapses)
+            .min();
     }
 
     /// A data packet of `len_bits` entered the forward buffer.
