@@ -267,6 +267,7 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
         "duration_s": end.as_secs_f64(),
         "warmup_s": sim.warmup.as_secs_f64(),
         "events": events,
+        "peak_pending_events": sim.sched.peak_len(),
         "flows": sim.flows.len(),
         "links": sim.links.len(),
         "packets_created": c.created,

@@ -41,6 +41,8 @@ pub struct Scheduler<E> {
     seq: u64,
     now: Time,
     popped: u64,
+    /// Most events ever pending at once.
+    peak: usize,
 }
 
 impl<E> Default for Scheduler<E> {
@@ -56,6 +58,7 @@ impl<E> Scheduler<E> {
             seq: 0,
             now: Time::ZERO,
             popped: 0,
+            peak: 0,
         }
     }
 
@@ -75,6 +78,7 @@ impl<E> Scheduler<E> {
             seq: self.seq,
             ev,
         });
+        self.peak = self.peak.max(self.heap.len());
     }
 
     /// Time of the next event, if any.
@@ -99,6 +103,10 @@ impl<E> Scheduler<E> {
     /// Number of events popped so far.
     pub fn events_processed(&self) -> u64 {
         self.popped
+    }
+    /// Most events pending at once so far (stale timer entries included).
+    pub fn peak_len(&self) -> usize {
+        self.peak
     }
 }
 
