@@ -534,6 +534,7 @@ fn read_tcp(t: &mut Tab) -> Res<FlowKind> {
     let delack_timeout = t.time("delack_timeout", Some("100ms"))?;
     let ecn = t.boolean("ecn", false)?;
     let full_ack = t.choice("full_ack", Some("ssthresh"), &["ssthresh", "flight"])?;
+    let partial_timer = t.choice("partial_ack_timer", Some("first"), &["first", "every"])?;
     let sack_blocks = t.uint("sack_blocks", Some(0), 0, 4)? as u8;
     let snd = SendParams {
         mss,
@@ -545,6 +546,7 @@ fn read_tcp(t: &mut Tab) -> Res<FlowKind> {
         size: size.unwrap_or(INFINITE),
         ecn,
         full_ack_flight: full_ack == "flight",
+        partial_timer_every: partial_timer == "every",
     };
     let rcv = RecvParams {
         buffer: rwnd.unwrap_or(INFINITE),

@@ -44,6 +44,10 @@ pub struct SendParams {
     /// NewReno full ACK: cwnd = min(ssthresh, FlightSize + MSS) instead of ssthresh
     /// (RFC 6582 §3.2 step 3 option 1; off = ns-2 default).
     pub full_ack_flight: bool,
+    /// NewReno: restart the retransmission timer on every partial ACK
+    /// ("Slow-but-Steady", RFC 6582 §4; ns-2's default, `newreno_changes1_ 0`)
+    /// instead of on the first one only ("Impatient", RFC 6582 §3.2 step 4).
+    pub partial_timer_every: bool,
 }
 
 impl Default for SendParams {
@@ -58,6 +62,7 @@ impl Default for SendParams {
             size: INFINITE,
             ecn: false,
             full_ack_flight: false,
+            partial_timer_every: false,
         }
     }
 }
@@ -335,8 +340,9 @@ impl TcpSender {
                     self.cwnd += self.mss();
                 }
                 self.cwnd = self.cwnd.max(self.mss());
-                // Reset the timer on the first partial ACK only ("impatient").
-                restart_timer = !self.partial_seen;
+                // Reset the timer on the first partial ACK only ("Impatient"),
+                // or on each ("Slow-but-Steady").
+                restart_timer = !self.partial_seen || self.p.partial_timer_every;
                 self.partial_seen = true;
             }
         } else if ece && self.ecn_recover.is_none_or(|r| ack > r) {
@@ -603,6 +609,33 @@ mod tests {
         h.ack(recover, |_| ());
         assert!(!h.s.in_recovery());
         assert_eq!(h.s.cwnd(), h.s.ssthresh());
+    }
+
+    /// RFC 6582 §3.2 step 4 resets the retransmission timer on the first partial
+    /// ACK only ("Impatient"); §4's "Slow-but-Steady" variant (ns-2's default,
+    /// `newreno_changes1_ 0`) resets it on every partial ACK.
+    #[test]
+    fn rfc6582_partial_ack_timer_impatient_and_slow_but_steady() {
+        for every in [false, true] {
+            let mut h = Harness::new("newreno", 10, |p| p.partial_timer_every = every);
+            h.at(100);
+            for _ in 0..4 {
+                h.ack(2000, |_| ());
+            }
+            assert!(h.s.in_recovery());
+            h.at(200);
+            h.ack(4000, |_| ()); // first partial ACK: both restart the timer
+            let first = h.s.next_wake().expect("timer armed");
+            h.at(300);
+            h.ack(6000, |_| ()); // second partial ACK
+            assert!(h.s.in_recovery());
+            let second = h.s.next_wake().expect("timer armed");
+            if every {
+                assert_eq!(second, first + Time::from_millis(100), "restarted at 300 ms");
+            } else {
+                assert_eq!(second, first, "left running from 200 ms");
+            }
+        }
     }
 
     #[test]
