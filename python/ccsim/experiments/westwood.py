@@ -527,6 +527,17 @@ FIG8 = Experiment(
         "Access delays uniform in (0, 10 ms) on both sides; starts uniform in [0, 10 s] (spec W11).",
         "BDP = C × RTT with RTT = 2 × bottleneck delay (2500 / 7500 packets), as in the paper's text.",
         "Warm-up 30 s (RTT 100 ms) / 60 s (RTT 300 ms); mean and 95 % CI over seeds in full mode.",
+        "Where ccsim stays below 95 % (full mode: lowest NewReno 92.8 %, Westwood+ 94.2 %, at "
+        "RTT 300 ms), the link idles because many flows are in retransmission timeout at once: at "
+        "RTT 300 ms, B = 0.1 BDP, NewReno has 4481 timeouts in 140 s and the queue is empty 8-23 % "
+        "of the time. A drop-tail overflow costs a flow several packets of one window, and NewReno "
+        "without SACK needs one RTT per lost packet, so under RFC 6582's Impatient timer three or "
+        "more losses end in a timeout and go-back-N. Early flows also overshoot in slow start "
+        "(windows of ~500 packets against a fair share of ~40) and spend tens of seconds in "
+        'recovery. ns-2\'s Slow-but-Steady timer (flow key partial_ack_timer = "every") raises '
+        "Westwood+ at B = 0.05 BDP to 97.9 % / 99.7 % (RTT 100 / 300 ms, quick mode) but lowers "
+        "NewReno to 93.9 % / 92.7 %. The paper's start times and receiver window are not given "
+        "(spec W11); left as a reported gap.",
     ],
 )
 
