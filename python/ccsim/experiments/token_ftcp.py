@@ -324,6 +324,18 @@ EXPERIMENT = Experiment(
             "{:.5f}",
         ),
         Check(
+            "Cycles: time to reach the maximum window, Token F-TCP / TCP (1 connection)",
+            "identical RTT per cycle",
+            lambda d: (
+                d.one("phase_end_s", scheme="token", connections=1)
+                / d.one("phase_end_s", scheme="tcp", connections=1)
+            ),
+            0.99,
+            1.01,
+            "< 1 %",
+            "{:.5f}",
+        ),
+        Check(
             "Simulated throughput, TCP, whole phase (pkt/s)",
             "276.8 (read from Fig. 7)",
             lambda d: d.one("phase_throughput_pps", scheme="tcp", connections=1),
