@@ -198,8 +198,13 @@ def metrics(r) -> dict:
     if comp is not None and len(comp):
         held = comp[comp["name"] == "held_acks"].set_index("time_s")["value"]
         holding = held[held > 0]
-        m["first_hold_cycle"] = (
-            float(np.floor(holding.index[0] / rtt) + 1) if len(holding) else float("nan")
+        m["first_hold_cycle"], m["last_hold_cycle"] = (
+            (
+                float(np.floor(holding.index[0] / rtt) + 1),
+                float(np.floor(holding.index[-1] / rtt) + 1),
+            )
+            if len(holding)
+            else (float("nan"), float("nan"))
         )
         # Forward backlog (packets) at the samples where ACKs wait: the oscillation.
         backlog = r.timeseries["queue"].set_index("time_s")["packets"]
@@ -395,6 +400,15 @@ EXPERIMENT = Experiment(
             lambda d: d.one("first_hold_cycle", scheme="token", connections=1),
             5,
             5,
+            "exact",
+            "{:.0f}",
+        ),
+        Check(
+            "Last cycle with ACKs waiting (the ACK buffer drains before congestion avoidance)",
+            "slow start only (cycles 5-7)",
+            lambda d: d.one("last_hold_cycle", scheme="token", connections=1),
+            7,
+            7,
             "exact",
             "{:.0f}",
         ),
