@@ -342,6 +342,12 @@ fn token_gate_scenario_errors_name_the_key_and_what_is_accepted() {
         "{e}"
     );
 
+    let e = scenario_error(with("in_transit", json!("counted")), "40000bit");
+    assert!(
+        e.starts_with("components[0].in_transit") && e.contains("\"ignore\"") && e.contains("\"count\""),
+        "{e}"
+    );
+
     let e = scenario_error(with("kind", json!("token_bucket")), "40000bit");
     assert!(
         e.starts_with("components[0].kind") && e.contains("\"token_gate\""),
