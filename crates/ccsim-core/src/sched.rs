@@ -2,10 +2,11 @@
 //!
 //! Ties are broken by insertion order, so runs are deterministic. Components
 //! keep at most one pending wakeup each (htsim style, see STYLE.md), which keeps
-//! the heap small — a handful of entries per link and endpoint — so a binary
-//! heap beats a calendar queue here (measured in `benches/engine.rs`, see
-//! docs/performance.md). Timers are cancelled lazily: the owner remembers the
-//! time of its live wakeup and ignores stale ones.
+//! the heap small: at most 17–391 entries in the benchmark scenarios
+//! (`benches/engine.rs`, docs/performance.md), where a pop+push costs 40–55 ns.
+//! A 4-ary heap was tried and was no faster; a calendar queue has not been
+//! tried. Timers are cancelled lazily: the owner remembers the time of its live
+//! wakeup and ignores stale ones.
 
 use crate::units::Time;
 use std::cmp::Ordering;
