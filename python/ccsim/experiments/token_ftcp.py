@@ -260,6 +260,14 @@ def plot(data: Data, outdir: Path) -> list[Path]:
     return paths
 
 
+def _ratio(metric: str, scheme: str, reference: str, connections: int):
+    """A check value: ``metric`` of ``scheme`` over that of ``reference``."""
+    return lambda d: (
+        d.one(metric, scheme=scheme, connections=connections)
+        / d.one(metric, scheme=reference, connections=connections)
+    )
+
+
 def _eq14_sim_rtt(d: Data) -> float:
     return theory.token_ftcp_throughput(
         SSTHRESH_PKTS, d.one("min_rtt_s", scheme="tcp", connections=1)
@@ -307,10 +315,7 @@ EXPERIMENT = Experiment(
         Check(
             "Throughput Token F-TCP / TCP over the whole phase, 1 connection",
             "equal",
-            lambda d: (
-                d.one("phase_throughput_pps", scheme="token", connections=1)
-                / d.one("phase_throughput_pps", scheme="tcp", connections=1)
-            ),
+            _ratio("phase_throughput_pps", "token", "tcp", 1),
             0.995,
             1.005,
             "within 0.5 %",
@@ -319,10 +324,7 @@ EXPERIMENT = Experiment(
         Check(
             "Five connections: bottleneck utilization Token F-TCP / TCP",
             "equal (curves coincide)",
-            lambda d: (
-                d.one("forward_utilization", scheme="token", connections=5)
-                / d.one("forward_utilization", scheme="tcp", connections=5)
-            ),
+            _ratio("forward_utilization", "token", "tcp", 5),
             0.995,
             1.005,
             "within 0.5 %",
@@ -331,10 +333,7 @@ EXPERIMENT = Experiment(
         Check(
             "Cycles: time to reach the maximum window, Token F-TCP / TCP (1 connection)",
             "identical RTT per cycle",
-            lambda d: (
-                d.one("phase_end_s", scheme="token", connections=1)
-                / d.one("phase_end_s", scheme="tcp", connections=1)
-            ),
+            _ratio("phase_end_s", "token", "tcp", 1),
             0.99,
             1.01,
             "< 1 %",
@@ -442,10 +441,7 @@ EXPERIMENT = Experiment(
         Check(
             "Paper's rule, 0.1 ms access: throughput / TCP on the same path",
             "equal",
-            lambda d: (
-                d.one("phase_throughput_pps", scheme="token-paper-timing", connections=1)
-                / d.one("phase_throughput_pps", scheme="tcp-paper-timing", connections=1)
-            ),
+            _ratio("phase_throughput_pps", "token-paper-timing", "tcp-paper-timing", 1),
             0.995,
             1.005,
             "within 0.5 %",
