@@ -50,7 +50,7 @@
 //!   tokens are `min(B_T, floor(spare / L_p)) − promised`. An ACK newly
 //!   acknowledging `m` segments clocks out `m` packets, plus one while the
 //!   sender's window grows by a segment per ACK (slow start, RFC 5681 §3.1):
-//!   the gate promises `m + g`, where `g` is learnt per flow: 1 after a data
+//!   the gate promises `max(1, m + g)`, where `g` is learnt per flow: 1 after a data
 //!   packet arrives that no promise covered, 0 after a promise lapses unkept.
 //!   A governed data arrival keeps one packet of its flow's oldest promise. A
 //!   promise lapses one forward service time after the unloaded arrival time of
@@ -58,8 +58,9 @@
 //!   the sender, the sender's link serializing the flow's promised packets in
 //!   order, the data's trip back. With correct promises, releasing only while
 //!   `N_T > Th` keeps backlog + promised ≤ `B − Th + 1` packets — the paper's
-//!   cap — whatever the delay behind the gate; when that delay is short both
-//!   rules make the same decisions.
+//!   cap — whatever the delay behind the gate. When that delay is short the two
+//!   rules hold the same ACKs and give the same flows (a release made at a data
+//!   arrival may wait one departure longer with promises).
 
 use crate::cfg::{Res, Tab};
 use crate::packet::{FlowId, Kind, LinkId, NodeId, Packet};
