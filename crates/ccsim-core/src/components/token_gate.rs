@@ -84,8 +84,8 @@ pub struct Params {
     pub packet_bits: u64,
     /// Governed flows, indexed by `FlowId` (missing = not governed).
     pub governed: Vec<bool>,
-    /// Rate of the forward link (promises lapse one service time late); `None` = 0.
-    pub forward_rate: Option<Rate>,
+    /// Rate of the forward link (promises lapse one service time late).
+    pub forward_rate: Rate,
     /// ccsim extension (`in_transit = "count"`): the unloaded path of each governed
     /// flow between the gate and its sender, for promises (module docs). `None`
     /// is the paper's rule (`"ignore"`).
@@ -235,7 +235,7 @@ impl TokenGate {
         let path = &paths[ack.flow.idx()];
         let (num, den) = self.mean_len();
         let data_bytes = (num / den / 8) as u64;
-        let service = self.service_time(data_bytes);
+        let service = self.p.forward_rate.tx_time(data_bytes);
         let f = &mut self.promises[ack.flow.idx()];
         let newly = match f.last_ack {
             Some(prev) if ack.ack <= prev => 0,
@@ -266,11 +266,6 @@ impl TokenGate {
         self.promised += packets;
         self.tokens = self.tokens.saturating_sub(packets - 1);
         self.stats.max_promised = self.stats.max_promised.max(self.promised);
-    }
-
-    /// Serialization time of `bytes` on the forward link (set by `build`; zero in unit tests).
-    fn service_time(&self, bytes: u64) -> Time {
-        self.p.forward_rate.map_or(Time::ZERO, |r| r.tx_time(bytes))
     }
 
     /// A governed data packet arrived: it keeps one packet of its flow's oldest promise.
@@ -320,11 +315,16 @@ impl TokenGate {
             .min();
     }
 
-    /// A data packet of `len_bits` entered the forward buffer.
+    /// A data packet of `len_bits` entered the forward buffer: `P_c`, `L_p`, `B_T`.
     fn data_arrival(&mut self, len_bits: u64) {
         self.count += 1;
         self.sum_bits += len_bits as u128;
         self.capacity = self.packets_in(self.p.buffer_bits);
+    }
+
+    /// Tokens at `now`: lapsed promises dropped, `N_T` recomputed.
+    fn refresh_tokens(&mut self, now: Time) {
+        self.lapse_promises(now);
         self.recompute_tokens();
     }
 
@@ -384,8 +384,7 @@ impl Component for TokenGate {
             return Verdict::Forward(pkt);
         }
         if !self.promises.is_empty() {
-            self.lapse_promises(cx.now);
-            self.recompute_tokens();
+            self.refresh_tokens(cx.now); // the paper's rule only decrements here
         }
         // FIFO: an ACK may only overtake nobody.
         if self.fifo.is_empty() && self.tokens > self.p.threshold {
@@ -420,15 +419,12 @@ impl Component for TokenGate {
                 if self.governs(pkt.flow) {
                     self.keep_promise(pkt.flow, pkt.len);
                 }
-                self.lapse_promises(cx.now);
                 self.data_arrival(pkt.size as u64 * 8)
             }
-            QueueEvent::Dequeued => {
-                self.lapse_promises(cx.now);
-                self.recompute_tokens()
-            }
+            QueueEvent::Dequeued => {}
             QueueEvent::Dropped => return,
         }
+        self.refresh_tokens(cx.now);
         self.serve(cx);
         self.arm(cx);
     }
@@ -436,8 +432,7 @@ impl Component for TokenGate {
     /// A promise lapsed: its tokens come back (ccsim extension; the paper's rule
     /// never asks for timers).
     fn on_wake(&mut self, cx: &mut CompCtx) {
-        self.lapse_promises(cx.now);
-        self.recompute_tokens();
+        self.refresh_tokens(cx.now);
         self.serve(cx);
         self.arm(cx);
     }
@@ -656,7 +651,7 @@ pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<TokenGate> {
         threshold,
         packet_bits,
         governed,
-        forward_rate: Some(forward.rate),
+        forward_rate: forward.rate,
         promise_paths,
     }))
 }
@@ -675,7 +670,6 @@ mod tests {
     fn promising(flows: usize) -> TokenGate {
         let hop = vec![(Rate::mbps(10), Time::from_millis(1))];
         TokenGate::new(Params {
-            forward_rate: Some(Rate::mbps(2)),
             promise_paths: Some(vec![
                 SenderPath {
                     to_sender: hop.clone(),
@@ -689,7 +683,7 @@ mod tests {
 
     fn gate(threshold: u64, flows: usize) -> TokenGate {
         TokenGate::new(Params {
-            forward_rate: None,
+            forward_rate: Rate::mbps(2), // Fig. 2's bottleneck
             promise_paths: None,
             forward: FWD,
             buffer_bits: 40_000,
