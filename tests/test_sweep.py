@@ -92,6 +92,14 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
+def _group_gone(pgid: int, timeout: float = 10) -> bool:
+    """Waits up to ``timeout`` seconds for the process group to exit."""
+    deadline = time.monotonic() + timeout
+    while _group_alive(pgid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not _group_alive(pgid)
+
+
 def _leftovers(results_dir: Path) -> list[str]:
     return [str(p) for p in results_dir.rglob("*") if ".tmp-" in p.name]
 
@@ -306,10 +314,7 @@ def test_sigkill_of_the_parent_loses_only_running_points(tmp_path):
         _wait_for_first_point(proc, db)
         os.kill(proc.pid, signal.SIGKILL)  # the parent only: its workers must notice
         proc.wait(timeout=10)
-        deadline = time.monotonic() + 10
-        while _group_alive(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not _group_alive(proc.pid), "workers outlived their killed parent"
+        assert _group_gone(proc.pid), "workers outlived their killed parent"
     finally:
         if _group_alive(proc.pid):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -350,10 +355,7 @@ def test_ctrl_c_stops_the_pool_and_keeps_finished_points(tmp_path):
         _wait_for_first_point(proc, db)
         os.kill(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=30)
-        deadline = time.monotonic() + 10
-        while _group_alive(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not _group_alive(proc.pid), "workers left running after Ctrl-C"
+        assert _group_gone(proc.pid), "workers left running after Ctrl-C"
     finally:
         if _group_alive(proc.pid):
             os.killpg(proc.pid, signal.SIGKILL)
