@@ -12,24 +12,28 @@ use crate::cfg::{show, time_str, Res, ScenarioError, Tab};
 use crate::components;
 use crate::link::Link;
 use crate::packet::{FlowId, LinkId, NodeId};
-use crate::qdisc::{self, Limit, Qdisc};
+use crate::qdisc::{self, Limit, LinkInfo, QdiscSpec};
 use crate::rng::Rng;
-use crate::sim::{Endpoint, Flow, Node, Sim, NO_ROUTE};
+use crate::routing;
+use crate::sim::{Endpoint, Flow, Node, Sim};
 use crate::tcp::{RecvParams, RttParams, SendParams, TcpReceiver, TcpSender, INFINITE};
 use crate::units::{BufferSize, Rate, Time};
 use serde_json::{json, Value};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// RNG stream numbers (per object, see rng.rs).
 const STREAM_BUILD: u64 = 1;
 const STREAM_LINK: u64 = 1 << 20;
 const STREAM_FLOW: u64 = 2 << 20;
+const STREAM_QDISC: u64 = 4 << 20;
 
-/// A queue as written: kind and parameters; limits resolved after flows are known.
+/// A queue as written: the discipline's parameters and the buffer; the buffer
+/// is resolved (and the discipline built) per link once flows are known.
 #[derive(Clone, Debug)]
 struct QueueSpec {
     path: String,
-    kind: String,
+    spec: Arc<dyn QdiscSpec>,
     limit: BufferSize,
     resolved: Value,
 }
@@ -67,13 +71,13 @@ fn read_queue(t: &mut Tab, key: &'static str, default_limit: &str) -> Res<QueueS
     let empty = json!({});
     let v = t.raw(key).unwrap_or(&empty);
     let mut q = Tab::new(path.clone(), v)?;
-    let kind = q.choice("kind", Some("droptail"), qdisc::KINDS)?;
+    let spec = qdisc::read(&mut q)?;
     let limit = q.buffer("limit", Some(default_limit))?;
     let resolved = q.finish()?;
     t.put(key, resolved.clone());
     Ok(QueueSpec {
         path,
-        kind,
+        spec,
         limit,
         resolved,
     })
@@ -315,34 +319,6 @@ fn read_graph(t: &mut Tab, net: &mut Net) -> Res<()> {
     }
     t.put("links", Value::Array(out));
     Ok(())
-}
-
-/// Shortest-path (hop count) forwarding tables; ties go to the lower link id.
-fn route(n: usize, links: &[LinkSpec]) -> Vec<Vec<u32>> {
-    let mut incoming: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (i, l) in links.iter().enumerate() {
-        incoming[l.to].push(i);
-    }
-    let mut fwd = vec![vec![NO_ROUTE; n]; n];
-    for dst in 0..n {
-        // BFS backwards from dst: the first link found from a node is its next hop.
-        let mut dist = vec![usize::MAX; n];
-        dist[dst] = 0;
-        let mut q = VecDeque::from([dst]);
-        while let Some(v) = q.pop_front() {
-            for &li in &incoming[v] {
-                let u = links[li].from;
-                if dist[u] == usize::MAX {
-                    dist[u] = dist[v] + 1;
-                    fwd[u][dst] = li as u32;
-                    q.push_back(u);
-                } else if dist[u] == dist[v] + 1 && (li as u32) < fwd[u][dst] {
-                    fwd[u][dst] = li as u32;
-                }
-            }
-        }
-    }
-    fwd
 }
 
 struct FlowPlan {
@@ -652,10 +628,12 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
     root.put("topology", topo.finish()?);
 
     let plans = read_flows(&mut root, &net, &mut rng, duration)?;
-    let fwd = route(net.names.len(), &net.links);
+    let ends: Vec<(usize, usize)> = net.links.iter().map(|l| (l.from, l.to)).collect();
+    let routes = routing::route(net.names.len(), &ends)?;
     for (i, p) in plans.iter().enumerate() {
         let needs_back = matches!(p.kind, FlowKind::Tcp { .. });
-        if fwd[p.src][p.dst] == NO_ROUTE || (needs_back && fwd[p.dst][p.src] == NO_ROUTE) {
+        let there = routing::path(&routes, &ends, p.src, p.dst).is_some();
+        if !there || (needs_back && routing::path(&routes, &ends, p.dst, p.src).is_none()) {
             return Err(ScenarioError {
                 path: format!("flows (flow {i}, {:?})", p.name),
                 value: format!("{:?} -> {:?}", net.names[p.src], net.names[p.dst]),
@@ -677,13 +655,8 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
     });
 
     let mut sim = Sim::new(seed, duration, warmup);
-    for (i, name) in net.names.iter().enumerate() {
-        sim.nodes.push(Node {
-            name: name.clone(),
-            fwd: fwd[i].clone(),
-            comp: None,
-            comp_wake: None,
-        });
+    for (name, r) in net.names.iter().zip(routes) {
+        sim.nodes.push(Node::new(name.clone(), r));
     }
     let max_pkt = plans
         .iter()
@@ -708,7 +681,14 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
                 });
             }
         }
-        let q: Box<dyn Qdisc> = qdisc::build(&l.queue.kind, limit);
+        let info = LinkInfo {
+            rate: l.rate,
+            delay: l.delay,
+            limit,
+            max_packet: max_pkt,
+            path: l.queue.path.clone(),
+        };
+        let q = l.queue.spec.build(&info)?;
         let name = format!("{}->{}", net.names[l.from], net.names[l.to]);
         sim.links.push(Link::new(
             LinkId(i as u32),
@@ -720,6 +700,7 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
             l.loss,
             q,
             Rng::new(seed, STREAM_LINK + i as u64),
+            Rng::new(seed, STREAM_QDISC + i as u64),
         ));
     }
     for (i, p) in plans.into_iter().enumerate() {
@@ -768,6 +749,7 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
             ep,
             wake: None,
             delivered_at_warmup: 0,
+            ip_id: Flow::initial_ip_ids(seed, i),
         });
     }
 
@@ -785,15 +767,8 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
                 value: format!("{node_name:?}"),
                 expected: format!("one of the topology's nodes: {}", preview(&net.names)),
             })?;
-            if sim.nodes[node].comp.is_some() {
-                return Err(t.error(
-                    "node",
-                    &Value::String(node_name),
-                    "a node that hosts no other component",
-                ));
-            }
             let comp = components::build(&mut t, &sim, NodeId(node as u32))?;
-            sim.nodes[node].comp = Some(comp);
+            sim.add_component(NodeId(node as u32), comp);
             out.push(t.finish()?);
         }
         root.put("components", Value::Array(out));
