@@ -12,6 +12,7 @@
 
 pub mod conv;
 pub mod droptail;
+pub mod red;
 
 use crate::cfg::{Res, ScenarioError, Tab};
 use crate::packet::{FlowId, Packet};
@@ -222,7 +223,11 @@ pub trait QdiscSpec: Send + Sync + std::fmt::Debug {
 type Reader = fn(&mut Tab) -> Res<Arc<dyn QdiscSpec>>;
 
 /// Queue kinds a scenario may name, each with the reader of its parameters.
-const READERS: &[(&str, Reader)] = &[("droptail", droptail::read)];
+const READERS: &[(&str, Reader)] = &[
+    ("droptail", droptail::read),
+    ("red", red::read_red),
+    ("ared", red::read_ared),
+];
 
 /// Queue kinds a scenario may name.
 pub fn kinds() -> Vec<&'static str> {
@@ -305,7 +310,6 @@ pub(crate) mod testutil {
         pub fn dropped(&self) -> Vec<(u64, DropReason)> {
             self.drops.iter().map(|(p, r)| (p.uid, *r)).collect()
         }
-        #[allow(dead_code)] // used by the disciplines with state (next commits)
         pub fn trace(&self, name: &str) -> f64 {
             let mut v = Vec::new();
             self.q.trace(&mut v);
