@@ -104,7 +104,7 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
                 c_cwnd.push(0);
                 c_srtt.push(f64::NAN);
                 c_minrtt.push(f64::NAN);
-                c_ce.push(0);
+                c_ce.push(u.received_ce as i64);
             }
         }
     }

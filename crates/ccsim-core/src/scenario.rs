@@ -341,6 +341,7 @@ enum FlowKind {
         rate: Rate,
         size: SizeDist,
         stop: Time,
+        ecn: bool,
     },
 }
 
@@ -413,6 +414,7 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time) -> Res<V
                 }
                 let dist = t.choice("size_dist", Some("fixed"), &["fixed", "exponential"])?;
                 let stop = t.time("stop", Some(&time_str(duration)))?;
+                let ecn = t.boolean("ecn", false)?;
                 let size = if dist == "fixed" {
                     SizeDist::Fixed(psize as u32)
                 } else {
@@ -424,6 +426,7 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time) -> Res<V
                     rate,
                     size,
                     stop,
+                    ecn,
                 }
             }
         };
@@ -724,6 +727,7 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
                 rate,
                 size,
                 stop,
+                ecn,
             } => {
                 let k = if pattern == Pattern::Cbr { "cbr" } else { "poisson" };
                 let u = UdpSource {
@@ -731,11 +735,13 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
                     rate_bps: rate.0 as f64,
                     size,
                     stop,
+                    ecn,
                     rng: Rng::new(seed, STREAM_FLOW + i as u64),
                     sent_packets: 0,
                     sent_bytes: 0,
                     received_packets: 0,
                     received_bytes: 0,
+                    received_ce: 0,
                 };
                 (k, Endpoint::Udp(Box::new(u)))
             }

@@ -7,7 +7,7 @@
 use crate::app::UdpSource;
 use crate::link::{Link, QueueStats};
 use crate::monitor::Monitor;
-use crate::packet::{FlowId, Kind, LinkId, NodeId, Packet};
+use crate::packet::{Ecn, FlowId, Kind, LinkId, NodeId, Packet};
 use crate::qdisc::{DropReason, MarkReason, QdiscCtx};
 use crate::rng::Rng;
 use crate::router::{CompCtx, Component, QueueEvent, QueueView, Verdict};
@@ -599,6 +599,7 @@ impl Sim {
                 (Endpoint::Udp(u), Kind::Datagram) => {
                     u.received_packets += 1;
                     u.received_bytes += pkt.size as u64;
+                    u.received_ce += (pkt.ecn == Ecn::Ce) as u64;
                 }
                 _ => debug_assert!(false, "packet kind does not match its flow"),
             }
@@ -680,6 +681,9 @@ impl Sim {
         u.sent_bytes += size as u64;
         let gap = u.next_gap();
         let mut p = Packet::new(0, fid, f.src, f.dst, size, Kind::Datagram, now);
+        if u.ecn {
+            p.ecn = Ecn::Ect0;
+        }
         f.stamp_ip_id(&mut p);
         let src = f.src;
         self.sched.schedule(now + gap, Ev::Source(fid));
@@ -726,7 +730,8 @@ impl Sim {
         links + held
     }
 
-    /// Checks the end-of-run invariants: packet conservation and queue bounds.
+    /// Checks the end-of-run invariants: packet conservation, queue views
+    /// agreeing with their disciplines, and queue bounds.
     pub fn check_invariants(&self) -> Result<(), SimError> {
         let c = &self.counters;
         let inside = self.in_flight();
@@ -735,6 +740,19 @@ impl Sim {
                 "packet conservation violated: created {} != delivered {} + dropped {} + in flight {}",
                 c.created, c.delivered, c.dropped, inside
             )));
+        }
+        for (l, v) in self.links.iter().zip(&self.views) {
+            if let Some(v) = v {
+                let q = (l.qdisc.backlog_packets(), l.qdisc.backlog_bytes());
+                if q != (v.backlog_packets(), v.backlog_bytes()) {
+                    return Err(SimError(format!(
+                        "queue view of {} disagrees with its discipline: {:?} vs {:?}",
+                        l.name,
+                        (v.backlog_packets(), v.backlog_bytes()),
+                        q
+                    )));
+                }
+            }
         }
         for l in &self.links {
             let lim = l.qdisc.limit();

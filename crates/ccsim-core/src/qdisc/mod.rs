@@ -12,6 +12,9 @@
 
 pub mod conv;
 pub mod droptail;
+pub mod drr;
+pub mod fq;
+pub mod prio;
 pub mod red;
 
 use crate::cfg::{Res, ScenarioError, Tab};
@@ -227,6 +230,9 @@ const READERS: &[(&str, Reader)] = &[
     ("droptail", droptail::read),
     ("red", red::read_red),
     ("ared", red::read_ared),
+    ("fq", fq::read),
+    ("drr", drr::read),
+    ("prio_discard", prio::read),
 ];
 
 /// Queue kinds a scenario may name.
@@ -251,16 +257,16 @@ pub(crate) mod testutil {
         Packet::new(uid, FlowId(flow), NodeId(0), NodeId(1), size, Kind::Data, Time::ZERO)
     }
 
-    pub struct Drive {
-        pub q: Box<dyn Qdisc>,
+    pub struct Drive<Q: Qdisc + ?Sized = dyn Qdisc> {
+        pub q: Box<Q>,
         pub now: Time,
         pub rng: Rng,
         pub drops: Vec<(Packet, DropReason)>,
         pub marks: Vec<MarkReason>,
     }
 
-    impl Drive {
-        pub fn new(q: Box<dyn Qdisc>) -> Drive {
+    impl<Q: Qdisc + ?Sized> Drive<Q> {
+        pub fn new(q: Box<Q>) -> Drive<Q> {
             Drive {
                 q,
                 now: Time::ZERO,

@@ -651,10 +651,12 @@ impl QdiscSpec for Spec {
     }
 }
 
-/// Resolved RED parameters of a queue table (`kind` "red" or "ared") for a
-/// link: the automatic settings ns-2 would pick (for tests and tools).
+/// Resolved RED parameters of a queue table (`kind` "red" or "ared"; a
+/// `limit` key is ignored, the link's is used) for a link: the automatic
+/// settings ns-2 would pick (for tests and tools).
 pub fn resolve(v: &Value, link: &LinkInfo) -> Result<Params, ScenarioError> {
     let mut t = Tab::new(link.path.clone(), v)?;
+    t.raw("limit");
     let kind = t.choice("kind", None, &["red", "ared"])?;
     let spec = if kind == "ared" {
         read_spec(&mut t, "ared", true)?
