@@ -19,7 +19,7 @@ True
 from ccsim._ccsim import ScenarioError, SimulationError, __version__
 from ccsim.api import resolve, run
 from ccsim.results import Results
-from ccsim.scenario import Scenario, load_scenario, set_path
+from ccsim.scenario import Scenario, load_scenario, queue, set_path
 
 __all__ = [
     "Results",
@@ -29,6 +29,7 @@ __all__ = [
     "__version__",
     "load_scenario",
     "open_results",
+    "queue",
     "resolve",
     "run",
     "set_path",
