@@ -51,14 +51,16 @@ impl Ord for Num {
 }
 
 /// A binary min-heap over slots `0..n` with one key per slot; a slot's key can
-/// be set (inserted or changed) or removed in O(log n).
+/// be set (inserted or changed) or removed in O(log n). Keys sit in the heap
+/// array itself, so a sift compares neighbouring entries (cache-friendly).
 #[derive(Clone, Debug)]
 pub struct IndexedHeap<K: Ord + Copy> {
-    heap: Vec<usize>,
-    /// Position of each slot in `heap` (usize::MAX when absent).
-    pos: Vec<usize>,
-    key: Vec<Option<K>>,
+    heap: Vec<(K, u32)>,
+    /// Position of each slot in `heap` (ABSENT when not in the heap).
+    pos: Vec<u32>,
 }
+
+const ABSENT: u32 = u32::MAX;
 
 impl<K: Ord + Copy> Default for IndexedHeap<K> {
     fn default() -> Self {
@@ -71,7 +73,6 @@ impl<K: Ord + Copy> IndexedHeap<K> {
         IndexedHeap {
             heap: Vec::new(),
             pos: Vec::new(),
-            key: Vec::new(),
         }
     }
     pub fn len(&self) -> usize {
@@ -81,34 +82,37 @@ impl<K: Ord + Copy> IndexedHeap<K> {
         self.heap.is_empty()
     }
     /// The slot with the smallest key.
+    #[inline]
     pub fn peek(&self) -> Option<(usize, K)> {
-        self.heap.first().map(|&s| (s, self.key[s].expect("present")))
+        self.heap.first().map(|&(k, s)| (s as usize, k))
     }
     pub fn get(&self, slot: usize) -> Option<K> {
-        self.key.get(slot).copied().flatten()
+        match self.pos.get(slot) {
+            Some(&i) if i != ABSENT => Some(self.heap[i as usize].0),
+            _ => None,
+        }
     }
     pub fn contains(&self, slot: usize) -> bool {
-        self.get(slot).is_some()
+        self.pos.get(slot).is_some_and(|&i| i != ABSENT)
     }
     /// Inserts `slot` with `key`, or changes its key.
     pub fn set(&mut self, slot: usize, key: K) {
         if slot >= self.pos.len() {
-            self.pos.resize(slot + 1, usize::MAX);
-            self.key.resize(slot + 1, None);
+            self.pos.resize(slot + 1, ABSENT);
         }
-        match self.key[slot].replace(key) {
-            None => {
-                self.pos[slot] = self.heap.len();
-                self.heap.push(slot);
-                self.up(self.heap.len() - 1);
-            }
-            Some(old) => {
-                let i = self.pos[slot];
-                match key.cmp(&old) {
-                    Ordering::Less => self.up(i),
-                    Ordering::Greater => self.down(i),
-                    Ordering::Equal => {}
-                }
+        let i = self.pos[slot];
+        if i == ABSENT {
+            self.heap.push((key, slot as u32));
+            let last = self.heap.len() - 1;
+            self.pos[slot] = last as u32;
+            self.up(last);
+        } else {
+            let i = i as usize;
+            let old = std::mem::replace(&mut self.heap[i].0, key);
+            match key.cmp(&old) {
+                Ordering::Less => self.up(i),
+                Ordering::Greater => self.down(i),
+                Ordering::Equal => {}
             }
         }
     }
@@ -117,12 +121,11 @@ impl<K: Ord + Copy> IndexedHeap<K> {
         if !self.contains(slot) {
             return;
         }
-        let i = self.pos[slot];
+        let i = self.pos[slot] as usize;
         let last = self.heap.len() - 1;
         self.swap(i, last);
         self.heap.pop();
-        self.key[slot] = None;
-        self.pos[slot] = usize::MAX;
+        self.pos[slot] = ABSENT;
         if i < self.heap.len() {
             self.down(i);
             self.up(i);
@@ -133,18 +136,16 @@ impl<K: Ord + Copy> IndexedHeap<K> {
         self.remove(top.0);
         Some(top)
     }
-    fn less(&self, a: usize, b: usize) -> bool {
-        self.key[self.heap[a]] < self.key[self.heap[b]]
-    }
+    #[inline]
     fn swap(&mut self, a: usize, b: usize) {
         self.heap.swap(a, b);
-        self.pos[self.heap[a]] = a;
-        self.pos[self.heap[b]] = b;
+        self.pos[self.heap[a].1 as usize] = a as u32;
+        self.pos[self.heap[b].1 as usize] = b as u32;
     }
     fn up(&mut self, mut i: usize) {
         while i > 0 {
             let parent = (i - 1) / 2;
-            if !self.less(i, parent) {
+            if self.heap[i].0 >= self.heap[parent].0 {
                 break;
             }
             self.swap(i, parent);
@@ -156,10 +157,10 @@ impl<K: Ord + Copy> IndexedHeap<K> {
         loop {
             let (l, r) = (2 * i + 1, 2 * i + 2);
             let mut m = i;
-            if l < n && self.less(l, m) {
+            if l < n && self.heap[l].0 < self.heap[m].0 {
                 m = l;
             }
-            if r < n && self.less(r, m) {
+            if r < n && self.heap[r].0 < self.heap[m].0 {
                 m = r;
             }
             if m == i {
@@ -175,29 +176,49 @@ impl<K: Ord + Copy> IndexedHeap<K> {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Longest(std::cmp::Reverse<u64>, u32);
 
-/// Tracks the per-conversation backlog in bytes to find the longest queue of a
-/// shared buffer in O(log n) (buc_rfcn.md §3.4, baseline.md §7.2).
+/// Finds the longest queue of a shared buffer (buc_rfcn.md §3.4, baseline.md
+/// §7.2) from the per-conversation byte counts kept by the discipline. A change
+/// is only noted (`touch`, O(1)); the indexed heap is brought up to date when
+/// a victim is asked for, so a buffer that rarely overflows costs no heap work
+/// per packet, and one that overflows at every arrival O(log n) per change.
 #[derive(Clone, Debug, Default)]
 pub struct LongestQueue {
     heap: IndexedHeap<Longest>,
+    dirty: Vec<usize>,
+    is_dirty: Vec<bool>,
 }
 
 impl LongestQueue {
     pub fn new() -> Self {
         Self::default()
     }
-    /// Records that conversation `slot` (flow `flow`) now holds `bytes`.
-    pub fn update(&mut self, slot: usize, flow: FlowId, bytes: u64) {
-        if bytes == 0 {
-            self.heap.remove(slot);
-        } else {
-            self.heap.set(slot, Longest(std::cmp::Reverse(bytes), flow.0));
+    /// Notes that the byte count of conversation `slot` changed.
+    #[inline]
+    pub fn touch(&mut self, slot: usize) {
+        if slot >= self.is_dirty.len() {
+            self.is_dirty.resize(slot + 1, false);
+        }
+        if !self.is_dirty[slot] {
+            self.is_dirty[slot] = true;
+            self.dirty.push(slot);
         }
     }
     /// The conversation to drop from: the one holding the most bytes; on a tie
     /// the arriving packet's conversation `arrival` loses, otherwise the lowest
-    /// flow id (buc_rfcn.md §3.4).
-    pub fn victim(&self, arrival: Option<(usize, u64)>) -> Option<usize> {
+    /// flow id (buc_rfcn.md §3.4). `current(slot)` gives a slot's flow and
+    /// bytes now (None for a freed slot).
+    pub fn victim(
+        &mut self,
+        arrival: Option<(usize, u64)>,
+        current: impl Fn(usize) -> Option<(FlowId, u64)>,
+    ) -> Option<usize> {
+        for slot in self.dirty.drain(..) {
+            self.is_dirty[slot] = false;
+            match current(slot) {
+                Some((flow, bytes)) if bytes > 0 => self.heap.set(slot, Longest(std::cmp::Reverse(bytes), flow.0)),
+                _ => self.heap.remove(slot),
+            }
+        }
         let (slot, Longest(std::cmp::Reverse(max), _)) = self.heap.peek()?;
         match arrival {
             Some((a, bytes)) if bytes == max => Some(a),
@@ -206,32 +227,189 @@ impl LongestQueue {
     }
 }
 
-/// A slab of per-conversation states addressed by flow id, reusing slots of
-/// conversations that went away (slot numbers index the heaps above).
+/// The FIFOs of many conversations kept in one pool of slots, as a shared
+/// buffer: each conversation's queue is a doubly linked list through the pool,
+/// and freed slots are reused last-in first-out, so the memory a busy buffer
+/// touches stays as small (and as warm in cache) as one FIFO's.
 #[derive(Clone, Debug)]
-pub struct Slab<T> {
-    index: FlowMap<usize>,
-    items: Vec<Option<(FlowId, T)>>,
-    free: Vec<usize>,
+pub struct Fifos<T> {
+    nodes: Vec<Node<T>>,
+    free: Vec<u32>,
 }
 
-impl<T> Default for Slab<T> {
+#[derive(Clone, Debug)]
+struct Node<T> {
+    item: Option<T>,
+    prev: u32,
+    next: u32,
+}
+
+const NIL: u32 = u32::MAX;
+
+/// One conversation's queue in a [`Fifos`] pool.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Fifo {
+    head: u32,
+    tail: u32,
+    len: u32,
+}
+
+impl Default for Fifo {
     fn default() -> Self {
-        Slab {
-            index: FlowMap::default(),
-            items: Vec::new(),
+        Fifo {
+            head: NIL,
+            tail: NIL,
+            len: 0,
+        }
+    }
+}
+
+impl Fifo {
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<T> Default for Fifos<T> {
+    fn default() -> Self {
+        Fifos {
+            nodes: Vec::new(),
             free: Vec::new(),
         }
     }
 }
 
+impl<T> Fifos<T> {
+    pub fn push_back(&mut self, f: &mut Fifo, item: T) {
+        let node = Node {
+            item: Some(item),
+            prev: f.tail,
+            next: NIL,
+        };
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.nodes[i as usize] = node;
+                i
+            }
+            None => {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            }
+        };
+        if f.tail == NIL {
+            f.head = i;
+        } else {
+            self.nodes[f.tail as usize].next = i;
+        }
+        f.tail = i;
+        f.len += 1;
+    }
+    pub fn pop_front(&mut self, f: &mut Fifo) -> Option<T> {
+        let i = f.head;
+        if i == NIL {
+            return None;
+        }
+        let n = &mut self.nodes[i as usize];
+        let (item, next) = (n.item.take(), n.next);
+        f.head = next;
+        if next == NIL {
+            f.tail = NIL;
+        } else {
+            self.nodes[next as usize].prev = NIL;
+        }
+        f.len -= 1;
+        self.free.push(i);
+        item
+    }
+    pub fn pop_back(&mut self, f: &mut Fifo) -> Option<T> {
+        let i = f.tail;
+        if i == NIL {
+            return None;
+        }
+        let n = &mut self.nodes[i as usize];
+        let (item, prev) = (n.item.take(), n.prev);
+        f.tail = prev;
+        if prev == NIL {
+            f.head = NIL;
+        } else {
+            self.nodes[prev as usize].next = NIL;
+        }
+        f.len -= 1;
+        self.free.push(i);
+        item
+    }
+    pub fn front(&self, f: &Fifo) -> Option<&T> {
+        (f.head != NIL)
+            .then(|| self.nodes[f.head as usize].item.as_ref())
+            .flatten()
+    }
+    pub fn back(&self, f: &Fifo) -> Option<&T> {
+        (f.tail != NIL)
+            .then(|| self.nodes[f.tail as usize].item.as_ref())
+            .flatten()
+    }
+    /// Calls `each` on the items of `f`, head to tail.
+    pub fn for_each_mut(&mut self, f: &Fifo, mut each: impl FnMut(&mut T)) {
+        let mut i = f.head;
+        while i != NIL {
+            let n = &mut self.nodes[i as usize];
+            if let Some(x) = n.item.as_mut() {
+                each(x);
+            }
+            i = n.next;
+        }
+    }
+}
+
+/// A slab of per-conversation states addressed by flow id, reusing slots of
+/// conversations that went away (slot numbers index the heaps above).
+#[derive(Clone, Debug)]
+pub struct Slab<T> {
+    /// Slots of flows with small ids, indexed directly (NO_SLOT if none).
+    small: Vec<u32>,
+    /// Slots of the other flows.
+    index: FlowMap<usize>,
+    items: Vec<Option<(FlowId, T)>>,
+    free: Vec<usize>,
+    live: usize,
+}
+
+/// Flow ids below this are looked up in a plain array (4 bytes each).
+const SMALL_IDS: u32 = 4096;
+const NO_SLOT: u32 = u32::MAX;
+
+impl<T> Default for Slab<T> {
+    fn default() -> Self {
+        Slab {
+            small: Vec::new(),
+            index: FlowMap::default(),
+            items: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+        }
+    }
+}
+
 impl<T> Slab<T> {
+    #[inline]
     pub fn slot(&self, flow: FlowId) -> Option<usize> {
-        self.index.get(&flow).copied()
+        if flow.0 < SMALL_IDS {
+            self.small
+                .get(flow.idx())
+                .copied()
+                .filter(|&s| s != NO_SLOT)
+                .map(|s| s as usize)
+        } else {
+            self.index.get(&flow).copied()
+        }
     }
     /// The slot of `flow`, created with `make` if absent.
+    #[inline]
     pub fn slot_or_insert(&mut self, flow: FlowId, make: impl FnOnce() -> T) -> usize {
-        if let Some(&s) = self.index.get(&flow) {
+        if let Some(s) = self.slot(flow) {
             return s;
         }
         let s = match self.free.pop() {
@@ -244,12 +422,26 @@ impl<T> Slab<T> {
                 self.items.len() - 1
             }
         };
-        self.index.insert(flow, s);
+        if flow.0 < SMALL_IDS {
+            if flow.idx() >= self.small.len() {
+                self.small.resize(flow.idx() + 1, NO_SLOT);
+            }
+            self.small[flow.idx()] = s as u32;
+        } else {
+            self.index.insert(flow, s);
+        }
+        self.live += 1;
         s
     }
+    #[inline]
     pub fn get(&self, slot: usize) -> &T {
         &self.items[slot].as_ref().expect("live slot").1
     }
+    /// The flow and state of `slot`, if it is live.
+    pub fn entry(&self, slot: usize) -> Option<(FlowId, &T)> {
+        self.items.get(slot)?.as_ref().map(|(f, t)| (*f, t))
+    }
+    #[inline]
     pub fn get_mut(&mut self, slot: usize) -> &mut T {
         &mut self.items[slot].as_mut().expect("live slot").1
     }
@@ -259,17 +451,38 @@ impl<T> Slab<T> {
     /// Frees `slot` (its flow gets a new state next time it appears).
     pub fn remove(&mut self, slot: usize) {
         if let Some((flow, _)) = self.items[slot].take() {
-            self.index.remove(&flow);
+            if flow.0 < SMALL_IDS {
+                self.small[flow.idx()] = NO_SLOT;
+            } else {
+                self.index.remove(&flow);
+            }
             self.free.push(slot);
+            self.live -= 1;
         }
     }
     /// Live conversations.
     pub fn len(&self) -> usize {
-        self.index.len()
+        self.live
     }
     pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
+        self.live == 0
     }
+    /// Frees every slot whose state `idle` says is no longer needed, once the
+    /// slab holds more than `64 + 2·busy` states (so keeping the states of
+    /// conversations that come and go costs no allocation per packet, and
+    /// memory stays proportional to the busy ones). Amortized O(1).
+    /// Returns true if it freed any.
+    pub fn sweep(&mut self, busy: usize, idle: impl Fn(usize, &T) -> bool) -> bool {
+        if self.live <= 64 + 2 * busy {
+            return false;
+        }
+        let gone: Vec<usize> = self.iter().filter(|(s, _, t)| idle(*s, t)).map(|(s, _, _)| s).collect();
+        for &s in &gone {
+            self.remove(s);
+        }
+        !gone.is_empty()
+    }
+
     /// Live conversations in slot order.
     pub fn iter(&self) -> impl Iterator<Item = (usize, FlowId, &T)> {
         self.items
@@ -319,14 +532,60 @@ mod tests {
     #[test]
     fn longest_queue_ties_go_to_the_arrival_then_to_the_lowest_flow() {
         let mut l = LongestQueue::new();
-        l.update(0, FlowId(7), 3000);
-        l.update(1, FlowId(2), 3000);
-        l.update(2, FlowId(5), 1000);
-        assert_eq!(l.victim(None), Some(1), "lowest flow id among the longest");
-        assert_eq!(l.victim(Some((0, 3000))), Some(0), "the arrival's queue loses a tie");
-        assert_eq!(l.victim(Some((2, 1000))), Some(1), "a shorter arrival queue does not");
-        l.update(1, FlowId(2), 0);
-        assert_eq!(l.victim(None), Some(0));
+        let mut bytes = vec![(FlowId(7), 3000), (FlowId(2), 3000), (FlowId(5), 1000)];
+        (0..3).for_each(|s| l.touch(s));
+        let now = |b: &Vec<(FlowId, u64)>| {
+            let b = b.clone();
+            move |s: usize| b.get(s).copied()
+        };
+        assert_eq!(l.victim(None, now(&bytes)), Some(1), "lowest flow id among the longest");
+        assert_eq!(
+            l.victim(Some((0, 3000)), now(&bytes)),
+            Some(0),
+            "the arrival's queue loses a tie"
+        );
+        assert_eq!(
+            l.victim(Some((2, 1000)), now(&bytes)),
+            Some(1),
+            "a shorter arrival queue does not"
+        );
+        bytes[1].1 = 0;
+        l.touch(1);
+        assert_eq!(l.victim(None, now(&bytes)), Some(0));
+        // Changes not yet noted are not seen; noted ones are.
+        bytes[2].1 = 9000;
+        assert_eq!(l.victim(None, now(&bytes)), Some(0));
+        l.touch(2);
+        assert_eq!(l.victim(None, now(&bytes)), Some(2));
+    }
+
+    #[test]
+    fn fifos_behave_like_deques_and_reuse_slots() {
+        let mut pool: Fifos<u32> = Fifos::default();
+        let (mut a, mut b) = (Fifo::default(), Fifo::default());
+        let mut da = std::collections::VecDeque::new();
+        let mut db = std::collections::VecDeque::new();
+        let mut rng = Rng::new(4, 0);
+        for x in 0..20_000u32 {
+            let (f, d) = if rng.next_u64().is_multiple_of(2) {
+                (&mut a, &mut da)
+            } else {
+                (&mut b, &mut db)
+            };
+            match rng.next_u64() % 4 {
+                0 | 1 => {
+                    pool.push_back(f, x);
+                    d.push_back(x);
+                }
+                2 => assert_eq!(pool.pop_front(f), d.pop_front()),
+                _ => assert_eq!(pool.pop_back(f), d.pop_back()),
+            }
+            assert_eq!((pool.front(f), pool.back(f), f.len()), (d.front(), d.back(), d.len()));
+        }
+        let mut seen = Vec::new();
+        pool.for_each_mut(&a, |x| seen.push(*x));
+        assert_eq!(seen, da.iter().copied().collect::<Vec<_>>());
+        assert!(pool.nodes.len() <= 20_000 / 2, "freed slots are reused");
     }
 
     #[test]
@@ -341,5 +600,10 @@ mod tests {
         assert_eq!(c, a);
         assert_eq!((*s.get(b), *s.get(c), s.flow(c)), (2, 3, FlowId(12)));
         assert_eq!(s.len(), 2);
+        // Large flow ids go through the map, the same way.
+        let big = s.slot_or_insert(FlowId(1 << 30), || 7);
+        assert_eq!(s.slot(FlowId(1 << 30)), Some(big));
+        s.remove(big);
+        assert_eq!((s.slot(FlowId(1 << 30)), s.len()), (None, 2));
     }
 }

@@ -31,18 +31,18 @@
 //! Cost: O(1) per packet for the round, O(log n) for the longest-queue choice
 //! (an indexed heap of the per-conversation byte counts).
 
-use super::conv::{LongestQueue, Slab};
+use super::conv::{Fifo, Fifos, LongestQueue, Slab};
 use super::fq::{finite_buffer, read_drop_end, DropEnd};
 use super::{DropReason, Limit, LinkInfo, Qdisc, QdiscCtx, QdiscSpec, TraceValue};
 use crate::cfg::{Res, Tab};
 use crate::packet::{FlowId, Packet};
 use serde_json::Value;
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 #[derive(Clone, Debug, Default)]
 struct Conv {
-    q: VecDeque<Packet>,
+    /// The conversation's packets, in the shared pool.
+    q: Fifo,
     bytes: u64,
     deficit: u64,
     /// The conversation got its quantum for the current turn.
@@ -54,8 +54,11 @@ struct Conv {
 
 pub struct Drr {
     convs: Slab<Conv>,
+    pool: Fifos<Packet>,
     /// The conversation being served (head of the round).
     curr: Option<usize>,
+    /// Conversations in the round.
+    active: usize,
     longest: LongestQueue,
     quantum: u64,
     pkts: usize,
@@ -68,7 +71,9 @@ impl Drr {
     pub fn new(quantum: u64, limit: Limit, drop_end: DropEnd) -> Drr {
         Drr {
             convs: Slab::default(),
+            pool: Fifos::default(),
             curr: None,
+            active: 0,
             longest: LongestQueue::new(),
             quantum,
             pkts: 0,
@@ -95,7 +100,8 @@ impl Drr {
         }
     }
 
-    /// Takes `s` out of the round and frees it.
+    /// Takes `s` out of the round (its state stays for the next time the
+    /// conversation is active; idle states are swept from time to time).
     fn retire(&mut self, s: usize) {
         let (prev, next) = (self.convs.get(s).prev, self.convs.get(s).next);
         if next == s {
@@ -107,25 +113,33 @@ impl Drr {
                 self.curr = Some(next);
             }
         }
-        self.longest.update(s, self.convs.flow(s), 0);
-        self.convs.remove(s);
+        self.longest.touch(s);
+        let c = self.convs.get_mut(s);
+        (c.deficit, c.turn) = (0, false);
+        self.active -= 1;
+    }
+
+    fn victim(&mut self, arrival: Option<(usize, u64)>) -> usize {
+        let convs = &self.convs;
+        let current = |s: usize| convs.entry(s).map(|(f, c)| (f, c.bytes));
+        self.longest.victim(arrival, current).expect("a queue holds packets")
     }
 
     fn take(&mut self, s: usize, end: DropEnd) -> Packet {
         let c = self.convs.get_mut(s);
         let p = match end {
-            DropEnd::Head => c.q.pop_front(),
-            DropEnd::Tail => c.q.pop_back(),
+            DropEnd::Head => self.pool.pop_front(&mut c.q),
+            DropEnd::Tail => self.pool.pop_back(&mut c.q),
         }
         .expect("a non-empty conversation");
         c.bytes -= p.size as u64;
-        let (bytes, empty) = (c.bytes, c.q.is_empty());
+        let empty = c.q.is_empty();
         self.pkts -= 1;
         self.bytes -= p.size as u64;
         if empty {
             self.retire(s);
         } else {
-            self.longest.update(s, self.convs.flow(s), bytes);
+            self.longest.touch(s);
         }
         p
     }
@@ -139,19 +153,21 @@ impl Qdisc for Drr {
         let (flow, uid, size) = (pkt.flow, pkt.uid, pkt.size as u64);
         let s = self.convs.slot_or_insert(flow, Conv::default);
         let c = self.convs.get_mut(s);
-        c.q.push_back(pkt);
+        self.pool.push_back(&mut c.q, pkt);
         c.bytes += size;
-        let (bytes, fresh) = (c.bytes, c.q.len() == 1);
+        let fresh = c.q.len() == 1;
         self.pkts += 1;
         self.bytes += size;
         if fresh {
             self.activate(s);
+            self.active += 1;
+            self.convs.sweep(self.active, |_, c| c.q.is_empty());
         }
-        self.longest.update(s, flow, bytes);
+        self.longest.touch(s);
         let mut arrival_dropped = false;
         while !self.limit.holds(self.pkts, self.bytes) {
             let mine = (!arrival_dropped).then(|| (s, self.convs.get(s).bytes));
-            let victim = self.longest.victim(mine).expect("a queue holds packets");
+            let victim = self.victim(mine);
             let p = self.take(victim, self.drop_end);
             if p.uid == uid {
                 arrival_dropped = true;
@@ -163,7 +179,7 @@ impl Qdisc for Drr {
         if arrival_dropped {
             return None;
         }
-        self.convs.get(s).q.back()
+        self.pool.back(&self.convs.get(s).q)
     }
     fn dequeue(&mut self, _cx: &mut QdiscCtx) -> Option<Packet> {
         loop {
@@ -174,10 +190,24 @@ impl Qdisc for Drr {
                 c.deficit += quantum;
                 c.turn = true;
             }
-            let head = c.q.front().expect("conversations in the round hold packets").size as u64;
+            let head = self
+                .pool
+                .front(&c.q)
+                .expect("conversations in the round hold packets")
+                .size as u64;
             if c.deficit >= head {
                 c.deficit -= head;
-                return Some(self.take(s, DropEnd::Head));
+                c.bytes -= head;
+                let p = self.pool.pop_front(&mut c.q);
+                let empty = c.q.is_empty();
+                self.pkts -= 1;
+                self.bytes -= head;
+                if empty {
+                    self.retire(s);
+                } else {
+                    self.longest.touch(s);
+                }
+                return p;
             }
             c.turn = false;
             self.curr = Some(c.next);
@@ -191,7 +221,7 @@ impl Qdisc for Drr {
         let (mut s, mut passes) = (start, 0u64);
         loop {
             let c = self.convs.get(s);
-            let head = c.q.front().expect("conversations in the round hold packets");
+            let head = self.pool.front(&c.q).expect("conversations in the round hold packets");
             let grants = if s == start {
                 passes + !c.turn as u64
             } else {
@@ -216,7 +246,12 @@ impl Qdisc for Drr {
         self.limit
     }
     fn trace(&self, out: &mut Vec<TraceValue>) {
-        let mut flows: Vec<(FlowId, u64)> = self.convs.iter().map(|(_, f, c)| (f, c.bytes)).collect();
+        let mut flows: Vec<(FlowId, u64)> = self
+            .convs
+            .iter()
+            .filter(|(_, _, c)| c.bytes > 0)
+            .map(|(_, f, c)| (f, c.bytes))
+            .collect();
         flows.sort_unstable();
         out.push(TraceValue::new("backlogged_flows", flows.len() as f64));
         for (f, b) in flows {

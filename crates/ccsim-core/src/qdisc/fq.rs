@@ -9,7 +9,9 @@
 //!   iterated deletion: R grows at `C / N_ac` with N_ac the conversations with
 //!   `F_α > R` (the fluid system's active set); whenever R reaches the smallest
 //!   such `F_α`, that conversation leaves and the rate changes. A min-heap of the
-//!   `F_α` makes each deletion O(log n).
+//!   `F_α` makes each deletion O(log n); a raised `F_α` is re-keyed only when R
+//!   reaches its old key (keys never exceed the true `F_α`, so no deletion is
+//!   late), about once per queue-full of the conversation's packets.
 //! * The link sends the queued packet with the smallest F (ties: lower flow id;
 //!   FIFO within a conversation); non-preemptive.
 //! * Shared buffer (`limit`, packets or bytes): the arrival is queued, then
@@ -27,15 +29,15 @@
 //!   conversations of unequal greed get max-min shares of the link.
 //! * Arithmetic is `f64` in bits; R jumps exactly to `F_α` at each deletion.
 //! * DKS's promptness term δ is 0.
-//! * A conversation's state is freed when it has nothing queued and `F_α ≤ R`
-//!   (its old `F_α` could no longer matter).
+//! * A conversation's state is no longer needed when it has nothing queued and
+//!   `F_α ≤ R` (its old `F_α` could not matter); such states are kept for the
+//!   conversation's next packet and swept when they outnumber the busy ones.
 
-use super::conv::{IndexedHeap, LongestQueue, Num, Slab};
+use super::conv::{Fifo, Fifos, IndexedHeap, LongestQueue, Num, Slab};
 use super::{DropReason, Limit, LinkInfo, Qdisc, QdiscCtx, QdiscSpec, TraceValue};
 use crate::cfg::{Res, Tab};
 use crate::packet::{FlowId, Packet};
 use crate::units::Time;
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// A queued packet with its tags (bits) and the round number at its arrival.
@@ -49,7 +51,8 @@ struct Tagged {
 
 #[derive(Clone, Debug, Default)]
 struct Conv {
-    q: VecDeque<Tagged>,
+    /// The conversation's packets, in the shared pool.
+    q: Fifo,
     bytes: u64,
     /// Largest finish number assigned (F_α).
     last: f64,
@@ -64,6 +67,7 @@ pub enum DropEnd {
 
 pub struct Fq {
     convs: Slab<Conv>,
+    pool: Fifos<Tagged>,
     /// Conversations with packets, keyed by their head's finish number.
     heads: IndexedHeap<(Num, u32)>,
     /// The fluid system's active set, keyed by F_α.
@@ -84,6 +88,7 @@ impl Fq {
     pub fn new(rate_bps: u64, limit: Limit, drop_end: DropEnd) -> Fq {
         Fq {
             convs: Slab::default(),
+            pool: Fifos::default(),
             heads: IndexedHeap::new(),
             fluid: IndexedHeap::new(),
             longest: LongestQueue::new(),
@@ -121,8 +126,14 @@ impl Fq {
             if reach <= now {
                 self.t = reach;
                 self.r = f_min;
-                self.fluid.remove(slot);
-                self.free_if_idle(slot);
+                let last = self.convs.get(slot).last;
+                if last > f_min {
+                    // A key raised lazily by later arrivals: still active.
+                    self.fluid.set(slot, (Num(last), self.convs.flow(slot).0));
+                } else {
+                    self.fluid.remove(slot);
+                    self.free_if_idle(slot);
+                }
             } else {
                 self.r += (now - self.t) * self.rate / n;
                 self.t = now;
@@ -130,26 +141,32 @@ impl Fq {
         }
     }
 
-    fn free_if_idle(&mut self, slot: usize) {
-        if self.convs.get(slot).q.is_empty() && !self.fluid.contains(slot) {
-            self.convs.remove(slot);
-        }
+    /// Conversations with nothing queued and `F_α ≤ R` need no state; it is
+    /// kept for their next packet and swept when idle states pile up.
+    fn free_if_idle(&mut self, _slot: usize) {
+        let (heads, fluid) = (&self.heads, &self.fluid);
+        let busy = heads.len().max(fluid.len());
+        // A freed slot's last change (to 0 bytes) was noted, so the
+        // longest-queue heap drops it at its next update.
+        self.convs.sweep(busy, |s, c| c.q.is_empty() && !fluid.contains(s));
     }
 
-    /// Refreshes the heaps after conversation `slot` changed.
+    /// Refreshes the heaps after conversation `slot` changed. The fluid set's
+    /// key may lag behind a raised `F_α` (it is corrected when R reaches it,
+    /// which keeps deletions exact) but never exceeds it.
     fn refresh(&mut self, slot: usize) {
         let flow = self.convs.flow(slot);
         let c = self.convs.get(slot);
-        match c.q.front() {
+        match self.pool.front(&c.q) {
             Some(h) => self.heads.set(slot, (Num(h.finish), flow.0)),
             None => self.heads.remove(slot),
         }
-        if c.last > self.r {
-            self.fluid.set(slot, (Num(c.last), flow.0));
-        } else {
+        if c.last <= self.r {
             self.fluid.remove(slot);
+        } else if self.fluid.get(slot).is_none_or(|(Num(k), _)| k > c.last) {
+            self.fluid.set(slot, (Num(c.last), flow.0));
         }
-        self.longest.update(slot, flow, c.bytes);
+        self.longest.touch(slot);
     }
 
     /// Drops one packet of conversation `slot` (its head or tail) and withdraws
@@ -157,22 +174,21 @@ impl Fq {
     fn drop_from(&mut self, slot: usize) -> Packet {
         let c = self.convs.get_mut(slot);
         let gone = match self.drop_end {
-            DropEnd::Tail => c.q.pop_back(),
-            DropEnd::Head => c.q.pop_front(),
+            DropEnd::Tail => self.pool.pop_back(&mut c.q),
+            DropEnd::Head => self.pool.pop_front(&mut c.q),
         }
         .expect("the longest queue is not empty");
         c.bytes -= gone.pkt.size as u64;
         // Tags as if `gone` had never arrived: max(start, R at arrival) of the
-        // next packet equals max(F before `gone`, its R at arrival).
+        // next packet equals max(F before `gone`, its R at arrival). After a
+        // tail drop no packet follows it.
         let mut prev = gone.start;
-        let skip = match self.drop_end {
-            DropEnd::Tail => c.q.len(),
-            DropEnd::Head => 0,
-        };
-        for t in c.q.iter_mut().skip(skip) {
-            t.start = prev.max(t.r_arrival);
-            t.finish = t.start + t.pkt.size as f64 * 8.0;
-            prev = t.finish;
+        if self.drop_end == DropEnd::Head {
+            self.pool.for_each_mut(&c.q, |t| {
+                t.start = prev.max(t.r_arrival);
+                t.finish = t.start + t.pkt.size as f64 * 8.0;
+                prev = t.finish;
+            });
         }
         c.last = prev;
         self.pkts -= 1;
@@ -199,19 +215,24 @@ impl Qdisc for Fq {
         let finish = start + size as f64 * 8.0;
         c.last = finish;
         c.bytes += size as u64;
-        c.q.push_back(Tagged {
-            pkt,
-            start,
-            finish,
-            r_arrival: r,
-        });
+        self.pool.push_back(
+            &mut c.q,
+            Tagged {
+                pkt,
+                start,
+                finish,
+                r_arrival: r,
+            },
+        );
         self.pkts += 1;
         self.bytes += size as u64;
         self.refresh(slot);
         let mut arrival_dropped = false;
         while !self.limit.holds(self.pkts, self.bytes) {
             let mine = (!arrival_dropped).then(|| (slot, self.convs.get(slot).bytes));
-            let victim = self.longest.victim(mine).expect("a queue holds packets");
+            let convs = &self.convs;
+            let current = |s: usize| convs.entry(s).map(|(f, c)| (f, c.bytes));
+            let victim = self.longest.victim(mine, current).expect("a queue holds packets");
             let p = self.drop_from(victim);
             if p.uid == uid {
                 arrival_dropped = true;
@@ -224,12 +245,15 @@ impl Qdisc for Fq {
         if arrival_dropped {
             return None;
         }
-        self.convs.get(slot).q.back().map(|t| &t.pkt)
+        self.pool.back(&self.convs.get(slot).q).map(|t| &t.pkt)
     }
     fn dequeue(&mut self, _cx: &mut QdiscCtx) -> Option<Packet> {
         let (slot, _) = self.heads.peek()?;
         let c = self.convs.get_mut(slot);
-        let t = c.q.pop_front().expect("heads holds non-empty conversations");
+        let t = self
+            .pool
+            .pop_front(&mut c.q)
+            .expect("heads holds non-empty conversations");
         c.bytes -= t.pkt.size as u64;
         self.pkts -= 1;
         self.bytes -= t.pkt.size as u64;
@@ -239,7 +263,7 @@ impl Qdisc for Fq {
     }
     fn peek(&self) -> Option<&Packet> {
         let (slot, _) = self.heads.peek()?;
-        self.convs.get(slot).q.front().map(|t| &t.pkt)
+        self.pool.front(&self.convs.get(slot).q).map(|t| &t.pkt)
     }
     fn backlog_packets(&self) -> usize {
         self.pkts
@@ -313,6 +337,7 @@ mod tests {
     use super::super::testutil::{build, link, pkt, Drive};
     use super::*;
     use serde_json::json;
+    use std::collections::VecDeque;
 
     fn us(x: u64) -> Time {
         Time::from_micros(x)
@@ -439,6 +464,137 @@ mod tests {
         }
         let ratio = sent[0] as f64 / sent[1] as f64;
         assert!((ratio - 1.0).abs() < 0.01, "{sent:?}");
+    }
+
+    /// A queued packet of the reference: (uid, size, S, F, R at arrival).
+    type NaivePkt = (u64, u32, f64, f64, f64);
+    /// A conversation of the reference: (flow, packets, F_α).
+    type NaiveConv = (u32, VecDeque<NaivePkt>, f64);
+
+    /// DKS written the slow, obvious way: scans instead of heaps.
+    struct Naive {
+        q: Vec<NaiveConv>,
+        r: f64,
+        t: f64,
+        limit: usize,
+        head: bool,
+    }
+
+    impl Naive {
+        fn advance(&mut self, now: f64) {
+            loop {
+                let active: Vec<f64> = self.q.iter().map(|c| c.2).filter(|&f| f > self.r).collect();
+                if active.is_empty() {
+                    self.t = now;
+                    return;
+                }
+                let n = active.len() as f64;
+                let f_min = active.iter().cloned().fold(f64::INFINITY, f64::min);
+                let reach = self.t + (f_min - self.r) * n / 1e-3; // 1 Mbps = 1e-3 bit/ns
+                if reach > now {
+                    self.r += (now - self.t) * 1e-3 / n;
+                    self.t = now;
+                    return;
+                }
+                self.t = reach;
+                self.r = f_min;
+            }
+        }
+        fn conv(&mut self, flow: u32) -> usize {
+            match self.q.iter().position(|c| c.0 == flow) {
+                Some(i) => i,
+                None => {
+                    self.q.push((flow, VecDeque::new(), f64::NEG_INFINITY));
+                    self.q.len() - 1
+                }
+            }
+        }
+        /// Returns the uids dropped.
+        fn enq(&mut self, now: f64, uid: u64, flow: u32, size: u32) -> Vec<u64> {
+            self.advance(now);
+            let i = self.conv(flow);
+            let s = self.q[i].2.max(self.r);
+            let f = s + size as f64 * 8.0;
+            let r = self.r;
+            self.q[i].1.push_back((uid, size, s, f, r));
+            self.q[i].2 = f;
+            let mut dropped = Vec::new();
+            while self.q.iter().map(|c| c.1.len()).sum::<usize>() > self.limit {
+                let bytes = |c: &NaiveConv| c.1.iter().map(|p| p.1 as u64).sum::<u64>();
+                let max = self.q.iter().map(bytes).max().unwrap();
+                let arrival = self.q.iter().position(|c| c.0 == flow).unwrap();
+                let v = if bytes(&self.q[arrival]) == max {
+                    arrival
+                } else {
+                    (0..self.q.len())
+                        .filter(|&j| bytes(&self.q[j]) == max)
+                        .min_by_key(|&j| self.q[j].0)
+                        .unwrap()
+                };
+                let gone = if self.head {
+                    self.q[v].1.pop_front()
+                } else {
+                    self.q[v].1.pop_back()
+                }
+                .unwrap();
+                // Tags as if `gone` had never arrived.
+                let mut prev = gone.2;
+                if self.head {
+                    for p in self.q[v].1.iter_mut() {
+                        p.2 = prev.max(p.4);
+                        p.3 = p.2 + p.1 as f64 * 8.0;
+                        prev = p.3;
+                    }
+                }
+                self.q[v].2 = prev;
+                dropped.push(gone.0);
+            }
+            dropped
+        }
+        fn deq(&mut self) -> Option<u64> {
+            let i = (0..self.q.len())
+                .filter(|&i| !self.q[i].1.is_empty())
+                .min_by(|&a, &b| {
+                    let (fa, fb) = (self.q[a].1[0].3, self.q[b].1[0].3);
+                    fa.total_cmp(&fb).then(self.q[a].0.cmp(&self.q[b].0))
+                })?;
+            self.q[i].1.pop_front().map(|p| p.0)
+        }
+    }
+
+    #[test]
+    fn matches_a_naive_reference_under_random_traffic() {
+        for head in [false, true] {
+            let end = if head { DropEnd::Head } else { DropEnd::Tail };
+            let mut d = fq(Limit::Packets(12), end);
+            let mut n = Naive {
+                q: Vec::new(),
+                r: 0.0,
+                t: 0.0,
+                limit: 12,
+                head,
+            };
+            let mut rng = crate::rng::Rng::new(17, 0);
+            let mut busy_until = 0.0;
+            for uid in 1..20_000u64 {
+                d.now += Time(rng.next_u64() % 2_000_000); // up to 2 ms
+                let now = d.now.0 as f64;
+                if now >= busy_until {
+                    // The link is free: send the next packet (as the engine would).
+                    let got = d.deq().map(|p| (p.uid, p.size));
+                    assert_eq!(got.map(|g| g.0), n.deq(), "uid {uid}");
+                    if let Some((_, size)) = got {
+                        busy_until = now + size as f64 * 8000.0;
+                    }
+                }
+                let (flow, size) = ((rng.next_u64() % 5) as u32, 40 + (rng.next_u64() % 1461) as u32);
+                let before = d.drops.len();
+                d.enq(pkt(uid, flow, size));
+                let dropped: Vec<u64> = d.drops[before..].iter().map(|x| x.0.uid).collect();
+                assert_eq!(dropped, n.enq(now, uid, flow, size), "uid {uid}");
+                assert!((d.q.round(d.now) - n.r).abs() <= 1e-6 * n.r.max(1.0), "R at uid {uid}");
+            }
+        }
     }
 
     #[test]
