@@ -79,6 +79,16 @@ fn dumbbell_8_with(queue: Value) -> String {
     v.to_string()
 }
 
+/// The dumbbell-8 topology with 8 Poisson sources of 1500-B packets (1.2 C in
+/// all) instead of TCP: every discipline sees the same arrivals and delivers
+/// the same number of packets, so only its own cost differs.
+fn poisson_8(queue: Value) -> String {
+    let mut v: Value = serde_json::from_str(&from_toml(DUMBBELL_8)).expect("json");
+    v["topology"]["bottleneck"]["queue"] = queue;
+    v["flows"] = json!([{"kind": "poisson", "pairs": "all", "rate": "15Mbps", "packet_size": "1500B"}]);
+    v.to_string()
+}
+
 /// 1000 Poisson sources of 1000-B packets offering 1.2 Gbps to a 1 Gbps
 /// bottleneck with `queue`: every flow stays backlogged under fair queueing.
 fn poisson_1000(queue: Value) -> String {
@@ -208,7 +218,8 @@ fn main() {
                     .map_or(name.contains(f.as_str()), |exact| name == exact)
             })
     };
-    let runs: [(&str, String); 11] = [
+    let red_8 = || json!({"kind": "red", "limit": "100pkt", "mean_pktsize": "1500B"});
+    let runs: [(&str, String); 15] = [
         ("dumbbell-8", from_toml(DUMBBELL_8)),
         // RED with ns-2.35's defaults (automatic thresholds 20.8/62.5 packets of 1500 B).
         (
@@ -223,6 +234,13 @@ fn main() {
             "dumbbell-8-fq",
             dumbbell_8_with(json!({"kind": "fq", "limit": "100pkt"})),
         ),
+        (
+            "poisson-8-droptail",
+            poisson_8(json!({"kind": "droptail", "limit": "100pkt"})),
+        ),
+        ("poisson-8-red", poisson_8(red_8())),
+        ("poisson-8-drr", poisson_8(json!({"kind": "drr", "limit": "100pkt"}))),
+        ("poisson-8-fq", poisson_8(json!({"kind": "fq", "limit": "100pkt"}))),
         ("dumbbell-200", dumbbell_200()),
         ("parking-lot", from_toml(PARKING_LOT)),
         ("token-gate-5", token_gate_5()),
@@ -254,8 +272,8 @@ fn main() {
         }
     }
     for kind in ["droptail", "red", "drr", "fq"] {
-        if want(&format!("qdisc-{kind}")) {
-            for n in [10, 100, 1000, 10_000, 100_000] {
+        for n in [10, 100, 1000, 10_000, 100_000] {
+            if want(&format!("qdisc-{kind}-{n}")) {
                 qdisc_hold(kind, n, 2_000_000);
             }
         }

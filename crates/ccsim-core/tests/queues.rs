@@ -3,7 +3,9 @@
 //! components against the queue views, and conservation and bounds for every
 //! discipline under random traffic.
 
-use ccsim_core::output::{Column, Output};
+mod common;
+
+use ccsim_core::output::Output;
 use ccsim_core::packet::{FlowId, Kind, LinkId, NodeId, Packet};
 use ccsim_core::qdisc::red::{resolve, Red};
 use ccsim_core::qdisc::{DropReason, LinkInfo};
@@ -11,42 +13,11 @@ use ccsim_core::rng::Rng;
 use ccsim_core::router::{CompCtx, Component, QueueEvent, QueueView, Verdict};
 use ccsim_core::scenario::build;
 use ccsim_core::units::{Rate, Time};
+use common::{col, f64s, fingerprint, queue_value, strs};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-
-fn col<'a>(o: &'a Output, table: &str, name: &str) -> &'a Column {
-    let t = o.tables.iter().find(|t| t.name == table).expect("table");
-    &t.columns
-        .iter()
-        .find(|c| c.0 == name)
-        .unwrap_or_else(|| panic!("column {name}"))
-        .1
-}
-
-fn f64s(c: &Column) -> Vec<f64> {
-    match c {
-        Column::F64(v) => v.clone(),
-        Column::I64(v) => v.iter().map(|&x| x as f64).collect(),
-        Column::Str(_) => panic!("string column"),
-    }
-}
-
-fn strs(c: &Column) -> Vec<String> {
-    match c {
-        Column::Str(v) => v.clone(),
-        _ => panic!("not a string column"),
-    }
-}
-
-fn queue_value(o: &Output, queue: &str, name: &str) -> f64 {
-    let i = strs(col(o, "queues", "queue"))
-        .iter()
-        .position(|n| n == queue)
-        .expect("queue");
-    f64s(col(o, "queues", name))[i]
-}
 
 fn flow_values(o: &Output, name: &str) -> Vec<f64> {
     f64s(col(o, "flows", name))
@@ -536,21 +507,6 @@ proptest! {
         let b = ccsim_core::run(&s.to_string()).unwrap();
         prop_assert_eq!(fingerprint(&a), fingerprint(&b));
     }
-}
-
-fn fingerprint(o: &Output) -> String {
-    let mut s = o.summary.to_string();
-    for t in &o.tables {
-        for (name, c) in &t.columns {
-            s.push_str(name);
-            match c {
-                Column::F64(v) => v.iter().for_each(|x| s.push_str(&format!("{:x},", x.to_bits()))),
-                Column::I64(v) => v.iter().for_each(|x| s.push_str(&format!("{x},"))),
-                Column::Str(v) => v.iter().for_each(|x| s.push_str(x)),
-            }
-        }
-    }
-    s
 }
 
 #[test]

@@ -52,6 +52,15 @@ proc cbr {i rate size start stop} {
     $ns at $stop "$app stop"
 }
 
+# The four CBR flows of drr.tcl and fq.tcl: 1 Mb/s of 1000-B packets, 4 Mb/s
+# of 500-B, 6 Mb/s of 1500-B, 8 Mb/s of 1000-B, 0-20 s (max-min: 1, 3, 3, 3).
+proc four_unequal_cbr {} {
+    cbr 0 1Mb 1000 0.0 20.0
+    cbr 1 4Mb 500 0.0 20.0
+    cbr 2 6Mb 1500 0.0 20.0
+    cbr 3 8Mb 1000 0.0 20.0
+}
+
 # A bulk NewReno flow i (1000-byte segments + 40 bytes of headers), optionally ECN.
 proc tcp {i start ecn} {
     global ns s d tcpsrc

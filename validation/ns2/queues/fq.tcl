@@ -6,9 +6,6 @@ source [file join [file dirname [info script]] common.tcl]
 
 set q [dumbbell 4 FQ]
 trace_bottleneck
-cbr 0 1Mb 1000 0.0 20.0
-cbr 1 4Mb 500 0.0 20.0
-cbr 2 6Mb 1500 0.0 20.0
-cbr 3 8Mb 1000 0.0 20.0
+four_unequal_cbr
 $ns at 20.0 "finish"
 $ns run

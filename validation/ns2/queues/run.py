@@ -159,6 +159,20 @@ def bottleneck(r):
     return r.queues.set_index("queue").loc["R1->R2"]
 
 
+def phase_means(case: str, ns: Ns2Run, r, phases, unit: str = "pkts") -> list[Check]:
+    """The RED average's mean over each (t0, t1, label, tolerance) phase."""
+    return [
+        Check(
+            case,
+            f"mean avg {t0}-{t1} s{f' ({label})' if label else ''}, {unit}",
+            ns2_mean(ns, "ave_", t0, t1),
+            cc_mean(r, "avg", t0, t1),
+            tol,
+        )
+        for t0, t1, label, tol in phases
+    ]
+
+
 def binned_gap(
     a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray], t1: float
 ) -> float:
@@ -206,20 +220,9 @@ def red_cbr(ns: Ns2Run) -> list[Check]:
     c = "RED (CBR)"
     out = []
     r = run_ccsim("red_cbr")
-    for t0, t1, label, tol in [
-        (0, 10, "1.05 C", 0.1),
-        (10, 20, "0.8 C", 0.1),
-        (20, 30, "1.3 C", 0.05),
-    ]:
-        out.append(
-            Check(
-                c,
-                f"mean avg {t0}-{t1} s ({label}), pkts",
-                ns2_mean(ns, "ave_", t0, t1),
-                cc_mean(r, "avg", t0, t1),
-                tol,
-            )
-        )
+    out += phase_means(
+        c, ns, r, [(0, 10, "1.05 C", 0.1), (10, 20, "0.8 C", 0.1), (20, 30, "1.3 C", 0.05)]
+    )
     for t0, t1, label, tol in [(0, 10, "1.05 C", 0.1), (20, 30, "1.3 C", 0.03)]:
         w = bottleneck(cc_window("red_cbr", t0, t1))
         out.append(
@@ -306,16 +309,7 @@ def ared(ns: Ns2Run) -> list[Check]:
         a = float(pn[np.argmin(np.abs(tn - t))])
         b = float(pc[np.argmin(np.abs(tc - t))])
         out.append(Check(c, f"max_p at {t:g} s (one step: 11 %)", a, b, 0.11))
-    for t0, t1, tol in [(5, 15, 0.1), (20, 30, 0.1), (35, 45, 0.1)]:
-        out.append(
-            Check(
-                c,
-                f"mean avg {t0}-{t1} s, pkts",
-                ns2_mean(ns, "ave_", t0, t1),
-                cc_mean(r, "avg", t0, t1),
-                tol,
-            )
-        )
+    out += phase_means(c, ns, r, [(5, 15, "", 0.1), (20, 30, "", 0.1), (35, 45, "", 0.1)])
     gap = binned_gap(ns.samples["ave_"], cc_series(r, "avg"), 45.0)
     out.append(
         Check(c, "avg trajectory: mean abs. gap of 1-s bins, pkts", 0.0, gap, 0.5, relative=False)

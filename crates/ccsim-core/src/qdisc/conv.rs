@@ -483,6 +483,17 @@ impl<T> Slab<T> {
         !gone.is_empty()
     }
 
+    /// Appends `backlogged_flows` and one `backlog_bytes` value per flow with
+    /// bytes queued (in flow order) for the time series.
+    pub fn trace_backlogs(&self, bytes: impl Fn(&T) -> u64, out: &mut Vec<super::TraceValue>) {
+        let mut flows: Vec<(FlowId, u64)> = self.iter().map(|(_, f, t)| (f, bytes(t))).filter(|x| x.1 > 0).collect();
+        flows.sort_unstable();
+        out.push(super::TraceValue::new("backlogged_flows", flows.len() as f64));
+        for (f, b) in flows {
+            out.push(super::TraceValue::flow("backlog_bytes", f, b as f64));
+        }
+    }
+
     /// Live conversations in slot order.
     pub fn iter(&self) -> impl Iterator<Item = (usize, FlowId, &T)> {
         self.items

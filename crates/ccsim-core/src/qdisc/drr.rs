@@ -35,7 +35,7 @@ use super::conv::{Fifo, Fifos, LongestQueue, Slab};
 use super::fq::{finite_buffer, read_drop_end, DropEnd};
 use super::{DropReason, Limit, LinkInfo, Qdisc, QdiscCtx, QdiscSpec, TraceValue};
 use crate::cfg::{Res, Tab};
-use crate::packet::{FlowId, Packet};
+use crate::packet::Packet;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -246,17 +246,7 @@ impl Qdisc for Drr {
         self.limit
     }
     fn trace(&self, out: &mut Vec<TraceValue>) {
-        let mut flows: Vec<(FlowId, u64)> = self
-            .convs
-            .iter()
-            .filter(|(_, _, c)| c.bytes > 0)
-            .map(|(_, f, c)| (f, c.bytes))
-            .collect();
-        flows.sort_unstable();
-        out.push(TraceValue::new("backlogged_flows", flows.len() as f64));
-        for (f, b) in flows {
-            out.push(TraceValue::flow("backlog_bytes", f, b as f64));
-        }
+        self.convs.trace_backlogs(|c| c.bytes, out);
     }
 }
 

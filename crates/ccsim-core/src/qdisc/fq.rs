@@ -36,7 +36,7 @@
 use super::conv::{Fifo, Fifos, IndexedHeap, LongestQueue, Num, Slab};
 use super::{DropReason, Limit, LinkInfo, Qdisc, QdiscCtx, QdiscSpec, TraceValue};
 use crate::cfg::{Res, Tab};
-use crate::packet::{FlowId, Packet};
+use crate::packet::Packet;
 use crate::units::Time;
 use std::sync::Arc;
 
@@ -277,17 +277,7 @@ impl Qdisc for Fq {
     fn trace(&self, out: &mut Vec<TraceValue>) {
         out.push(TraceValue::new("round", self.r));
         out.push(TraceValue::new("fluid_active", self.fluid.len() as f64));
-        let mut flows: Vec<(FlowId, u64)> = self
-            .convs
-            .iter()
-            .filter(|(_, _, c)| c.bytes > 0)
-            .map(|(_, f, c)| (f, c.bytes))
-            .collect();
-        flows.sort_unstable();
-        out.push(TraceValue::new("backlogged_flows", flows.len() as f64));
-        for (f, b) in flows {
-            out.push(TraceValue::flow("backlog_bytes", f, b as f64));
-        }
+        self.convs.trace_backlogs(|c| c.bytes, out);
     }
 }
 
@@ -336,6 +326,7 @@ pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
 mod tests {
     use super::super::testutil::{build, link, pkt, Drive};
     use super::*;
+    use crate::packet::FlowId;
     use serde_json::json;
     use std::collections::VecDeque;
 

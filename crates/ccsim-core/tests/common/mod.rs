@@ -1,0 +1,54 @@
+//! Helpers shared by the whole-engine tests: reading result columns and
+//! fingerprinting outputs.
+#![allow(dead_code)] // each test binary uses a subset
+
+use ccsim_core::output::{Column, Output};
+
+pub fn col<'a>(o: &'a Output, table: &str, name: &str) -> &'a Column {
+    let t = o.tables.iter().find(|t| t.name == table).expect("table");
+    &t.columns
+        .iter()
+        .find(|c| c.0 == name)
+        .unwrap_or_else(|| panic!("column {name}"))
+        .1
+}
+
+pub fn f64s(c: &Column) -> Vec<f64> {
+    match c {
+        Column::F64(v) => v.clone(),
+        Column::I64(v) => v.iter().map(|&x| x as f64).collect(),
+        Column::Str(_) => panic!("string column"),
+    }
+}
+
+pub fn strs(c: &Column) -> Vec<String> {
+    match c {
+        Column::Str(v) => v.clone(),
+        _ => panic!("not a string column"),
+    }
+}
+
+/// One value of the `queues` table.
+pub fn queue_value(o: &Output, queue: &str, name: &str) -> f64 {
+    let i = strs(col(o, "queues", "queue"))
+        .iter()
+        .position(|n| n == queue)
+        .expect("queue");
+    f64s(col(o, "queues", name))[i]
+}
+
+/// Every table and the summary as text, floats by their bits.
+pub fn fingerprint(o: &Output) -> String {
+    let mut s = o.summary.to_string();
+    for t in &o.tables {
+        for (name, c) in &t.columns {
+            s.push_str(name);
+            match c {
+                Column::F64(v) => v.iter().for_each(|x| s.push_str(&format!("{:x},", x.to_bits()))),
+                Column::I64(v) => v.iter().for_each(|x| s.push_str(&format!("{x},"))),
+                Column::Str(v) => v.iter().for_each(|x| s.push_str(x)),
+            }
+        }
+    }
+    s
+}
