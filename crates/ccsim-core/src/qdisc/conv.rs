@@ -283,19 +283,22 @@ impl<T> Default for Fifos<T> {
 }
 
 impl<T> Fifos<T> {
+    #[inline]
     pub fn push_back(&mut self, f: &mut Fifo, item: T) {
-        let node = Node {
-            item: Some(item),
-            prev: f.tail,
-            next: NIL,
-        };
         let i = match self.free.pop() {
             Some(i) => {
-                self.nodes[i as usize] = node;
+                // Written in place: one copy of the item.
+                let n = &mut self.nodes[i as usize];
+                n.item = Some(item);
+                (n.prev, n.next) = (f.tail, NIL);
                 i
             }
             None => {
-                self.nodes.push(node);
+                self.nodes.push(Node {
+                    item: Some(item),
+                    prev: f.tail,
+                    next: NIL,
+                });
                 (self.nodes.len() - 1) as u32
             }
         };
@@ -307,6 +310,7 @@ impl<T> Fifos<T> {
         f.tail = i;
         f.len += 1;
     }
+    #[inline]
     pub fn pop_front(&mut self, f: &mut Fifo) -> Option<T> {
         let i = f.head;
         if i == NIL {
@@ -341,6 +345,7 @@ impl<T> Fifos<T> {
         self.free.push(i);
         item
     }
+    #[inline]
     pub fn front(&self, f: &Fifo) -> Option<&T> {
         (f.head != NIL)
             .then(|| self.nodes[f.head as usize].item.as_ref())
