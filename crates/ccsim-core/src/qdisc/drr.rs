@@ -28,8 +28,9 @@
 //!   which makes flows wait several rounds; S&V ask for at least the largest
 //!   packet).
 //!
-//! Cost: O(1) per packet for the round, O(log n) for the longest-queue choice
-//! (an indexed heap of the per-conversation byte counts).
+//! Cost: O(1) per packet (a ring of conversations, packets in one shared
+//! pool); the longest queue comes from an indexed heap of byte counts brought
+//! up to date only when the buffer overflows.
 
 use super::conv::{Fifo, Fifos, LongestQueue, Slab};
 use super::fq::{finite_buffer, read_drop_end, DropEnd};
