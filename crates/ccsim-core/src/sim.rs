@@ -10,7 +10,7 @@ use crate::monitor::Monitor;
 use crate::packet::{Ecn, FlowId, Kind, LinkId, NodeId, Packet};
 use crate::qdisc::{DropReason, MarkReason, QdiscCtx};
 use crate::rng::Rng;
-use crate::router::{CompCtx, Component, QueueEvent, QueueView, Verdict};
+use crate::router::{call_each, call_one, Component, QueueEvent, QueueView, Requests, Verdict};
 use crate::sched::Scheduler;
 use crate::tcp::{EndpointCtx, TcpReceiver, TcpSender};
 use crate::units::Time;
@@ -772,57 +772,5 @@ impl Sim {
             }
         }
         Ok(())
-    }
-}
-
-/// What components asked for during callbacks, applied afterwards.
-#[derive(Default)]
-struct Requests {
-    /// (component index, packet, output link)
-    released: Vec<(usize, Packet, LinkId)>,
-    /// (component index, wake time)
-    wakes: Vec<(usize, Time)>,
-}
-
-impl Requests {
-    fn is_empty(&self) -> bool {
-        self.released.is_empty() && self.wakes.is_empty()
-    }
-}
-
-/// Calls `f` on component `k` of `node` and collects its requests.
-fn call_one<R>(
-    nodes: &mut [Node],
-    views: &[Option<Box<QueueView>>],
-    now: Time,
-    node: NodeId,
-    k: usize,
-    req: &mut Requests,
-    f: impl FnOnce(&mut dyn Component, &mut CompCtx) -> R,
-) -> R {
-    let mut released = Vec::new();
-    let mut wake = None;
-    let r = {
-        let mut cx = CompCtx::new(now, node, views, &mut released, &mut wake);
-        f(nodes[node.idx()].comps[k].as_mut(), &mut cx)
-    };
-    req.released.extend(released.into_iter().map(|(p, l)| (k, p, l)));
-    if let Some(t) = wake {
-        req.wakes.push((k, t));
-    }
-    r
-}
-
-/// Calls `f` on every component of `node`, in order.
-fn call_each(
-    nodes: &mut [Node],
-    views: &[Option<Box<QueueView>>],
-    now: Time,
-    node: NodeId,
-    req: &mut Requests,
-    mut f: impl FnMut(&mut dyn Component, &mut CompCtx),
-) {
-    for k in 0..nodes[node.idx()].comps.len() {
-        call_one(nodes, views, now, node, k, req, &mut f);
     }
 }
