@@ -15,7 +15,9 @@ use crate::packet::{FlowId, LinkId, NodeId};
 use crate::qdisc::{self, Limit, Qdisc};
 use crate::rng::Rng;
 use crate::sim::{Endpoint, Flow, Node, Sim, NO_ROUTE};
-use crate::tcp::{RecvParams, RttParams, SendParams, TcpReceiver, TcpSender, INFINITE};
+use crate::tcp::{
+    Estimator, LossWindow, RecvParams, RtoSsthresh, RttParams, SendParams, TcpReceiver, TcpSender, INFINITE,
+};
 use crate::units::{BufferSize, Rate, Time};
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
@@ -514,7 +516,21 @@ fn read_tcp(t: &mut Tab) -> Res<FlowKind> {
         max_rto: t.time("max_rto", Some("60s"))?,
         granularity: t.time("clock_granularity", Some("0s"))?,
         tick: t.time("rtt_tick", Some("0s"))?,
+        estimator: match t
+            .choice("rtt_estimator", Some("rfc6298"), &["rfc6298", "ns2"])?
+            .as_str()
+        {
+            "ns2" => Estimator::Ns2,
+            _ => Estimator::Rfc6298,
+        },
     };
+    if rtt.estimator == Estimator::Ns2 && rtt.tick == Time::ZERO {
+        return Err(t.error(
+            "rtt_tick",
+            &Value::String(time_str(rtt.tick)),
+            "a positive clock tick such as \"10ms\" (ns-2's tcpTick_) with rtt_estimator = \"ns2\"",
+        ));
+    }
     if rtt.max_rto < rtt.min_rto || rtt.init_rto == Time::ZERO {
         return Err(t.error(
             "max_rto",
@@ -536,6 +552,20 @@ fn read_tcp(t: &mut Tab) -> Res<FlowKind> {
     let full_ack = t.choice("full_ack", Some("ssthresh"), &["ssthresh", "flight"])?;
     let partial_timer = t.choice("partial_ack_timer", Some("first"), &["first", "every"])?;
     let sack_blocks = t.uint("sack_blocks", Some(0), 0, 4)? as u8;
+    let limited_transmit = t.boolean("limited_transmit", false)?;
+    let byte_counting = t.boolean("byte_counting", true)?;
+    let send_jitter = t.time("send_jitter", Some("0s"))?;
+    let loss_window = match t.choice("loss_window", Some("flight"), &["flight", "cwnd"])?.as_str() {
+        "cwnd" => LossWindow::Cwnd,
+        _ => LossWindow::Flight,
+    };
+    let rto_ssthresh = match t
+        .choice("rto_ssthresh", Some("window"), &["window", "once-per-window"])?
+        .as_str()
+    {
+        "once-per-window" => RtoSsthresh::OncePerWindow,
+        _ => RtoSsthresh::Window,
+    };
     let snd = SendParams {
         mss,
         header,
@@ -547,6 +577,11 @@ fn read_tcp(t: &mut Tab) -> Res<FlowKind> {
         ecn,
         full_ack_flight: full_ack == "flight",
         partial_timer_every: partial_timer == "every",
+        byte_counting,
+        limited_transmit,
+        rto_ssthresh,
+        loss_window,
+        send_jitter,
     };
     let rcv = RecvParams {
         buffer: rwnd.unwrap_or(INFINITE),
@@ -728,7 +763,7 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
         let (kind, ep) = match p.kind {
             FlowKind::Tcp { snd, rcv, cc } => {
                 let algo = cc::by_name(&cc).expect("validated name");
-                let s = TcpSender::new(snd, algo, fid, src, dst);
+                let s = TcpSender::new(snd, algo, fid, src, dst, Rng::new(seed, STREAM_FLOW + i as u64));
                 let r = TcpReceiver::new(rcv, fid, dst, src);
                 (
                     "tcp",

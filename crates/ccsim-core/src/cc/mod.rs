@@ -36,10 +36,18 @@ pub struct CcState {
     pub cwnd: u64,
     /// Slow-start threshold in bytes.
     pub ssthresh: u64,
-    /// Bytes outstanding (snd_nxt - snd_una) at the moment of the call.
+    /// The window a loss response halves. Normally FlightSize: bytes sent and
+    /// not yet acknowledged, from the go-back-N point after a timeout
+    /// (`snd_nxt − snd_una`), without limited-transmit segments on a fast
+    /// retransmit (RFC 5681 §3.2 step 2). With the sender's `loss_window =
+    /// "cwnd"`, and at a timeout under `rto_ssthresh = "window"`, it is
+    /// min(cwnd, rwnd) without fast-recovery inflation (ns-2's `window()`).
     pub flight: u64,
     /// Byte counter for additive increase (Linux `snd_cwnd_cnt`, in bytes).
     pub cwnd_cnt: u64,
+    /// Congestion avoidance counts acknowledged bytes (RFC 3465); if false,
+    /// each ACK adds SMSS²/cwnd (RFC 5681 eq. 3), see [`cong_avoid_ai`].
+    pub byte_counting: bool,
     /// Smoothed RTT and minimum RTT observed, if any sample exists.
     pub srtt: Option<Time>,
     pub min_rtt: Option<Time>,
@@ -110,9 +118,16 @@ pub fn slow_start(s: &mut CcState, acked: u64) -> u64 {
     }
 }
 
-/// Additive increase with byte counting (RFC 3465 §2.1 / RFC 5681 §3.1): one
-/// MSS per window of acknowledged bytes, i.e. +1 segment per RTT.
+/// Additive increase. With byte counting (RFC 3465 §2.1 / RFC 5681 §3.1):
+/// one MSS per window of acknowledged bytes, i.e. +1 segment per RTT. Without
+/// (`s.byte_counting` false): RFC 5681 eq. 3, cwnd += SMSS·SMSS/cwnd on each
+/// ACK whatever it acknowledges, ns-2's `cwnd_ += 1/cwnd_` (+½ segment per
+/// RTT with delayed ACKs).
 pub fn cong_avoid_ai(s: &mut CcState, acked: u64) {
+    if !s.byte_counting {
+        s.cwnd += (s.mss * s.mss / s.cwnd.max(1)).max(1);
+        return;
+    }
     s.cwnd_cnt += acked;
     while s.cwnd_cnt >= s.cwnd && s.cwnd > 0 {
         s.cwnd_cnt -= s.cwnd;
@@ -133,7 +148,8 @@ pub fn reno_cong_avoid(s: &mut CcState, acked: u64) {
     }
 }
 
-/// Standard loss response (RFC 5681 eq. 4): max(FlightSize/2, 2·SMSS).
+/// Standard loss response (RFC 5681 eq. 4): max(FlightSize/2, 2·SMSS) bytes,
+/// where the sender's `loss_window` decides what `s.flight` holds.
 pub fn halve_flight(s: &CcState) -> u64 {
     (s.flight / 2).max(2 * s.mss)
 }
@@ -166,6 +182,7 @@ mod tests {
             ssthresh,
             flight: cwnd,
             cwnd_cnt: 0,
+            byte_counting: true,
             srtt: None,
             min_rtt: None,
         }
@@ -186,6 +203,17 @@ mod tests {
         }
         assert_eq!(s.cwnd, 11_000);
         assert_eq!(s.cwnd_cnt, 0);
+    }
+
+    #[test]
+    fn rfc5681_eq3_per_ack_increase() {
+        // cwnd = 4 MSS: each ACK adds MSS²/cwnd = 250 B; four ACKs add one MSS.
+        let mut s = st(4_000, 0);
+        s.byte_counting = false;
+        for _ in 0..4 {
+            cong_avoid_ai(&mut s, 2_000);
+        }
+        assert_eq!(s.cwnd, 4_000 + 250 + 235 + 222 + 212);
     }
 
     #[test]

@@ -238,6 +238,7 @@ mod tests {
             ssthresh: u64::MAX,
             flight: 100 * MSS,
             cwnd_cnt: 0,
+            byte_counting: true,
             srtt: Some(Time::from_millis(srtt_ms)),
             min_rtt: Some(Time::from_millis(min_rtt_ms)),
         }

@@ -9,8 +9,8 @@ mod rtt;
 mod sender;
 
 pub use receiver::{RecvParams, TcpReceiver};
-pub use rtt::{RttEstimator, RttParams};
-pub use sender::{SendParams, TcpSender};
+pub use rtt::{Estimator, RttEstimator, RttParams};
+pub use sender::{LossState, LossWindow, RtoSsthresh, SendParams, TcpSender};
 
 use crate::packet::Packet;
 use crate::units::Time;
