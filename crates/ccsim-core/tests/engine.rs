@@ -1,35 +1,16 @@
 //! Whole-engine checks against hand-worked behaviour and invariants.
 
+mod common;
+
 use ccsim_core::output::{Column, Output};
 use ccsim_core::packet::{Kind, LinkId, Packet};
 use ccsim_core::router::{CompCtx, Component, Verdict};
 use ccsim_core::scenario::build;
 use ccsim_core::sim::Endpoint;
 use ccsim_core::units::Time;
+use common::queue_value;
 use proptest::prelude::*;
 use serde_json::{json, Value};
-
-fn col<'a>(o: &'a Output, table: &str, name: &str) -> &'a Column {
-    let t = o.tables.iter().find(|t| t.name == table).expect("table");
-    &t.columns.iter().find(|c| c.0 == name).expect("column").1
-}
-
-fn f64s(c: &Column) -> Vec<f64> {
-    match c {
-        Column::F64(v) => v.clone(),
-        Column::I64(v) => v.iter().map(|&x| x as f64).collect(),
-        Column::Str(_) => panic!("string column"),
-    }
-}
-
-fn queue_value(o: &Output, queue: &str, name: &str) -> f64 {
-    let names = match col(o, "queues", "queue") {
-        Column::Str(v) => v.clone(),
-        _ => unreachable!(),
-    };
-    let i = names.iter().position(|n| n == queue).expect("queue");
-    f64s(col(o, "queues", name))[i]
-}
 
 /// One flow on a fast, loss-free path with a 100 ms RTT.
 fn long_fat(init_ssthresh: &str) -> Value {

@@ -10,21 +10,14 @@
 //! still lags the slow-start ramp). Spec §3.2 discards the first 50 s for this
 //! reason; a 20 s warm-up gives 79.1 % (NewReno) and 91.7 % (Westwood+).
 
-use ccsim_core::output::{Column, Output};
+mod common;
+
+use ccsim_core::output::Output;
 use serde_json::json;
 
 /// Bottleneck (R1->R2) utilization over the measurement window.
 fn utilization(o: &Output) -> f64 {
-    let t = o.tables.iter().find(|t| t.name == "queues").expect("queues table");
-    let col = |name: &str| &t.columns.iter().find(|c| c.0 == name).expect("column").1;
-    let i = match col("queue") {
-        Column::Str(v) => v.iter().position(|n| n == "R1->R2").expect("R1->R2 row"),
-        _ => unreachable!(),
-    };
-    match col("utilization") {
-        Column::F64(v) => v[i],
-        _ => unreachable!(),
-    }
+    common::queue_value(o, "R1->R2", "utilization")
 }
 
 /// One flow of `cc` with a buffer of `b` × BDP; 120 s, measured after 60 s.
