@@ -576,6 +576,11 @@ fn resolve_limit(q: &QueueSpec, rate: Rate, net: &Net, pkt: u64) -> Res<Limit> {
             })?;
             let bdp_pkts = rate.bytes_in(rtt) / pkt as f64;
             let n = (x * bdp_pkts).round();
+            if n > crate::units::MAX_PACKETS as f64 {
+                return Err(bad(format!(
+                    "a buffer of at most 1e12 packets ({x} × BDP = {n:e} packets of {pkt} B)"
+                )));
+            }
             if n < 1.0 {
                 return Err(bad(format!(
                     "a buffer of at least one packet ({x} × BDP = {:.3} packets of {pkt} B, BDP at {} over {})",
@@ -637,7 +642,15 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
         topo.raw("bdp_rtt");
     }
     let bdp_packet = if topo.has("bdp_packet") {
-        Some(topo.size("bdp_packet", None)?)
+        let b = topo.size("bdp_packet", None)?;
+        if b == 0 {
+            return Err(topo.error(
+                "bdp_packet",
+                &Value::String("0B".into()),
+                "a positive packet size such as \"1500B\"",
+            ));
+        }
+        Some(b)
     } else {
         topo.raw("bdp_packet");
         None
