@@ -196,5 +196,6 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", ccsim_core::VERSION)?;
+    m.add("__engine_source__", env!("CCSIM_ENGINE_SOURCE"))?;
     Ok(())
 }
