@@ -14,11 +14,18 @@ __all__ = ["Recorder"]
 
 
 class Recorder:
-    """Parent-side bookkeeping: the only code that writes to the store."""
+    """Parent-side bookkeeping: the only code that writes to the store.
 
-    def __init__(self, store: Store, version: str, progress: ProgressBar):
+    ``engine`` is the fingerprint in the point ids (:func:`ccsim.fingerprint` of this
+    process); an outcome computed by a worker running another engine (a Dask worker
+    with another ccsim installed, or sources edited during the sweep) is recorded as a
+    failure instead of under an id that does not describe it.
+    """
+
+    def __init__(self, store: Store, version: str, engine: str, progress: ProgressBar):
         self.store = store
         self.version = version
+        self.engine = engine
         self.progress = progress
         self.done = 0
         self.failed: list[tuple[Point, str]] = []
@@ -30,6 +37,7 @@ class Recorder:
             "params": point.params,
             "scenario": point.resolved or point.scenario,
             "ccsim_version": self.version,
+            "engine": self.engine,
             "seed": point.seed,
             "error": error,
             "traceback": tb,
@@ -43,11 +51,33 @@ class Recorder:
     def record(self, items: list[tuple[Point, dict]]) -> None:
         """Store a batch of worker outputs (one transaction per point)."""
         failures = [(p, out["error"], out.get("traceback")) for p, out in items if not out["ok"]]
-        good = [(p, out) for p, out in items if out["ok"]]
+        good = []
+        for p, out in items:
+            if not out["ok"]:
+                continue
+            if out.get("engine") != self.engine:
+                failures.append(
+                    (
+                        p,
+                        f"computed by engine {out.get('engine')} but this sweep runs "
+                        f"{self.engine}: install the same ccsim build everywhere (and do not "
+                        "edit its sources while a sweep runs)",
+                        None,
+                    )
+                )
+                continue
+            good.append((p, out))
+        self.store.begin_files(
+            [
+                (p.experiment, p.point_id, name)
+                for p, out in good
+                for name in out.get("timeseries") or {}
+            ]
+        )
         records = []
         for p, out in good:
             try:
-                self.store.write_timeseries(p.point_id, out.get("timeseries") or {})
+                files = self.store.write_timeseries(p.point_id, out.get("timeseries") or {})
             except Exception as exc:  # noqa: BLE001
                 failures.append((p, f"could not write time series: {exc}", None))
                 continue
@@ -59,11 +89,13 @@ class Recorder:
                     "scenario": p.resolved,
                     "summary": out.get("summary"),
                     "ccsim_version": self.version,
+                    "engine": out["engine"],
                     "seed": p.seed,
                     "wall_s": out.get("wall_s"),
                     "metrics": out.get("metrics"),
                     "flows": out.get("flows"),
                     "queues": out.get("queues"),
+                    "files": files,
                     "_point": p,
                 }
             )

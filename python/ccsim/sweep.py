@@ -4,10 +4,11 @@ A sweep expands a base scenario with *axes* (dotted key path -> list of values;
 cartesian product, optionally with *zip* groups whose keys vary together) and
 *replications* (seeds ``base_seed + i``). Each resulting :class:`Point` is identified by
 
-    ``point_id = sha256(canonical_json(ccsim.resolve(scenario)) + ccsim.__version__)[:16]``
+    ``point_id = sha256(canonical_json(ccsim.resolve(scenario)) + ccsim.fingerprint())[:16]``
 
 so the same fully resolved scenario always gets the same id, whatever way it was
-written. :func:`run_sweep` runs the points that are not yet in the results store in
+written, and another engine (any change to the Rust or Python sources, see
+:mod:`ccsim.engine`) gives other ids: its points are computed again, never reused. :func:`run_sweep` runs the points that are not yet in the results store in
 local worker processes (or on a Dask cluster) and records each one as soon as it
 finishes (see :mod:`ccsim.store`); a rerun skips what is done.
 
@@ -83,22 +84,22 @@ def canonical_json(obj: Any) -> str:
     return dumps(obj)
 
 
-def _version() -> str:
+def _engine() -> str:
     import ccsim
 
-    return str(getattr(ccsim, "__version__", "unknown"))
+    return ccsim.fingerprint()
 
 
-def point_id(resolved: Mapping[str, Any], version: str | None = None) -> str:
+def point_id(resolved: Mapping[str, Any], engine: str | None = None) -> str:
     """Id of a fully resolved scenario: 16 hex digits of a SHA-256.
 
     Parameters
     ----------
     resolved : dict
         The output of :func:`ccsim.resolve`.
-    version : str, optional
-        The ccsim version to mix in (default: ``ccsim.__version__``), so that results
-        of another engine version are never taken for these.
+    engine : str, optional
+        The engine fingerprint to mix in (default: :func:`ccsim.fingerprint`), so that
+        results of another engine are never taken for these.
 
     Returns
     -------
@@ -106,12 +107,12 @@ def point_id(resolved: Mapping[str, Any], version: str | None = None) -> str:
 
     Examples
     --------
-    >>> point_id({"seed": 1}, version="0.1.0")
+    >>> point_id({"seed": 1}, engine="0.1.0")
     'bcb430a1a5876c89'
     """
-    if version is None:
-        version = _version()
-    text = canonical_json(resolved) + version
+    if engine is None:
+        engine = _engine()
+    text = canonical_json(resolved) + engine
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -124,7 +125,7 @@ class Point:
     experiment : str
         Label shared by the points of one experiment in a store.
     point_id : str
-        Hash of the resolved scenario and ccsim version (see :func:`point_id`).
+        Hash of the resolved scenario and the engine fingerprint (see :func:`point_id`).
     params : dict
         The axis values of this point, by dotted key path.
     scenario : dict
@@ -167,7 +168,7 @@ def make_point(
     params: Mapping[str, Any] | None = None,
     *,
     experiment: str = DEFAULT_EXPERIMENT,
-    version: str | None = None,
+    engine: str | None = None,
 ) -> Point:
     """Resolve one scenario and make a :class:`Point` of it.
 
@@ -179,8 +180,8 @@ def make_point(
         The values that identify the point in result tables (axis values).
     experiment : str
         Experiment label.
-    version : str, optional
-        ccsim version for the id (default ``ccsim.__version__``).
+    engine : str, optional
+        Engine fingerprint for the id (default :func:`ccsim.fingerprint`).
 
     Returns
     -------
@@ -192,16 +193,16 @@ def make_point(
     import ccsim
 
     scenario = copy.deepcopy(dict(scenario))
-    if version is None:
-        version = _version()
+    if engine is None:
+        engine = _engine()
     try:
         resolved = ccsim.resolve(scenario)
         error = None
-        pid = point_id(resolved, version)
+        pid = point_id(resolved, engine)
     except Exception as exc:  # noqa: BLE001 - any rejection makes an invalid point
         resolved = None
         error = f"{type(exc).__name__}: {exc}"
-        pid = point_id({"unresolved": scenario}, version)
+        pid = point_id({"unresolved": scenario}, engine)
     seed = (resolved or scenario).get("seed")
     return Point(
         experiment=experiment,
@@ -290,7 +291,7 @@ def expand(
     if "seed" in axes and replications > 1:
         raise SweepError("use either a 'seed' axis or replications > 1, not both")
     dims = _dimensions(axes, [list(g) for g in zip])
-    version = _version()
+    engine = _engine()
     base_seed = base_dict.get("seed")
     if base_seed is None and replications > 1:
         try:
@@ -310,7 +311,7 @@ def expand(
                 _set_path(scenario, key, copy.deepcopy(value))
             if replications > 1:
                 scenario["seed"] = base_seed + rep
-            points.append(make_point(scenario, params, experiment=experiment, version=version))
+            points.append(make_point(scenario, params, experiment=experiment, engine=engine))
     return points
 
 
@@ -421,7 +422,8 @@ def run_sweep(
     -------
     pandas.DataFrame
         One row per requested point: ``experiment, point_id, seed``, the parameters,
-        ``status`` (``"done"`` or ``"failed"``), ``error`` and the metric columns.
+        ``status`` (``"done"`` or ``"failed"``), ``error``, ``engine`` (the fingerprint
+        of the engine that computed the point) and the metric columns.
         ``df.attrs["ccsim_params"]`` and ``df.attrs["ccsim_metrics"]`` list the
         parameter and metric columns, ``df.attrs["ccsim_ran"]`` how many points this
         call tried (done or failed; skipped points not counted).
@@ -456,13 +458,26 @@ def run_sweep(
         jobs = os.cpu_count() or 1
     if jobs < 1:
         raise SweepError(f"jobs must be >= 1, got {jobs}")
-    version = _version()
+    import ccsim
+
+    engine = _engine()
     store = Store(results_dir).open_for_writing()
     ran = 0
     try:
         done: set[tuple[str, str]] = set()
-        for exp in {p.experiment for p in points}:
-            done.update((exp, pid) for pid in store.done_ids(exp))
+        for exp in sorted({p.experiment for p in points}):
+            ids = store.done_ids(exp) & {p.point_id for p in points if p.experiment == exp}
+            damaged = store.damaged_points(exp, ids)
+            if damaged:
+                store.forget_points(exp, sorted(damaged))
+                pid, why = next(iter(sorted(damaged.items())))
+                print(
+                    f"sweep: {len(damaged)} done point(s) of {exp!r} have missing or damaged "
+                    f"files and will be computed again (e.g. {pid}: {why})",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            done.update((exp, pid) for pid in ids - set(damaged))
         todo: list[Point] = []
         invalid: list[Point] = []
         seen: set[tuple[str, str]] = set()
@@ -478,7 +493,7 @@ def run_sweep(
                 f"sweep: {len(seen)} of {len(points)} points to run "
                 f"({len(points) - len(seen)} already done or duplicates) in {results_dir}"
             )
-        rec = Recorder(store, version, bar)
+        rec = Recorder(store, ccsim.__version__, engine, bar)
         if invalid:
             rec.fail([(p, p.error, None) for p in invalid])
         try:
@@ -523,6 +538,8 @@ def _collect(points: list[Point], results_dir) -> pd.DataFrame:
     wide = reader.sql(f"SELECT * FROM metrics_wide{with_clause}", exps)
     names = reader.sql(f"SELECT DISTINCT name FROM metrics{with_clause}", exps)["name"]
     fails = reader.sql(f"SELECT experiment, point_id, error FROM failures{with_clause}", exps)
+    engines = reader.sql(f"SELECT experiment, point_id, engine FROM points{with_clause}", exps)
+    engine_of = {(e, pid): eng for e, pid, eng in engines.itertuples(index=False)}
     params: list[str] = []
     for p in points:
         for k in p.params:
@@ -551,10 +568,11 @@ def _collect(points: list[Point], results_dir) -> pd.DataFrame:
             row["status"], row["error"] = "failed", errors[key]
         else:
             row["status"], row["error"] = "not run", None
+        row["engine"] = engine_of.get(key)
         for c in metric_cols:
             row[c] = hit[col_pos[c]] if hit is not None else None
         rows.append(row)
-    cols = ["experiment", "point_id", "seed", *params, "status", "error", *metric_cols]
+    cols = ["experiment", "point_id", "seed", *params, "status", "error", "engine", *metric_cols]
     df = pd.DataFrame(rows, columns=cols)
     for c in metric_cols:
         df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)

@@ -111,6 +111,7 @@ def run_point(scenario: dict, metrics=None, keep_timeseries=False) -> dict:
         ts = _select_timeseries(results, keep_timeseries)
         return {
             "ok": True,
+            "engine": ccsim.fingerprint(),
             "wall_s": wall,
             "summary": jsonable(getattr(results, "summary", None)),
             "metrics": values,
