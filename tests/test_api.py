@@ -5,7 +5,6 @@ import datetime
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ import ccsim
 import numpy as np
 import pandas as pd
 import pytest
+from _processes import interrupt
 from ccsim.store import CorruptResultError
 
 
@@ -313,15 +313,9 @@ def test_ctrl_c_stops_a_long_run_within_a_second():
     proc = subprocess.Popen(
         [sys.executable, "-c", CTRL_C], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    try:
-        assert proc.stdout.readline().strip() == "running"
-        time.sleep(1.0)  # well inside the run
-        t0 = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
-        stopped = time.monotonic() - t0
-    finally:
-        proc.kill()
+    assert proc.stdout.readline().strip() == "running"
+    time.sleep(1.0)  # well inside the run
+    out, err, stopped = interrupt(proc)
     assert proc.returncode == 3, err
     assert "KeyboardInterrupt" in out
     assert stopped < 5  # within a second; generous for slow CI

@@ -3,13 +3,12 @@
 import json
 import os
 import select
-import signal
 import subprocess
 import sys
-import time
 
 import pyarrow.parquet as pq
 import pytest
+from _processes import interrupt
 
 
 def ccsim(*args, **kw):
@@ -161,16 +160,11 @@ def test_ctrl_c_stops_a_long_run_with_exit_130(tmp_path):
          "--set", "duration=1e9s", "--set", "monitor.interval=0s"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    try:
-        # the progress bar's first line (after a second) says the run is under way
-        ready, _, _ = select.select([proc.stderr], [], [], 60)
-        assert ready and proc.stderr.readline().startswith("simulating"), proc.poll()
-        t0 = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-        stopped = time.monotonic() - t0
-    finally:
-        proc.kill()
+    # the progress bar's first line (after a second) says the run is under way
+    ready, _, _ = select.select([proc.stderr], [], [], 60)
+    line = proc.stderr.readline() if ready else ""
+    _, err, stopped = interrupt(proc)
+    assert line.startswith("simulating"), line + err
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     assert stopped < 5  # within a second; generous for slow CI
