@@ -96,6 +96,8 @@ def test_bad_arguments_and_places_are_one_line_errors(tmp_path):
         (["reproduce", "token-ftcp", "--results", str(afile)], "is a file, not a directory"),
         (["reproduce", "token-ftcp", "--out", str(afile)], "is a file, not a directory"),
         (["run", "scenarios/dumbbell-newreno.toml", "--out", str(afile)], "is a file"),
+        (["run", "scenarios/dumbbell-newreno.toml", "--out", str(afile / "x")], "is a file"),
+        (["reproduce", "token-ftcp", "--results", str(afile / "x")], "Not a directory"),
         (["run", "scenarios/dumbbell-newreno.toml", "--frobnicate"], "unrecognized"),
         (["run", str(tmp_path)], "scenario file not found"),
     ]

@@ -58,6 +58,11 @@ def check_output_dir(directory: str | os.PathLike, force: bool = False) -> str:
     if d.is_symlink():
         raise FileExistsError(f"{d} is a symbolic link; give the directory itself")
     if not d.exists():
+        parent = d.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if not parent.is_dir():
+            raise FileExistsError(f"{parent} is a file, not a directory")
         return "new"
     if not d.is_dir():
         raise FileExistsError(f"{d} is a file, not a directory")
