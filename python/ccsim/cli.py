@@ -167,7 +167,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--version", action="version", version=f"ccsim {ccsim.__version__}")
+    p.add_argument(
+        "--version",
+        action="version",
+        version=f"ccsim {ccsim.__version__} (engine {ccsim.fingerprint()})",
+    )
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", parser_class=_Parser)
 
     r = sub.add_parser(
