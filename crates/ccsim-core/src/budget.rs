@@ -10,8 +10,8 @@
 //!
 //! Each estimate is one function below, so that a new structure that grows with the
 //! scenario (say a routing scheme) brings its term here. The estimates are upper
-//! bounds of the engine's own allocations, not of the Python objects made from the
-//! results (roughly two more copies of the time series).
+//! bounds of the engine's own allocations (and, for time series, of the copies the
+//! Python layer makes of them).
 //!
 //! Time must also advance: [`INSTANT_EVENTS`] bounds the events processed at one
 //! simulated instant, which turns a zero-time loop (say a link whose serialization
@@ -53,16 +53,18 @@ pub const PACKET_BYTES: u64 = 2 * (std::mem::size_of::<Packet>() as u64 + 8);
 pub const FLOW_BYTES: u64 = 4096;
 
 /// Forwarding tables: one `u32` next hop per (node, destination), kept twice while
-/// building (the table and each node's copy).
+/// building (`scenario::route`'s table and each `Node::fwd` copy). This is the term
+/// to change when routing changes.
 pub fn routing_bytes(nodes: u64) -> u64 {
     nodes.saturating_mul(nodes).saturating_mul(8)
 }
 
 /// Time series: `samples` rows for each monitored queue (40 B), flow (80 B) and
-/// component value (32 B), with the slack of growing vectors.
+/// component value (32 B), counted four times: the engine's vectors with the slack
+/// of growing them, and the two copies the Python layer makes (bytes, DataFrame).
 pub fn monitor_bytes(samples: u64, queues: u64, flows: u64, component_values: u64) -> u64 {
     let per_sample = queues * 40 + flows * 80 + component_values * 32;
-    samples.saturating_mul(per_sample).saturating_mul(2)
+    samples.saturating_mul(per_sample).saturating_mul(4)
 }
 
 /// `1.5 GB`, `320 MB`: a byte count for messages.
