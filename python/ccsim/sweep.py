@@ -437,8 +437,10 @@ def run_sweep(
 
     Notes
     -----
-    A point is done when its row is in the ``points`` table; a rerun skips done points
-    (same experiment label and point id) and retries failed ones. If a worker process
+    A point is done when its row is in the ``points`` table and its files are intact
+    (present, same size and SHA-256; a point with a damaged file is computed again); a
+    rerun skips done points (same experiment label and point id, which includes the
+    engine fingerprint) and retries failed ones. If a worker process
     dies, the pool is recreated and the sweep goes on; the points that were running
     are retried one at a time, and a point whose run kills its worker is recorded as
     failed. A point whose run raises is recorded in ``failures`` with its message.
