@@ -7,6 +7,7 @@
 //! The keys are documented in docs/user-guide.md.
 
 use crate::app::{Pattern, SizeDist, UdpSource};
+use crate::budget::{self, Limits};
 use crate::cc;
 use crate::cfg::{show, time_str, Res, ScenarioError, Tab};
 use crate::components;
@@ -372,7 +373,7 @@ enum FlowKind {
 
 const FLOW_KINDS: &[&str] = &["tcp", "cbr", "poisson"];
 
-fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time) -> Res<Vec<FlowPlan>> {
+fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: &Limits) -> Res<Vec<FlowPlan>> {
     let arr = root
         .array("flows")?
         .ok_or_else(|| root.missing("flows", "a list of flows ([[flows]] tables)"))?;
@@ -453,6 +454,14 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time) -> Res<V
                 }
             }
         };
+        let total = (plans.len() + ends.len() * count) as u64;
+        limits.check(
+            &t.key_path("count"),
+            count.to_string(),
+            &format!("{total} flows"),
+            total.saturating_mul(budget::FLOW_BYTES),
+            "use fewer flows",
+        )?;
         let resolved = t.finish()?;
         let mut k = 0;
         for &(s, d) in &ends {
@@ -611,6 +620,11 @@ fn resolve_limit(q: &QueueSpec, rate: Rate, net: &Net, pkt: u64) -> Res<Limit> {
             })?;
             let bdp_pkts = rate.bytes_in(rtt) / pkt as f64;
             let n = (x * bdp_pkts).round();
+            if n > crate::units::MAX_PACKETS as f64 {
+                return Err(bad(format!(
+                    "a buffer of at most 1e12 packets ({x} × BDP = {n:e} packets of {pkt} B)"
+                )));
+            }
             if n < 1.0 {
                 return Err(bad(format!(
                     "a buffer of at least one packet ({x} × BDP = {:.3} packets of {pkt} B, BDP at {} over {})",
@@ -628,6 +642,11 @@ fn resolve_limit(q: &QueueSpec, rate: Rate, net: &Net, pkt: u64) -> Res<Limit> {
 /// Reads, validates and builds a scenario. Returns the simulator, ready to
 /// run, and the fully resolved scenario.
 pub fn build(text: &str) -> Res<(Sim, Value)> {
+    build_limited(text, &Limits::default())
+}
+
+/// [`build`] within `limits`: refuses, before allocating, what would not fit.
+pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     let v: Value = serde_json::from_str(text).map_err(|e| ScenarioError {
         path: String::new(),
         value: String::new(),
@@ -672,7 +691,15 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
         topo.raw("bdp_rtt");
     }
     let bdp_packet = if topo.has("bdp_packet") {
-        Some(topo.size("bdp_packet", None)?)
+        let b = topo.size("bdp_packet", None)?;
+        if b == 0 {
+            return Err(topo.error(
+                "bdp_packet",
+                &Value::String("0B".into()),
+                "a positive packet size such as \"1500B\"",
+            ));
+        }
+        Some(b)
     } else {
         topo.raw("bdp_packet");
         None
@@ -685,8 +712,15 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
         topo.put("bdp_rtt", Value::String(time_str(r)));
     }
     root.put("topology", topo.finish()?);
+    let (size_key, size) = match kind.as_str() {
+        "dumbbell" => ("topology.pairs", net.pairs.len().to_string()),
+        _ => ("topology.nodes", format!("{} nodes", net.names.len())),
+    };
+    let nodes = net.names.len() as u64;
+    let what = format!("the forwarding tables of {nodes} nodes");
+    limits.check(size_key, size, &what, budget::routing_bytes(nodes), "use fewer nodes")?;
 
-    let plans = read_flows(&mut root, &net, &mut rng, duration)?;
+    let plans = read_flows(&mut root, &net, &mut rng, duration, limits)?;
     let fwd = route(net.names.len(), &net.links);
     for (i, p) in plans.iter().enumerate() {
         let needs_back = matches!(p.kind, FlowKind::Tcp { .. });
@@ -870,6 +904,16 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
         };
         let queues = sel(&mut m, "queues", sim.links.iter().map(|l| l.name.clone()).collect())?;
         let flows = sel(&mut m, "flows", sim.flows.iter().map(|f| f.name.clone()).collect())?;
+        if iv > Time::ZERO {
+            let samples = duration.0 / iv.0 + 1;
+            let tcp = flows.iter().filter(|&&i| sim.flows[i].kind == "tcp").count() as u64;
+            let comps = sim.nodes.iter().filter(|n| n.comp.is_some()).count() as u64;
+            let bytes = budget::monitor_bytes(samples, queues.len() as u64, tcp, 8 * comps);
+            let what = format!("{samples} samples of {} queues and {tcp} flows", queues.len());
+            let fix = "sample less often or select fewer queues and flows (monitor.queues, monitor.flows)";
+            let written = m.raw("interval").map_or_else(String::new, show);
+            limits.check(&m.key_path("interval"), written, &what, bytes, fix)?;
+        }
         root.put("monitor", m.finish()?);
         if iv > Time::ZERO {
             sim.monitor.interval = Some(iv);
@@ -878,6 +922,7 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
         }
     }
     let resolved = root.finish()?;
+    sim.memory_limit = limits.memory;
     sim.prime();
     Ok((sim, resolved))
 }
