@@ -16,9 +16,7 @@ use crate::packet::{FlowId, LinkId, NodeId};
 use crate::qdisc::{self, Limit, Qdisc};
 use crate::rng::Rng;
 use crate::sim::{Endpoint, Flow, Node, Sim, NO_ROUTE};
-use crate::tcp::{
-    Estimator, LossWindow, RecvParams, RtoSsthresh, RttParams, SendParams, TcpReceiver, TcpSender, INFINITE,
-};
+use crate::tcp::{RecvParams, SendParams, TcpReceiver, TcpSender};
 use crate::units::{BufferSize, Rate, Time};
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
@@ -431,7 +429,10 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: 
         let count = t.uint("count", Some(1), 1, 1_000_000)? as usize;
         let start = read_spread(&mut t, "start", "0s", None)?;
         let fk = match kind.as_str() {
-            "tcp" => read_tcp(&mut t)?,
+            "tcp" => {
+                let (snd, rcv, cc) = crate::tcp::params::read(&mut t)?;
+                FlowKind::Tcp { snd, rcv, cc }
+            }
             _ => {
                 let rate = t.rate("rate", None)?;
                 let psize = t.size("packet_size", Some("1000B"))?;
@@ -505,100 +506,6 @@ fn preview(names: &[String]) -> String {
         s.push(format!("… ({} nodes)", names.len()));
     }
     s.join(", ")
-}
-
-fn read_tcp(t: &mut Tab) -> Res<FlowKind> {
-    let cc_name = t.choice("cc", Some("newreno"), cc::NAMES)?;
-    let mss = t.uint("mss", Some(1460), 1, 65_495)? as u32;
-    let header = t.uint("header", Some(40), 0, 1000)? as u32;
-    let ack_size = t.uint("ack_size", Some(40), 1, 1500)? as u32;
-    let size = t.size_or_inf("size", "inf")?;
-    if size == Some(0) {
-        return Err(t.error("size", &Value::from(0), "a positive size or \"inf\""));
-    }
-    let init_cwnd = t.uint("init_cwnd", Some(2), 1, 10_000)? as u32;
-    let init_ssthresh = t.size_or_inf("init_ssthresh", "inf")?;
-    let dupthresh = t.uint("dupthresh", Some(3), 1, 1000)? as u32;
-    let rtt = RttParams {
-        init_rto: t.time("init_rto", Some("1s"))?,
-        min_rto: t.time("min_rto", Some("200ms"))?,
-        max_rto: t.time("max_rto", Some("60s"))?,
-        granularity: t.time("clock_granularity", Some("0s"))?,
-        tick: t.time("rtt_tick", Some("0s"))?,
-        estimator: match t
-            .choice("rtt_estimator", Some("rfc6298"), &["rfc6298", "ns2"])?
-            .as_str()
-        {
-            "ns2" => Estimator::Ns2,
-            _ => Estimator::Rfc6298,
-        },
-    };
-    if rtt.estimator == Estimator::Ns2 && rtt.tick == Time::ZERO {
-        return Err(t.error(
-            "rtt_tick",
-            &Value::String(time_str(rtt.tick)),
-            "a positive clock tick such as \"10ms\" (ns-2's tcpTick_) with rtt_estimator = \"ns2\"",
-        ));
-    }
-    if rtt.max_rto < rtt.min_rto || rtt.init_rto == Time::ZERO {
-        return Err(t.error(
-            "max_rto",
-            &Value::String(time_str(rtt.max_rto)),
-            "max_rto ≥ min_rto and a positive init_rto",
-        ));
-    }
-    let rwnd = t.size_or_inf("rwnd", "inf")?;
-    if rwnd.is_some_and(|w| w < mss as u64) {
-        return Err(t.error(
-            "rwnd",
-            &Value::from(rwnd.unwrap()),
-            format!("a receive buffer of at least one MSS ({mss} B) or \"inf\""),
-        ));
-    }
-    let delayed = t.boolean("delayed_ack", false)?;
-    let delack_timeout = t.time("delack_timeout", Some("100ms"))?;
-    let ecn = t.boolean("ecn", false)?;
-    let full_ack = t.choice("full_ack", Some("ssthresh"), &["ssthresh", "flight"])?;
-    let partial_timer = t.choice("partial_ack_timer", Some("first"), &["first", "every"])?;
-    let sack_blocks = t.uint("sack_blocks", Some(0), 0, 4)? as u8;
-    let limited_transmit = t.boolean("limited_transmit", false)?;
-    let byte_counting = t.boolean("byte_counting", true)?;
-    let send_jitter = t.time("send_jitter", Some("0s"))?;
-    let loss_window = match t.choice("loss_window", Some("flight"), &["flight", "cwnd"])?.as_str() {
-        "cwnd" => LossWindow::Cwnd,
-        _ => LossWindow::Flight,
-    };
-    let rto_ssthresh = match t
-        .choice("rto_ssthresh", Some("window"), &["window", "once-per-window"])?
-        .as_str()
-    {
-        "once-per-window" => RtoSsthresh::OncePerWindow,
-        _ => RtoSsthresh::Window,
-    };
-    let snd = SendParams {
-        mss,
-        header,
-        init_cwnd,
-        init_ssthresh: init_ssthresh.unwrap_or(INFINITE),
-        dupthresh,
-        rtt,
-        size: size.unwrap_or(INFINITE),
-        ecn,
-        full_ack_flight: full_ack == "flight",
-        partial_timer_every: partial_timer == "every",
-        byte_counting,
-        limited_transmit,
-        rto_ssthresh,
-        loss_window,
-        send_jitter,
-    };
-    let rcv = RecvParams {
-        buffer: rwnd.unwrap_or(INFINITE),
-        delack: delayed.then_some(delack_timeout),
-        ack_size,
-        sack_blocks,
-    };
-    Ok(FlowKind::Tcp { snd, rcv, cc: cc_name })
 }
 
 fn resolve_limit(q: &QueueSpec, rate: Rate, net: &Net, pkt: u64) -> Res<Limit> {

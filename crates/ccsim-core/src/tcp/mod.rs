@@ -4,6 +4,7 @@
 //! the sender starts transmitting at its start time, the receiver answers every
 //! data segment. See docs/models/tcp.md for the RFC clauses implemented.
 
+pub mod params;
 mod receiver;
 mod rtt;
 mod sender;
