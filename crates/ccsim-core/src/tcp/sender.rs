@@ -148,9 +148,10 @@ pub enum LossWindow {
     /// FlightSize (RFC 5681 eq. 4); limited-transmit data excluded (§3.2).
     Flight,
     /// The congestion window, min(cwnd, rwnd): ns-2's `window()` halved by
-    /// `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)` (packet-counted
-    /// windows keep the fraction of cwnd that FlightSize loses), as Linux
-    /// `tcp_reno_ssthresh` (cwnd / 2).
+    /// `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)`, as Linux
+    /// `tcp_reno_ssthresh` (cwnd / 2). ns-2 counts windows in packets with a
+    /// fraction: ssthresh becomes whole segments, cwnd keeps the fraction
+    /// (at timeouts too).
     Cwnd,
 }
 
@@ -603,11 +604,25 @@ impl TcpSender {
         st
     }
 
+    /// Sets ssthresh from the algorithm's value `w` and returns the window a
+    /// reduction leaves cwnd at. With packet-counted windows (`loss_window =
+    /// "cwnd"`, ns-2 `slowdown`) ssthresh is whole segments, at least two
+    /// (`ssthresh_ = (int) halfwin`), while cwnd keeps the fraction
+    /// (`cwnd_ = halfwin`); otherwise both are `w` (RFC 5681, bytes).
+    fn set_ssthresh(&mut self, w: u64) -> u64 {
+        let mss = self.mss();
+        self.ssthresh = match self.p.loss_window {
+            LossWindow::Flight => w,
+            LossWindow::Cwnd => (w / mss * mss).max(2 * mss),
+        };
+        w
+    }
+
     /// RFC 3168 §6.1.2: halve once per window, no retransmission, CWR next.
     fn ecn_reduce(&mut self, now: Time) {
         let st = self.loss_state_for(now);
-        self.ssthresh = self.cc.ssthresh(&st);
-        self.cwnd = self.ssthresh.max(self.mss());
+        let w = self.cc.ssthresh(&st);
+        self.cwnd = self.set_ssthresh(w).max(self.mss());
         self.cwnd_cnt = 0;
         self.ecn_recover = Some(self.snd_max);
         self.cwr_pending = true;
@@ -677,7 +692,8 @@ impl TcpSender {
         }
         self.stats.fast_retransmits += 1;
         let st = self.loss_state_for(now);
-        self.ssthresh = self.cc.ssthresh(&st);
+        let w = self.cc.ssthresh(&st);
+        let w = self.set_ssthresh(w);
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
         self.cwnd_cnt = 0;
@@ -698,7 +714,7 @@ impl TcpSender {
                 // RFC 5681 §3.2 steps 2–3: retransmit, cwnd = ssthresh + 3·SMSS.
                 let una = self.snd_una;
                 self.emit(cx, una, true);
-                self.cwnd = self.ssthresh;
+                self.cwnd = w.max(self.mss());
                 self.ca_event(now, CaEvent::EnterRecovery);
                 self.state = LossState::FastRecovery {
                     inflation: self.p.dupthresh as u64 * self.mss(),
@@ -751,11 +767,15 @@ impl TcpSender {
         };
         let mut st = self.state(now);
         match self.p.rto_ssthresh {
-            RtoSsthresh::OncePerWindow if reduce => self.ssthresh = self.cc.ssthresh_timeout(&st),
+            RtoSsthresh::OncePerWindow if reduce => {
+                let w = self.cc.ssthresh_timeout(&st);
+                self.set_ssthresh(w);
+            }
             RtoSsthresh::OncePerWindow => {}
             RtoSsthresh::Window => {
                 st.flight = self.cwnd.min(self.rwnd);
-                self.ssthresh = self.cc.ssthresh_timeout(&st);
+                let w = self.cc.ssthresh_timeout(&st);
+                self.set_ssthresh(w);
             }
         }
         self.cwnd = self.mss();
@@ -1203,6 +1223,28 @@ mod tests {
         let per_ack = run(false);
         assert_eq!(per_ack[..3], [10_100, 10_199, 10_297]);
         assert_eq!(per_ack[9], 10_956, "≈ +½ segment for 10 segments acknowledged");
+    }
+
+    /// Packet-counted windows (ns-2 `slowdown(CLOSE_SSTHRESH_HALF |
+    /// CLOSE_CWND_HALF)`): a loss halves cwnd, 9.111 segments → ssthresh 4
+    /// whole segments, cwnd 4.555 (the fraction kept); by FlightSize (RFC 5681),
+    /// 9 segments → 4.5 for both.
+    #[test]
+    fn loss_window_cwnd_is_ns2_packet_counted_halving() {
+        for (window, ssthresh, cwnd) in [(LossWindow::Cwnd, 4000, 4555), (LossWindow::Flight, 4500, 4500)] {
+            let mut h = Harness::new("newreno", 9, |p| {
+                p.init_ssthresh = 5 * MSS;
+                p.byte_counting = false;
+                p.loss_window = window;
+            });
+            h.at(100);
+            h.ack(1000, |_| ());
+            assert_eq!(h.s.cwnd(), 9111, "MSS²/cwnd = 111 B");
+            for _ in 0..3 {
+                h.ack(1000, |_| ());
+            }
+            assert_eq!((h.s.ssthresh(), h.s.cwnd()), (ssthresh, cwnd), "{window:?}");
+        }
     }
 
     /// ns-2 `overhead_`: a window-driven burst waits U(0, send_jitter), then
