@@ -4,8 +4,9 @@ A :class:`Case` describes a dumbbell (bottleneck, access links with per-pair
 delays, drop-tail buffers in packets) carrying bulk TCP flows of one variant.
 :func:`tcl` writes the ns-2 script, :func:`ccsim_scenario` the ccsim scenario;
 both use the same start times and access delays, drawn from the seed here, so
-the two simulators see the same scenario. Conventions are matched where ns-2's
-one-way TCP differs from ccsim's defaults (docs/validation.md lists them):
+the two simulators see the same scenario. ccsim runs with ``conventions =
+"ns2"`` (see ``crates/ccsim-core/src/tcp/params.rs``), and the rest is
+matched here (docs/validation.md explains every item):
 
 * data packets are ``mss + 40`` bytes on the wire, ACKs 40 bytes
   (ns-2 ``packetSize_`` + ``tcpip_base_hdr_size_``);
@@ -13,20 +14,19 @@ one-way TCP differs from ccsim's defaults (docs/validation.md lists them):
   than N − 1 packets wait (``drop-tail.cc``: ``length + 1 >= qlim_`` drops),
   so it holds N − 1 waiting packets plus the one in transmission; ccsim's
   limit counts waiting packets, so ccsim's B is ns-2's ``limit_`` B + 1;
-* no SYN packet (ns-2 ``syn_ false``); receiver window unlimited
-  (``window_`` large); initial window ``windowInit_``;
-* RTO: initial 3 s (ns-2 ``rtxcur_init_``), minimum 0.2 s, and ns-2's
-  fixed-point estimator in ticks of ``tcpTick_`` (ccsim ``rtt_estimator =
-  "ns2"``, ``rtt_tick``; each connection's clock phase is random in both);
-* packet-counted windows: congestion avoidance adds MSS²/cwnd per ACK (ccsim
-  ``byte_counting = false``; ns-2 ``cwnd_ += 1/cwnd_``), and a loss halves
-  the congestion window, keeping its fraction (ccsim ``loss_window = "cwnd"``;
-  ns-2 ``slowdown`` halves ``window()``), not FlightSize;
-* limited transmit on (ns-2.35 ``singledup_ 1``), NewReno's Impatient timer
+* no SYN packet and no growth delay for it (ns-2 ``syn_ false``,
+  ``delay_growth_ false``); receiver window unlimited (``window_`` large);
+  initial window ``windowInit_``;
+* RTO: initial 3 s (``rtxcur_init_``), minimum 0.2 s, ns-2's fixed-point
+  estimator in ticks of ``tcpTick_`` (each connection's clock phase is
+  random in both simulators);
+* packet-counted windows: congestion avoidance adds MSS²/cwnd per ACK
+  (ns-2 ``cwnd_ += 1/cwnd_``), and a loss halves the congestion window,
+  keeping its fraction (``slowdown`` halves ``window()``), not FlightSize;
+* limited transmit (ns-2.35 ``singledup_ 1``), NewReno's Impatient timer
   (``newreno_changes1_ 1``) and partial window deflation;
-* a timeout halves the window in use (ccsim ``rto_ssthresh = "window"``,
-  ns-2 ``slowdown(CLOSE_SSTHRESH_HALF)``), unless a case asks for ccsim's
-  default;
+* a timeout halves the window in use (``rto_ssthresh = "window"``), unless
+  a case asks for the Linux rule;
 * delayed ACKs: ns-2 ``TCPSink/DelAck`` with ``interval_`` = ccsim
   ``delack_timeout``.
 
@@ -75,6 +75,9 @@ class Case:
     #: Flows whose cwnd is sampled (indices), and the sampling interval.
     trace: tuple[int, ...] = ()
     trace_interval_s: float = 0.01
+    #: Random send delay before each burst, uniform in [0, jitter_s) (ns-2
+    #: ``overhead_``, ccsim ``send_jitter``); 0 = off.
+    jitter_s: float = 0.0
     #: ccsim's timeout ssthresh rule: ``"window"`` is ns-2's; ``"once-per-window"``
     #: (ccsim's default) shows the difference.
     rto_ssthresh: str = "window"
@@ -111,6 +114,7 @@ def tcl(case: Case, seed: int) -> str:
         "Agent/TCP set delay_growth_ false",
         "Agent/TCP/Newreno set newreno_changes1_ 1",
         "Agent/TCPSink/DelAck set interval_ 100ms",
+        f"Agent/TCP set overhead_ {case.jitter_s}",
         "set r1 [$ns node]",
         "set r2 [$ns node]",
         f"$ns duplex-link $r1 $r2 {case.rate_mbps}Mb {case.delay_ms}ms DropTail",
@@ -174,22 +178,17 @@ def ccsim_scenario(case: Case, seed: int) -> dict:
             "name": f"f{i}",
             "pairs": [i],
             "cc": case.cc,
+            "conventions": "ns2",
             "mss": case.mss,
             "header": 40,
             "ack_size": 40,
             "init_cwnd": case.init_cwnd,
             "start": f"{starts[i]}s",
-            "init_rto": "3s",
-            "min_rto": "200ms",
-            "rtt_estimator": "ns2",
             "rtt_tick": f"{case.tick_s}s",
-            "limited_transmit": True,
-            "byte_counting": False,
             "rto_ssthresh": case.rto_ssthresh,
-            "loss_window": "cwnd",
-            "partial_ack_timer": "first",
             "delayed_ack": case.delayed_ack,
             "delack_timeout": "100ms",
+            "send_jitter": f"{case.jitter_s}s",
         }
         for i in range(case.pairs)
     ]
