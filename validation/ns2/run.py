@@ -124,6 +124,15 @@ def cases(quick: bool) -> list[Case]:
             **fig8,
         )
     )
+    fig8_300 = dict(fig8, delay_ms=150, duration_s=90.0, warmup_s=60.0)
+    out.append(
+        Case(
+            "Fig. 8: 200 flows newreno 200Mbps RTT 300ms B=0.05BDP",
+            pairs=200,
+            buffer_pkts=375,
+            **fig8_300,
+        )
+    )
     return out
 
 

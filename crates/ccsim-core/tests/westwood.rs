@@ -8,7 +8,7 @@
 //! linearly (1 segment per RTT) for ≈ 45 s: NewReno from FlightSize/2 ≈ 60
 //! segments, Westwood+ from BWE·RTT_min ≈ 30 segments (its α = 0.9 filter
 //! still lags the slow-start ramp). Spec §3.2 discards the first 50 s for this
-//! reason; a 20 s warm-up gives 79.1 % (NewReno) and 91.7 % (Westwood+).
+//! reason; a 20 s warm-up gives 77.4 % (NewReno) and 91.7 % (Westwood+).
 
 mod common;
 
@@ -37,7 +37,7 @@ fn single_flow(cc: &str, b: f64) -> f64 {
 
 /// Fig. 4 at B = 0.1·BDP: Westwood+ keeps the link ≥ 95 % busy (spec §6),
 /// NewReno "falls below 82 %" (fluid model §2.2: 81.8 %). Measured: 100.0 %
-/// and 81.4 %.
+/// and 80.8 %.
 #[test]
 fn fig4_tenth_bdp_buffer_westwood_full_newreno_below_82_percent() {
     let west = single_flow("westwood", 0.1);
