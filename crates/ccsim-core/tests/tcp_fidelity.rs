@@ -9,6 +9,8 @@
 
 mod common;
 
+use ccsim_core::packet::{Kind, LinkId, Packet};
+use ccsim_core::router::{CompCtx, Component, Verdict};
 use ccsim_core::scenario::build;
 use ccsim_core::sim::Endpoint;
 use ccsim_core::units::Time;
@@ -155,5 +157,96 @@ fn send_jitter_removes_phase_effects_rtt_exponent_between_1_and_2() {
         let a = ln_ratio / ln_rtt;
         eprintln!("offset {x} us: exponent {a:.2}");
         assert!((1.0..=2.0).contains(&a), "offset {x} us: exponent {a:.2} ({runs:?})");
+    }
+}
+
+/// Drops the first transmission of chosen data segments at a router.
+struct DropSegments {
+    seqs: Vec<u64>,
+}
+
+impl Component for DropSegments {
+    fn kind(&self) -> &'static str {
+        "drop_segments"
+    }
+    fn on_forward(&mut self, _cx: &mut CompCtx, _in: Option<LinkId>, _out: LinkId, pkt: Packet) -> Verdict {
+        if pkt.kind == Kind::Data && !pkt.retx {
+            if let Some(i) = self.seqs.iter().position(|&s| s == pkt.seq) {
+                self.seqs.swap_remove(i);
+                return Verdict::Drop(pkt);
+            }
+        }
+        Verdict::Forward(pkt)
+    }
+    fn held(&self) -> u64 {
+        0
+    }
+}
+
+/// When the cumulative ACK passes segment 60 (the end of the window that
+/// holds the losses), and the timeouts, for a transfer of 300 segments (RTT
+/// 40 ms, no congestion, cwnd 20 segments) losing segments `drop` once.
+fn repaired_at(sack: bool, drop: &[u64]) -> (Time, u64) {
+    let s = json!({
+        "seed": 1, "duration": "10s",
+        "topology": {"kind": "dumbbell", "pairs": 1,
+            "bottleneck": {"rate": "100Mbps", "delay": "18ms", "queue": {"kind": "droptail", "limit": "inf"}},
+            "access": {"rate": "1Gbps", "delay": "1ms"}},
+        "flows": [{"pairs": "all", "mss": 1000, "size": "300000B", "sack": sack,
+                   "init_cwnd": 20, "init_ssthresh": "20000B"}]
+    });
+    let (mut sim, _) = build(&s.to_string()).expect("scenario");
+    let r1 = sim.nodes.iter().position(|n| n.name == "R1").unwrap();
+    let seqs = drop.iter().map(|k| k * 1000).collect();
+    sim.nodes[r1].comp = Some(Box::new(DropSegments { seqs }));
+    let una = |sim: &ccsim_core::Sim| match &sim.flows[0].ep {
+        Endpoint::Tcp { snd, .. } => (snd.snd_una(), snd.stats.timeouts),
+        _ => unreachable!(),
+    };
+    let mut t = Time::ZERO;
+    while una(&sim).0 < 60_000 {
+        t += Time::from_micros(100);
+        assert!(t < Time::from_secs(10), "never repaired");
+        sim.run_until(t);
+    }
+    sim.run_until(Time::from_secs(10));
+    sim.check_invariants().expect("conservation");
+    (t, una(&sim).1)
+}
+
+/// RFC 6675: a window with k losses, k up to half the window (20 segments),
+/// is repaired without a timeout. A burst of losses (what a drop-tail queue
+/// does) is repaired one RTT later than a loss-free window: once the first
+/// hole IsLost, all are, and pipe lets ssthresh worth of retransmissions out
+/// at once. Losses spread over the window (every other segment) take up to
+/// two more RTTs: the last holes have fewer than DupThresh SACKed ranges
+/// above them, and NextSeg() sends new data (rule 2) before un-lost holes
+/// (rule 3), so they wait until SACKs for that new data mark them lost.
+/// NewReno needs one RTT per loss (RFC 6582 §3.2 step 4).
+#[test]
+fn sack_repairs_k_losses_of_a_window_without_timeout() {
+    let rtt = Time::from_millis(40).as_secs_f64();
+    let (base, _) = repaired_at(true, &[]);
+    for k in [1u64, 2, 4, 7, 10] {
+        let burst: Vec<u64> = (40..40 + k).collect();
+        let spread: Vec<u64> = (0..k).map(|i| 40 + i * 20 / k).collect();
+        for (pattern, drop, max_extra) in [("burst", burst, 1.6), ("spread", spread, 3.2)] {
+            let (t_sack, to_sack) = repaired_at(true, &drop);
+            let (t_nr, to_nr) = repaired_at(false, &drop);
+            let extra_sack = (t_sack - base).as_secs_f64() / rtt;
+            let extra_nr = (t_nr - base).as_secs_f64() / rtt;
+            eprintln!("k = {k} {pattern}: SACK +{extra_sack:.2} RTT ({to_sack} timeouts), NewReno +{extra_nr:.2} RTT ({to_nr})");
+            assert_eq!(to_sack, 0, "k = {k} {pattern}: no timeout with SACK");
+            assert!(
+                (0.8..=max_extra).contains(&extra_sack),
+                "k = {k} {pattern}: SACK +{extra_sack:.2} RTT"
+            );
+            if k >= 4 {
+                assert!(
+                    extra_nr >= 0.8 * k as f64,
+                    "k = {k} {pattern}: NewReno +{extra_nr:.2} RTT"
+                );
+            }
+        }
     }
 }

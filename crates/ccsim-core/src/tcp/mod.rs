@@ -7,6 +7,7 @@
 pub mod params;
 mod receiver;
 mod rtt;
+pub mod scoreboard;
 mod sender;
 
 pub use receiver::{RecvParams, TcpReceiver};

@@ -112,7 +112,10 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, String)> {
     let ecn = t.boolean("ecn", false)?;
     let full_ack = t.choice("full_ack", Some("ssthresh"), &["ssthresh", "flight"])?;
     let partial_timer = t.choice("partial_ack_timer", Some("first"), &["first", "every"])?;
-    let sack_blocks = t.uint("sack_blocks", Some(0), 0, 4)? as u8;
+    // SACK (RFC 2018 option, RFC 6675 recovery) needs both ends: the sender
+    // willing (`sack`) and the receiver sending blocks (`sack_blocks`).
+    let sack = t.boolean("sack", false)?;
+    let sack_blocks = t.uint("sack_blocks", Some(if sack { 3 } else { 0 }), 0, 4)? as u8;
     let limited_transmit = t.boolean("limited_transmit", conv.limited_transmit)?;
     let byte_counting = t.boolean("byte_counting", conv.byte_counting)?;
     let loss_window = match t
@@ -142,6 +145,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, String)> {
         full_ack_flight: full_ack == "flight",
         partial_timer_every: partial_timer == "every",
         byte_counting,
+        sack: sack && sack_blocks > 0,
         limited_transmit,
         rto_ssthresh,
         loss_window,

@@ -57,6 +57,7 @@
 //! ssthresh computed from it, is bounded by the window actually used).
 
 use super::rtt::{RttEstimator, RttParams};
+use super::scoreboard::{NextSeg, Scoreboard};
 use super::{EndpointCtx, INFINITE};
 use crate::cc::{AckSample, CaEvent, CcState, CongestionOps, Recovery};
 use crate::packet::{flags, Ecn, FlowId, Kind, NodeId, Packet};
@@ -94,6 +95,10 @@ pub struct SendParams {
     /// `cwnd_ += 1/cwnd_` per ACK: +½ segment per RTT with delayed ACKs).
     /// Slow start credits at most one segment per ACK either way (RFC 3465 L = 1).
     pub byte_counting: bool,
+    /// SACK-based loss recovery (RFC 6675) instead of the module's dupack
+    /// mechanics; set only when both ends are willing (the receiver sends
+    /// SACK blocks, RFC 2018).
+    pub sack: bool,
     /// RFC 3042 limited transmit: one new segment on each of the first
     /// `dupthresh − 1` duplicate ACKs (ns-2.35 `singledup_ 1`, its default).
     pub limited_transmit: bool,
@@ -121,6 +126,7 @@ impl Default for SendParams {
             full_ack_flight: false,
             partial_timer_every: false,
             byte_counting: true,
+            sack: false,
             limited_transmit: false,
             rto_ssthresh: RtoSsthresh::Window,
             loss_window: LossWindow::Flight,
@@ -177,8 +183,14 @@ pub enum LossState {
     /// added to the window (the window in use is cwnd + inflation);
     /// `partial_seen`: a partial ACK has arrived (Impatient timer).
     FastRecovery { inflation: u64, partial_seen: bool },
+    /// SACK-based loss recovery (RFC 6675 §5) until the cumulative ACK reaches
+    /// `recover` (RecoveryPoint): cwnd = ssthresh, and segments go out while
+    /// cwnd − pipe ≥ 1 SMSS, chosen by the scoreboard's NextSeg().
+    SackRecovery,
     /// After a retransmission timeout, or Tahoe's fast retransmit: go-back-N
-    /// slow start from `snd_una` until the cumulative ACK reaches `recover`.
+    /// slow start from `snd_una` until the cumulative ACK reaches `recover`
+    /// (with SACK: every un-SACKed byte below `recover` is retransmitted,
+    /// SACKed ones are not, RFC 6675 §5.1).
     /// `rto_streak`: timeouts since the last ACK that advanced `snd_una`.
     Loss { rto_streak: u32 },
 }
@@ -201,6 +213,8 @@ pub struct TcpSender {
     dupacks: u32,
     /// Bytes sent by limited transmit since the last new ACK.
     limited_bytes: u64,
+    /// The SACK scoreboard, when SACK is in use.
+    board: Option<Scoreboard>,
     state: LossState,
     /// RFC 6582 `recover`: highest sequence sent at the last loss indication.
     recover: Option<u64>,
@@ -230,6 +244,7 @@ impl TcpSender {
     ) -> Self {
         let recovery = cc.recovery();
         let mss = p.mss as u64;
+        let board = p.sack.then(Scoreboard::new);
         // The clock phase of a tick-based estimator (ns-2 `boot_time_`).
         let phase = rng.uniform();
         TcpSender {
@@ -249,6 +264,7 @@ impl TcpSender {
             rwnd: INFINITE,
             dupacks: 0,
             limited_bytes: 0,
+            board,
             state: LossState::Open,
             recover: None,
             timed: None,
@@ -290,9 +306,13 @@ impl TcpSender {
     pub fn loss_state(&self) -> LossState {
         self.state
     }
-    /// True during fast recovery.
+    /// True during fast recovery (with or without SACK).
     pub fn in_recovery(&self) -> bool {
-        matches!(self.state, LossState::FastRecovery { .. })
+        matches!(self.state, LossState::FastRecovery { .. } | LossState::SackRecovery)
+    }
+    /// True when SACK-based recovery is in use (negotiated by both ends).
+    pub fn sack(&self) -> bool {
+        self.board.is_some()
     }
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
@@ -324,7 +344,15 @@ impl TcpSender {
     /// FlightSize (RFC 5681 §2): bytes sent and not yet acknowledged, counted
     /// from the go-back-N point after a timeout (RFC 6675 §5.1).
     fn flight(&self) -> u64 {
-        self.snd_nxt - self.snd_una
+        match (&self.board, self.state) {
+            // After a timeout with SACK, what has been sent since (RFC 6675 §5.1).
+            (Some(b), LossState::Loss { .. }) => b.pipe(self.snd_una, self.snd_max, self.recover_point()),
+            _ => self.snd_nxt - self.snd_una,
+        }
+    }
+
+    fn recover_point(&self) -> u64 {
+        self.recover.unwrap_or(self.snd_una)
     }
 
     fn state(&self, now: Time) -> CcState {
@@ -423,6 +451,11 @@ impl TcpSender {
         if !self.started || self.completed.is_some() {
             return;
         }
+        if self.sack_driven() {
+            // ACK-clocked recovery transmissions are not delayed (as ns-2's).
+            self.sack_send(cx);
+            return;
+        }
         if self.p.send_jitter > Time::ZERO {
             // ns-2 `send_much` with `overhead_`: nothing goes out while a
             // delayed burst is pending; a new opportunity schedules one.
@@ -438,7 +471,54 @@ impl TcpSender {
         self.send_window(cx);
     }
 
+    /// Whether transmissions follow RFC 6675's pipe and NextSeg() (a SACK
+    /// recovery, or the retransmissions after a timeout with SACK).
+    fn sack_driven(&self) -> bool {
+        self.board.is_some() && matches!(self.state, LossState::SackRecovery | LossState::Loss { .. })
+    }
+
+    /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 SMSS, send NextSeg().
+    /// After a timeout every un-SACKed byte below the recovery point counts
+    /// as lost (§5.1) and no rescue retransmission is made.
+    fn sack_send(&mut self, cx: &mut EndpointCtx) {
+        let Some(board) = self.board.as_ref() else { return };
+        let mss = self.mss();
+        let after_rto = matches!(self.state, LossState::Loss { .. });
+        let lost = if after_rto {
+            self.recover_point()
+        } else {
+            board.lost_boundary(self.snd_una, self.p.dupthresh, mss)
+        };
+        let mut pipe = board.pipe(self.snd_una, self.snd_max, lost);
+        while self.cwnd >= pipe + mss {
+            let new_len = (self.p.size - self.snd_max).min(mss);
+            let new_ok = self.snd_max < self.p.size && self.snd_max + new_len <= self.snd_una.saturating_add(self.rwnd);
+            let board = self.board.as_mut().expect("SACK in use");
+            match board.next_seg(self.snd_una, self.snd_max, lost, mss, new_ok, !after_rto) {
+                None => break,
+                Some(NextSeg::New) => {
+                    self.send_next(cx, new_len);
+                    pipe += new_len;
+                }
+                Some(NextSeg::Retransmit { seq, len }) => {
+                    board.retransmitted(seq + len);
+                    self.emit(cx, seq, true);
+                    pipe += len;
+                }
+                Some(NextSeg::Rescue { seq, len }) => {
+                    board.rescued(self.recover.unwrap_or(self.snd_max));
+                    self.emit(cx, seq, true);
+                    pipe += len;
+                }
+            }
+        }
+    }
+
     fn send_window(&mut self, cx: &mut EndpointCtx) {
+        if self.sack_driven() {
+            self.sack_send(cx);
+            return;
+        }
         let limit = self.snd_una.saturating_add(self.window());
         while let Some(len) = self.next_fits(limit) {
             self.send_next(cx, len);
@@ -456,13 +536,19 @@ impl TcpSender {
         }
         self.rwnd = pkt.wnd;
         let ece = self.p.ecn && pkt.has(flags::ECE);
+        // RFC 6675 Update(): record the SACK blocks.
+        let una = pkt.ack.min(self.snd_max).max(self.snd_una);
+        let newly_sacked = self.board.as_mut().map(|b| b.update(una, pkt.sack_blocks()));
         if pkt.ack > self.snd_una {
             self.on_new_ack(pkt.ack.min(self.snd_max), ece, cx);
             if self.completed.is_some() {
                 return;
             }
         } else if pkt.ack == self.snd_una && self.snd_max > self.snd_una {
-            self.on_dupack(cx);
+            // With SACK, a duplicate ACK is one that SACKs new data (RFC 6675 §2).
+            if newly_sacked.is_none_or(|n| n > 0) {
+                self.on_dupack(cx);
+            }
         }
         self.try_send(cx);
     }
@@ -510,6 +596,17 @@ impl TcpSender {
                     restart_timer = !partial_seen || self.p.partial_timer_every;
                     self.partial_ack(cx, acked, inflation);
                 }
+            }
+            LossState::SackRecovery => {
+                if full {
+                    // RFC 6675 step (A): the recovery ends; cwnd stays at
+                    // ssthresh (set on entry), and this ACK grows it.
+                    self.state = LossState::Open;
+                    self.cwnd_cnt = 0;
+                    self.ca_event(now, CaEvent::ExitRecovery);
+                    self.grow(now, acked);
+                }
+                // Otherwise step (B): the sending loop runs after this ACK.
             }
             LossState::Loss { .. } => {
                 // Go-back-N slow start; the timeout's recovery ends once the
@@ -642,6 +739,18 @@ impl TcpSender {
         let st = self.state(now);
         self.cc.pkts_acked(&st, &sample);
         match self.state {
+            // RFC 6675 (B)–(C): the sending loop runs after this ACK.
+            LossState::SackRecovery => {}
+            LossState::Open
+                if self
+                    .board
+                    .as_ref()
+                    .is_some_and(|b| b.is_lost(self.snd_una, self.snd_una, self.p.dupthresh, self.mss())) =>
+            {
+                // RFC 6675 §5 step 3: IsLost(HighACK + 1) enters recovery
+                // before DupThresh duplicate ACKs.
+                self.fast_retransmit(cx)
+            }
             LossState::FastRecovery {
                 inflation,
                 partial_seen,
@@ -653,11 +762,11 @@ impl TcpSender {
                 };
             }
             _ if self.dupacks < self.p.dupthresh => {
-                if self.p.limited_transmit {
+                if self.p.limited_transmit && !self.sack_driven() {
                     self.limited_transmit(cx);
                 }
             }
-            LossState::Open if self.dupacks == self.p.dupthresh => self.fast_retransmit(cx),
+            LossState::Open if self.dupacks == self.p.dupthresh || self.board.is_some() => self.fast_retransmit(cx),
             // Go-back-N after a timeout resends segments the receiver may hold:
             // their duplicate ACKs are no loss signal (RFC 6582 §4).
             LossState::Open | LossState::Loss { .. } => {}
@@ -691,6 +800,10 @@ impl TcpSender {
             return;
         }
         self.stats.fast_retransmits += 1;
+        if self.board.is_some() {
+            self.enter_sack_recovery(cx);
+            return;
+        }
         let st = self.loss_state_for(now);
         let w = self.cc.ssthresh(&st);
         let w = self.set_ssthresh(w);
@@ -722,6 +835,28 @@ impl TcpSender {
                 };
             }
         }
+    }
+
+    /// RFC 6675 §5 step 4: RecoveryPoint = HighData, ssthresh = cwnd from the
+    /// algorithm (FlightSize/2 for Reno), retransmit the first segment with
+    /// HighRxt = RescueRxt at its end, then send what pipe allows (step C).
+    fn enter_sack_recovery(&mut self, cx: &mut EndpointCtx) {
+        let now = cx.now;
+        let st = self.loss_state_for(now);
+        let w = self.cc.ssthresh(&st);
+        let w = self.set_ssthresh(w);
+        self.recover = Some(self.snd_max);
+        self.ecn_recover = Some(self.snd_max);
+        self.cwnd_cnt = 0;
+        self.cwnd = w.max(self.mss());
+        self.arm_rto(now);
+        self.timed = None;
+        let una = self.snd_una;
+        let len = (self.p.size - una).min(self.mss());
+        self.board.as_mut().expect("SACK in use").begin_recovery(una + len);
+        self.emit(cx, una, true);
+        self.state = LossState::SackRecovery;
+        self.ca_event(now, CaEvent::EnterRecovery);
     }
 
     /// A timer fired at `cx.now`: a jittered burst, the retransmission timer,
@@ -760,7 +895,7 @@ impl TcpSender {
         let (reduce, streak) = match self.state {
             // Linux `tcp_enter_loss`: this window's reduction was made when
             // fast recovery began; keep the recovery's ssthresh.
-            LossState::FastRecovery { .. } => (false, 1),
+            LossState::FastRecovery { .. } | LossState::SackRecovery => (false, 1),
             // RFC 5681 §3.1: the same data timed out again, hold ssthresh.
             LossState::Loss { rto_streak } => (rto_streak == 0, rto_streak + 1),
             LossState::Open => (true, 1),
@@ -785,7 +920,12 @@ impl TcpSender {
         // RFC 6582 §4: after a timeout, recover = highest sequence sent.
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
-        self.snd_nxt = self.snd_una;
+        match self.board.as_mut() {
+            // RFC 6675 §5.1: keep the SACK information, retransmit every
+            // un-SACKed byte below the recovery point.
+            Some(b) => b.clear_retransmissions(self.snd_una),
+            None => self.snd_nxt = self.snd_una,
+        }
         self.timed = None;
         self.rtt.back_off();
         self.ca_event(now, CaEvent::Timeout);
@@ -1245,6 +1385,108 @@ mod tests {
             }
             assert_eq!((h.s.ssthresh(), h.s.cwnd()), (ssthresh, cwnd), "{window:?}");
         }
+    }
+
+    /// An ACK of `ack` carrying SACK blocks (RFC 2018), most recent first.
+    fn with_sack(blocks: &'static [(u64, u64)]) -> impl FnOnce(&mut Packet) {
+        move |a: &mut Packet| {
+            for (i, &b) in blocks.iter().enumerate() {
+                a.sack[i] = b;
+            }
+            a.nsack = blocks.len() as u8;
+        }
+    }
+
+    /// RFC 6675 §5, one loss: segment 0 of 10 is lost; the third ACK that
+    /// SACKs new data enters recovery (RecoveryPoint 10 000, ssthresh = cwnd =
+    /// 5 MSS) and retransmits segment 0. pipe = 1000 (the retransmission) +
+    /// 6000 (segments 4–9, not lost) = 7000: nothing more until pipe ≤ cwnd −
+    /// MSS. Each further SACK takes 1000 off pipe; the third sends segment 10.
+    #[test]
+    fn rfc6675_one_loss_pipe_and_exit() {
+        let mut h = Harness::new("newreno", 10, |p| p.sack = true);
+        h.at(100);
+        assert!(h.ack(0, with_sack(&[(1000, 2000)])).is_empty());
+        assert!(h.ack(0, with_sack(&[(1000, 3000)])).is_empty());
+        let out = h.ack(0, with_sack(&[(1000, 4000)]));
+        assert_eq!(seqs(&out), vec![0], "retransmit HighACK + 1");
+        assert_eq!(h.s.loss_state(), LossState::SackRecovery);
+        assert_eq!((h.s.ssthresh(), h.s.cwnd()), (5 * MSS, 5 * MSS));
+        assert!(h.ack(0, with_sack(&[(1000, 5000)])).is_empty(), "pipe 6000");
+        assert!(h.ack(0, with_sack(&[(1000, 6000)])).is_empty(), "pipe 5000");
+        assert_eq!(seqs(&h.ack(0, with_sack(&[(1000, 7000)]))), vec![10_000], "pipe 4000");
+        // An ACK with no new SACK information is not a duplicate ACK.
+        assert!(h.ack(0, with_sack(&[(1000, 7000)])).is_empty());
+        // The retransmission arrives: the cumulative ACK passes RecoveryPoint.
+        h.ack(10_000, |_| ());
+        assert_eq!(h.s.loss_state(), LossState::Open);
+        assert_eq!(h.s.stats.fast_retransmits, 1);
+        assert_eq!(h.s.stats.retransmits, 1);
+    }
+
+    /// Several losses in one window (0, 3 and 6 of 10) are all retransmitted
+    /// within one RTT as IsLost marks them, without waiting for partial ACKs
+    /// (NewReno would need three RTTs).
+    #[test]
+    fn rfc6675_several_losses_repaired_in_one_rtt() {
+        let mut h = Harness::new("newreno", 10, |p| p.sack = true);
+        h.at(100);
+        h.ack(0, with_sack(&[(1000, 2000)]));
+        h.ack(0, with_sack(&[(1000, 3000)]));
+        h.ack(0, with_sack(&[(4000, 5000), (1000, 3000)]));
+        // Segments 1, 2 and 4 SACKed: 3000 B (more than 2·SMSS) above 0.
+        assert_eq!(h.s.loss_state(), LossState::SackRecovery);
+        h.ack(0, with_sack(&[(4000, 6000), (1000, 3000)]));
+        let out = h.ack(0, with_sack(&[(7000, 8000), (4000, 6000), (1000, 3000)]));
+        // Segment 3 has 3 ranges / 3000 B SACKed above it: lost, retransmitted.
+        assert!(seqs(&out).contains(&3000), "{:?}", seqs(&out));
+        h.ack(0, with_sack(&[(7000, 9000), (4000, 6000), (1000, 3000)]));
+        let out = h.ack(0, with_sack(&[(7000, 10_000), (4000, 6000), (1000, 3000)]));
+        let all: Vec<u64> = h.sent.iter().filter(|p| p.retx).map(|p| p.seq).collect();
+        assert_eq!(
+            all,
+            vec![0, 3000, 6000],
+            "each hole once; last ACK sent {:?}",
+            seqs(&out)
+        );
+        assert_eq!(h.s.stats.timeouts, 0);
+    }
+
+    /// RFC 6675 §5.1: a timeout during SACK recovery keeps the SACK
+    /// information; the retransmissions after it skip SACKed segments.
+    #[test]
+    fn rfc6675_5_1_timeout_retransmits_only_unsacked() {
+        let mut h = Harness::new("newreno", 6, |p| {
+            p.sack = true;
+            p.rtt.init_rto = Time::from_secs(1);
+        });
+        h.at(100);
+        h.ack(0, with_sack(&[(1000, 2000)]));
+        h.ack(0, with_sack(&[(3000, 4000), (1000, 2000)]));
+        h.ack(0, with_sack(&[(5000, 6000), (3000, 4000), (1000, 2000)]));
+        assert_eq!(h.s.loss_state(), LossState::SackRecovery);
+        h.at(1200);
+        let out = h.timer();
+        assert_eq!(seqs(&out), vec![0], "cwnd = 1 MSS");
+        h.at(1300);
+        // Segment 0 arrives; cwnd 2: segments 2 and 4 (not 1, 3 or 5).
+        let out = h.ack(1000, with_sack(&[(5000, 6000), (3000, 4000), (1000, 2000)]));
+        assert_eq!(seqs(&out), vec![2000, 4000]);
+        assert!(out.iter().all(|p| p.retx));
+    }
+
+    /// Both ends must be willing: without the receiver's SACK blocks the
+    /// sender keeps its module's recovery (NewReno here).
+    #[test]
+    fn sack_needs_both_ends() {
+        let v = serde_json::json!({"sack": true, "sack_blocks": 0});
+        let mut t = crate::cfg::Tab::new("flows[0]".into(), &v).unwrap();
+        let (snd, rcv, _) = super::super::params::read(&mut t).unwrap();
+        assert!(!snd.sack && rcv.sack_blocks == 0);
+        let v = serde_json::json!({"sack": true});
+        let mut t = crate::cfg::Tab::new("flows[0]".into(), &v).unwrap();
+        let (snd, rcv, _) = super::super::params::read(&mut t).unwrap();
+        assert!(snd.sack && rcv.sack_blocks == 3);
     }
 
     /// ns-2 `overhead_`: a window-driven burst waits U(0, send_jitter), then
