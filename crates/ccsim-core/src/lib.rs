@@ -15,6 +15,7 @@ pub mod budget;
 pub mod cc;
 pub mod cfg;
 pub mod components;
+pub mod feedback;
 pub mod link;
 pub mod monitor;
 pub mod output;

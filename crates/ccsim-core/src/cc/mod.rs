@@ -1,9 +1,12 @@
 //! Congestion control as a plug-in, shaped like Linux `tcp_congestion_ops`.
 //!
 //! The sender machine ([`crate::tcp::TcpSender`]) owns the state and the loss
-//! recovery mechanics (fast retransmit, fast recovery, RTO); an algorithm only
-//! decides window values: `ssthresh` on a loss indication, `cong_avoid` on an
-//! ACK of new data, and may observe every ACK (`pkts_acked`) and events
+//! recovery mechanics (fast retransmit, fast recovery, SACK, RTO); an
+//! algorithm decides window values: `ssthresh` on a loss indication,
+//! `cong_avoid` on an ACK of new data, `ecn_echo` on an ECN-Echo (RFC 3168 by
+//! default), or the whole window per ACK (`cong_control`, for model-based
+//! algorithms fed by the receiver's feedback); it may observe every ACK
+//! (`pkts_acked`, with the ECN echo and the receiver's feedback) and events
 //! (`cwnd_event`). Algorithms never schedule events: per-RTT logic finds round
 //! boundaries from ACK arrivals, as in Linux. Shared helpers
 //! ([`slow_start`], [`cong_avoid_ai`]) keep each algorithm short.
@@ -11,6 +14,7 @@
 pub mod reno;
 pub mod westwood;
 
+use crate::packet::Feedback;
 use crate::units::Time;
 
 pub use reno::Reno;
@@ -54,7 +58,7 @@ pub struct CcState {
 }
 
 /// What one ACK told the sender.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct AckSample {
     /// Bytes newly acknowledged by the cumulative ACK (0 for a duplicate).
     pub acked: u64,
@@ -63,6 +67,10 @@ pub struct AckSample {
     /// RTT sample taken from this ACK, if any (Karn's rule applied).
     pub rtt: Option<Time>,
     pub in_recovery: bool,
+    /// The ACK carried ECN-Echo (and ECN is in use, RFC 3168 §6.1.2).
+    pub ece: bool,
+    /// What the receiver's feedback mechanism attached to the ACK.
+    pub feedback: Feedback,
 }
 
 /// Congestion-avoidance events (Linux `tcp_ca_event` subset).
@@ -96,6 +104,21 @@ pub trait CongestionOps: Send {
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64);
     /// Every ACK, new or duplicate, before the sender reacts to it.
     fn pkts_acked(&mut self, _s: &CcState, _sample: &AckSample) {}
+    /// Window control on every ACK for model-based algorithms (Linux
+    /// `cong_control`): return true after setting `s.cwnd` (and `s.ssthresh`)
+    /// to take over the window for this ACK; false (the default) leaves it to
+    /// `cong_avoid` and the loss responses. Called after `pkts_acked`, in every
+    /// loss state, so a window that replaces cwnd during recovery is possible.
+    fn cong_control(&mut self, _s: &mut CcState, _sample: &AckSample) -> bool {
+        false
+    }
+    /// An ACK carried ECN-Echo and no reduction was made in this window yet
+    /// (RFC 3168 §6.1.2). Returns the new ssthresh (cwnd is set to it and CWR
+    /// sent), or `None` to ignore the echo. Default: RFC 3168, the response to
+    /// a loss by duplicate ACKs, `ssthresh(s)`.
+    fn ecn_echo(&mut self, s: &CcState) -> Option<u64> {
+        Some(self.ssthresh(s))
+    }
     fn cwnd_event(&mut self, _s: &mut CcState, _ev: CaEvent) {}
     /// Mechanism state worth tracing (e.g. Westwood+'s bandwidth estimate).
     fn trace(&self) -> Option<(&'static str, f64)> {

@@ -247,18 +247,15 @@ mod tests {
     fn ack(bytes: u64) -> AckSample {
         AckSample {
             acked: bytes,
-            dup: false,
-            rtt: None,
-            in_recovery: false,
+            ..AckSample::default()
         }
     }
 
     fn dupack() -> AckSample {
         AckSample {
-            acked: 0,
             dup: true,
-            rtt: None,
             in_recovery: true,
+            ..AckSample::default()
         }
     }
 

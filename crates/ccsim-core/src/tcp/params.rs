@@ -151,11 +151,20 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, String)> {
         loss_window,
         send_jitter,
     };
+    let feedback = match t.table("feedback")? {
+        Some(mut f) => {
+            let spec = crate::feedback::read(&mut f)?;
+            t.put("feedback", f.finish()?);
+            Some(spec)
+        }
+        None => None,
+    };
     let rcv = RecvParams {
         buffer: rwnd.unwrap_or(INFINITE),
         delack: delayed.then_some(delack_timeout),
         ack_size,
         sack_blocks,
+        feedback,
     };
     Ok((snd, rcv, cc_name))
 }

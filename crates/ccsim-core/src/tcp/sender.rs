@@ -60,7 +60,7 @@ use super::rtt::{RttEstimator, RttParams};
 use super::scoreboard::{NextSeg, Scoreboard};
 use super::{EndpointCtx, INFINITE};
 use crate::cc::{AckSample, CaEvent, CcState, CongestionOps, Recovery};
-use crate::packet::{flags, Ecn, FlowId, Kind, NodeId, Packet};
+use crate::packet::{flags, Ecn, Feedback, FlowId, Kind, NodeId, Packet};
 use crate::rng::Rng;
 use crate::units::Time;
 
@@ -540,20 +540,20 @@ impl TcpSender {
         let una = pkt.ack.min(self.snd_max).max(self.snd_una);
         let newly_sacked = self.board.as_mut().map(|b| b.update(una, pkt.sack_blocks()));
         if pkt.ack > self.snd_una {
-            self.on_new_ack(pkt.ack.min(self.snd_max), ece, cx);
+            self.on_new_ack(pkt.ack.min(self.snd_max), ece, pkt.fb, cx);
             if self.completed.is_some() {
                 return;
             }
         } else if pkt.ack == self.snd_una && self.snd_max > self.snd_una {
             // With SACK, a duplicate ACK is one that SACKs new data (RFC 6675 §2).
             if newly_sacked.is_none_or(|n| n > 0) {
-                self.on_dupack(cx);
+                self.on_dupack(ece, pkt.fb, cx);
             }
         }
         self.try_send(cx);
     }
 
-    fn on_new_ack(&mut self, ack: u64, ece: bool, cx: &mut EndpointCtx) {
+    fn on_new_ack(&mut self, ack: u64, ece: bool, fb: Feedback, cx: &mut EndpointCtx) {
         let now = cx.now;
         let acked = ack - self.snd_una;
         let mut rtt = None;
@@ -575,9 +575,10 @@ impl TcpSender {
             dup: false,
             rtt,
             in_recovery: self.in_recovery(),
+            ece,
+            feedback: fb,
         };
-        let st = self.state(now);
-        self.cc.pkts_acked(&st, &sample);
+        let controlled = self.observe(now, &sample);
 
         let full = self.recover.is_none_or(|r| ack >= r);
         let mut restart_timer = true;
@@ -591,7 +592,9 @@ impl TcpSender {
                     // The ACK that ends recovery also grows the window, as an
                     // ACK in the open state does (ns-2 `recv_newack_helper` →
                     // `opencwnd`; Linux `tcp_cong_control` after leaving Recovery).
-                    self.grow(now, acked);
+                    if !controlled {
+                        self.grow(now, acked);
+                    }
                 } else {
                     restart_timer = !partial_seen || self.p.partial_timer_every;
                     self.partial_ack(cx, acked, inflation);
@@ -604,7 +607,9 @@ impl TcpSender {
                     self.state = LossState::Open;
                     self.cwnd_cnt = 0;
                     self.ca_event(now, CaEvent::ExitRecovery);
-                    self.grow(now, acked);
+                    if !controlled {
+                        self.grow(now, acked);
+                    }
                 }
                 // Otherwise step (B): the sending loop runs after this ACK.
             }
@@ -616,12 +621,14 @@ impl TcpSender {
                 } else {
                     LossState::Loss { rto_streak: 0 }
                 };
-                self.grow(now, acked);
+                if !controlled {
+                    self.grow(now, acked);
+                }
             }
             LossState::Open => {
                 if ece && self.ecn_recover.is_none_or(|r| ack > r) {
                     self.ecn_reduce(now);
-                } else {
+                } else if !controlled {
                     self.grow(now, acked);
                 }
             }
@@ -639,6 +646,19 @@ impl TcpSender {
         } else if restart_timer {
             self.arm_rto(now);
         }
+    }
+
+    /// Shows the ACK to the algorithm (`pkts_acked`, then `cong_control`);
+    /// returns whether the algorithm set the window itself.
+    fn observe(&mut self, now: Time, sample: &AckSample) -> bool {
+        let st = self.state(now);
+        self.cc.pkts_acked(&st, sample);
+        let mut st = self.state(now);
+        let controlled = self.cc.cong_control(&mut st, sample);
+        if controlled {
+            self.apply(&st);
+        }
+        controlled
     }
 
     /// Window growth through the algorithm (slow start / congestion avoidance).
@@ -715,10 +735,11 @@ impl TcpSender {
         w
     }
 
-    /// RFC 3168 §6.1.2: halve once per window, no retransmission, CWR next.
+    /// RFC 3168 §6.1.2: reduce once per window as the algorithm says (by
+    /// default as for a loss), no retransmission, CWR on the next segment.
     fn ecn_reduce(&mut self, now: Time) {
         let st = self.loss_state_for(now);
-        let w = self.cc.ssthresh(&st);
+        let Some(w) = self.cc.ecn_echo(&st) else { return };
         self.cwnd = self.set_ssthresh(w).max(self.mss());
         self.cwnd_cnt = 0;
         self.ecn_recover = Some(self.snd_max);
@@ -727,7 +748,7 @@ impl TcpSender {
         self.ca_event(now, CaEvent::EcnReduce);
     }
 
-    fn on_dupack(&mut self, cx: &mut EndpointCtx) {
+    fn on_dupack(&mut self, ece: bool, fb: Feedback, cx: &mut EndpointCtx) {
         let now = cx.now;
         self.dupacks += 1;
         let sample = AckSample {
@@ -735,9 +756,10 @@ impl TcpSender {
             dup: true,
             rtt: None,
             in_recovery: self.in_recovery(),
+            ece,
+            feedback: fb,
         };
-        let st = self.state(now);
-        self.cc.pkts_acked(&st, &sample);
+        self.observe(now, &sample);
         match self.state {
             // RFC 6675 (B)–(C): the sending loop runs after this ACK.
             LossState::SackRecovery => {}
@@ -948,20 +970,16 @@ mod tests {
 
     impl Harness {
         fn new(cc: &str, init_cwnd: u32, p: impl FnOnce(&mut SendParams)) -> Harness {
+            Harness::with_cc(by_name(cc).unwrap(), init_cwnd, p)
+        }
+        fn with_cc(cc: Box<dyn CongestionOps>, init_cwnd: u32, p: impl FnOnce(&mut SendParams)) -> Harness {
             let mut params = SendParams {
                 mss: MSS as u32,
                 init_cwnd,
                 ..SendParams::default()
             };
             p(&mut params);
-            let mut s = TcpSender::new(
-                params,
-                by_name(cc).unwrap(),
-                FlowId(0),
-                NodeId(0),
-                NodeId(1),
-                Rng::new(7, 0),
-            );
+            let mut s = TcpSender::new(params, cc, FlowId(0), NodeId(0), NodeId(1), Rng::new(7, 0));
             let mut sent = Vec::new();
             s.start(&mut EndpointCtx {
                 now: Time::ZERO,
@@ -1487,6 +1505,67 @@ mod tests {
         let mut t = crate::cfg::Tab::new("flows[0]".into(), &v).unwrap();
         let (snd, rcv, _) = super::super::params::read(&mut t).unwrap();
         assert!(snd.sack && rcv.sack_blocks == 3);
+    }
+
+    /// A model-based test algorithm: records what each ACK showed it, sets
+    /// cwnd to 100·(echoed load factor) segments per ACK (`cong_control`), and
+    /// ignores ECN echoes.
+    struct Echo {
+        seen: Seen,
+    }
+
+    /// (ECE, load field, ce_seen) of each ACK.
+    type Seen = std::sync::Arc<std::sync::Mutex<Vec<(bool, Option<u16>, bool)>>>;
+
+    impl CongestionOps for Echo {
+        fn name(&self) -> &'static str {
+            "echo"
+        }
+        fn ssthresh(&mut self, s: &CcState) -> u64 {
+            s.cwnd / 2
+        }
+        fn cong_avoid(&mut self, _s: &mut CcState, _acked: u64) {
+            unreachable!("cong_control takes over");
+        }
+        fn pkts_acked(&mut self, _s: &CcState, a: &AckSample) {
+            self.seen
+                .lock()
+                .unwrap()
+                .push((a.ece, a.feedback.load, a.feedback.ce_seen));
+        }
+        fn cong_control(&mut self, s: &mut CcState, a: &AckSample) -> bool {
+            if let Some(f) = a.feedback.load_factor() {
+                s.cwnd = (100.0 * f) as u64 * s.mss;
+            }
+            true
+        }
+        fn ecn_echo(&mut self, _s: &CcState) -> Option<u64> {
+            None
+        }
+    }
+
+    /// The algorithm sees each ACK's ECN echo and the receiver's feedback
+    /// option; `cong_control` sets the window directly; `ecn_echo` returning
+    /// `None` overrides RFC 3168's halving (no reduction, no CWR).
+    #[test]
+    fn feedback_reaches_the_algorithm_which_sets_the_window() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let cc = Box::new(Echo { seen: seen.clone() });
+        let mut h = Harness::with_cc(cc, 4, |p| p.ecn = true);
+        h.at(50);
+        h.ack(1000, |a| a.fb.set_load_factor(0.08));
+        assert_eq!(h.s.cwnd(), 8 * MSS);
+        let out = h.ack(2000, |a| {
+            a.flags |= flags::ECE;
+            a.fb.set_load_factor(0.125);
+            a.fb.ce_seen = true;
+        });
+        assert_eq!(h.s.cwnd(), 12 * MSS, "no RFC 3168 halving");
+        assert_eq!(h.s.stats.ecn_reductions, 0);
+        assert!(out.iter().all(|p| !p.has(flags::CWR)));
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen[0], (false, Some(1311), false));
+        assert_eq!(seen[1], (true, Some(2048), true));
     }
 
     /// ns-2 `overhead_`: a window-driven burst waits U(0, send_jitter), then
