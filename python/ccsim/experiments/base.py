@@ -101,6 +101,10 @@ class Experiment:
         Which time series to keep for the plots.
     notes
         Deviations and resolved ambiguities, copied into the report.
+    findings
+        ``findings(data) -> list[str]``: facts measured in this run that are not
+        the paper's claims (extra series, explanations with numbers), written to
+        the report's "Findings" section; they pass or fail nothing.
     """
 
     name: str
@@ -112,6 +116,7 @@ class Experiment:
     plot: Callable[[Data, Path], list[Path]] | None = None
     timeseries: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    findings: Callable[[Data], list[str]] | None = None
 
     def run(
         self,
@@ -156,6 +161,9 @@ class Experiment:
             lines.append(
                 f"| {c.what} | {c.paper} | {shown} | {c.tolerance} | {'PASS' if passed else 'FAIL'} |"
             )
+        if self.findings:
+            lines += ["", "## Findings (measured in this run; not checks)", ""]
+            lines += [f"- {f}" for f in self.findings(data)]
         if figures:
             lines += ["", "## Figures", ""]
             lines += [f"![{p.stem}]({p.name})" for p in figures if p.suffix == ".png"]
