@@ -44,6 +44,8 @@ import tempfile
 from pathlib import Path
 
 NS2_AGENT = {"tahoe": "Agent/TCP", "reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno"}
+#: ns-2's SACK agent (Fall & Floyd 1996), compared with ccsim's RFC 6675 recovery.
+NS2_SACK_AGENT = "Agent/TCP/Sack1"
 
 
 def have_ns() -> bool:
@@ -69,6 +71,8 @@ class Case:
     mss: int = 960
     init_cwnd: int = 2
     delayed_ack: bool = False
+    #: SACK: ns-2 ``Agent/TCP/Sack1`` + ``TCPSink/Sack1``, ccsim ``sack = true``.
+    sack: bool = False
     duration_s: float = 60.0
     warmup_s: float = 10.0
     tick_s: float = 0.01
@@ -99,7 +103,10 @@ class Case:
 def tcl(case: Case, seed: int) -> str:
     """The ns-2.35 script for ``case`` under ``seed``; prints Q/F/C lines."""
     starts, delays = case.draw(seed)
-    sink = "Agent/TCPSink/DelAck" if case.delayed_ack else "Agent/TCPSink"
+    sink = (
+        "Agent/TCPSink" + ("/Sack1" if case.sack else "") + ("/DelAck" if case.delayed_ack else "")
+    )
+    agent = NS2_SACK_AGENT if case.sack else NS2_AGENT[case.cc]
     lines = [
         "set ns [new Simulator]",
         f"Agent/TCP set packetSize_ {case.mss}",
@@ -114,6 +121,7 @@ def tcl(case: Case, seed: int) -> str:
         "Agent/TCP set delay_growth_ false",
         "Agent/TCP/Newreno set newreno_changes1_ 1",
         "Agent/TCPSink/DelAck set interval_ 100ms",
+        "Agent/TCPSink/Sack1/DelAck set interval_ 100ms",
         f"Agent/TCP set overhead_ {case.jitter_s}",
         "set r1 [$ns node]",
         "set r2 [$ns node]",
@@ -134,7 +142,7 @@ def tcl(case: Case, seed: int) -> str:
             f"$ns queue-limit $r1 $s({i}) 1001",
             f"$ns queue-limit $r2 $d({i}) 1001",
             f"$ns queue-limit $d({i}) $r2 1001",
-            f"set tcp({i}) [new {NS2_AGENT[case.cc]}]",
+            f"set tcp({i}) [new {agent}]",
             f"$ns attach-agent $s({i}) $tcp({i})",
             f"set sink({i}) [new {sink}]",
             f"$ns attach-agent $d({i}) $sink({i})",
@@ -189,6 +197,7 @@ def ccsim_scenario(case: Case, seed: int) -> dict:
             "delayed_ack": case.delayed_ack,
             "delack_timeout": "100ms",
             "send_jitter": f"{case.jitter_s}s",
+            "sack": case.sack,
         }
         for i in range(case.pairs)
     ]

@@ -48,6 +48,8 @@ def cases(quick: bool) -> list[Case]:
                 )
             )
     out.append(Case("1 flow newreno B=0.25BDP", buffer_pkts=14, trace=(0,), **one))
+    out.append(Case("1 flow SACK B=1BDP", sack=True, buffer_pkts=55, trace=(0,), **one))
+    out.append(Case("1 flow SACK B=0.25BDP", sack=True, buffer_pkts=14, trace=(0,), **one))
     out.append(
         Case(
             "1 flow newreno B=1BDP, ccsim rto_ssthresh=once-per-window",
@@ -91,6 +93,7 @@ def cases(quick: bool) -> list[Case]:
     )
     out.append(Case("8 flows newreno 100Mbps B=100pkt", **eight))
     out.append(Case("8 flows tahoe 100Mbps B=100pkt", cc="tahoe", **eight))
+    out.append(Case("8 flows SACK 100Mbps B=100pkt", sack=True, **eight))
     # Identical access delays: the flows synchronize, and how much depends on
     # sub-microsecond timing (see docs/validation.md).
     same = dict(eight, access_ms=(1.0, 1.0))
@@ -113,6 +116,11 @@ def cases(quick: bool) -> list[Case]:
     out.append(
         Case(
             "100 flows reno 100Mbps RTT 100ms B=60pkt", cc="reno", pairs=100, buffer_pkts=60, **many
+        )
+    )
+    out.append(
+        Case(
+            "100 flows SACK 100Mbps RTT 100ms B=60pkt", sack=True, pairs=100, buffer_pkts=60, **many
         )
     )
     fig8 = dict(many, rate_mbps=200)
