@@ -1,10 +1,20 @@
 """ccsim.run, resolve, Results and scenario errors through the Python API."""
 
+import copy
+import datetime
 import json
+import os
+import re
+import subprocess
+import sys
+import time
 
 import ccsim
+import numpy as np
 import pandas as pd
 import pytest
+from _processes import interrupt
+from ccsim.store import CorruptResultError
 
 
 def test_run_dict_returns_tables(small):
@@ -128,7 +138,7 @@ def test_missing_and_wrongly_typed_input():
         ccsim.run({"topology": {}, "flows": []})
     with pytest.raises(ccsim.ScenarioError, match="file not found"):
         ccsim.run("no/such/file.toml")
-    with pytest.raises(ccsim.ScenarioError, match="not a scenario value"):
+    with pytest.raises(ccsim.ScenarioError, match=r"^duration: got <object .*expected a string"):
         ccsim.run({"duration": object()})
     with pytest.raises(ccsim.ScenarioError):
         ccsim.run(42)
@@ -181,3 +191,234 @@ def test_queue_errors_name_the_key_path():
     for q, msg in cases:
         with pytest.raises(ccsim.ScenarioError, match=msg):
             ccsim.run(sc.queue(**q))
+
+
+# --------------------------------------------------------------------------- hostile input
+
+HOSTILE = [
+    ("topology.bottleneck.loss", float("nan"), "topology.bottleneck.loss: got nan"),
+    ("topology.bottleneck.loss", float("inf"), "topology.bottleneck.loss: got inf"),
+    ("topology.bottleneck.rate", b"10Mbps", "topology.bottleneck.rate: got b'10Mbps'"),
+    ("seed", datetime.datetime(2024, 1, 1), "seed: got datetime.datetime(2024"),
+    ("seed", 2**64, "seed: got 18446744073709551616, expected an integer below 2^64"),
+    ("topology.pairs", 2**70, "topology.pairs: got 1180591620717411303424"),
+    ("topology.bottleneck.rate", "100Tbps", "at most 10Tbps"),
+    ("topology.bottleneck.rate", "1e30Gbps", "at most 10Tbps"),
+    ("topology.bottleneck.rate", 1e30, "at most 10Tbps"),
+    ("topology.bdp_packet", "0B", 'topology.bdp_packet: got "0B", expected a positive'),
+    ("monitor", {"interval": "0.4ns"}, 'monitor.interval: got "0.4ns"'),
+    ("flows[0].size", 2**61 + 5000, "flows[0].size: got 2305843009213698952"),
+]
+
+
+@pytest.mark.parametrize("path,value,needle", HOSTILE)
+def test_hostile_values_give_one_scenario_error_naming_the_key(small, path, value, needle):
+    ccsim.set_path(small, path, value)
+    with pytest.raises(ccsim.ScenarioError) as ei:
+        ccsim.resolve(small)
+    msg = str(ei.value)
+    assert needle in msg, msg
+    assert "scenario: scenario:" not in msg and "\n" not in msg
+    assert ei.value.path.startswith(path.split(".")[0].split("[")[0])
+
+
+def test_python_values_that_are_not_scenario_values(small, tmp_path):
+    deep = {}
+    cur = deep
+    for _ in range(5000):
+        cur["a"] = {}
+        cur = cur["a"]
+    looped = {"duration": "1s"}
+    looped["self"] = looped
+    cases = [
+        (deep, "nested at most 32 levels"),
+        (looped, "nested at most 32 levels"),
+        ({**small, (1, 2): 3}, "(1, 2): a key that is a string, not a tuple"),
+    ]
+    for scenario, needle in cases:
+        with pytest.raises(ccsim.ScenarioError, match=re.escape(needle)):
+            ccsim.resolve(scenario)
+    with pytest.raises(ccsim.ScenarioError, match=r"overrides\[0\]: got 1"):
+        ccsim.resolve(small, overrides=[1])
+    with pytest.raises(ccsim.ScenarioError, match="overrides: got 'duration=1s'"):
+        ccsim.resolve(small, overrides="duration=1s")
+    with pytest.raises(ccsim.ScenarioError, match="overrides: got 3"):
+        ccsim.resolve(small, overrides={3: "x"})
+    # NumPy numbers are numbers
+    small["seed"] = np.int64(7)
+    small["topology"]["bottleneck"]["loss"] = np.float32(0.0)
+    assert ccsim.resolve(small, overrides={"topology.pairs": np.uint8(3)})["seed"] == 7
+    # TOML files: not UTF-8, dates, nesting
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes('duration = "2s"\nname = "caf\xe9"\n'.encode("latin-1"))
+    with pytest.raises(ccsim.ScenarioError, match="not valid TOML .not UTF-8"):
+        ccsim.resolve(bad)
+    dated = tmp_path / "dated.toml"
+    dated.write_text("duration = 1979-05-27T07:32:00Z\n")
+    with pytest.raises(ccsim.ScenarioError, match="duration: got datetime"):
+        ccsim.resolve(dated)
+    nested = tmp_path / "nested.toml"
+    nested.write_text("duration = " + "[" * 3000 + "]" * 3000 + "\n")
+    with pytest.raises(ccsim.ScenarioError, match="nested|nesting"):
+        ccsim.resolve(nested)
+
+
+def test_token_gate_sizes_that_overflowed_are_errors(small):
+    small["components"] = [
+        {"node": "R1", "kind": "token_gate", "forward": "R1->R2", "buffer": "40000bit"}
+    ]
+    small["topology"]["bottleneck"]["queue"]["limit"] = "inf"
+    assert ccsim.resolve(small)["components"][0]["packet_length"] == "576B"
+    for key, value in [("packet_length", 2**61), ("buffer", 2**61 + 5000)]:
+        s = copy.deepcopy(small)
+        s["components"][0][key] = value
+        with pytest.raises(ccsim.ScenarioError, match=rf"components\[0\]\.{key}: .*at most 1PB"):
+            ccsim.resolve(s)
+
+
+# --------------------------------------------------------------------------- never hang
+
+ZERO_TIME = {
+    "duration": "1s",
+    "topology": {
+        "kind": "graph",
+        "nodes": ["a", "b"],
+        "links": [{"from": "a", "to": "b", "rate": "10Tbps", "delay": "0s"}],
+    },
+    "flows": [{"src": "a", "dst": "b", "mss": 1, "header": 0, "ack_size": 1}],
+}
+
+
+def test_a_zero_time_loop_is_an_error_not_a_hang():
+    t0 = time.monotonic()
+    with pytest.raises(ccsim.SimulationError, match="simulated time stopped advancing.*a->b"):
+        ccsim.run(ZERO_TIME)
+    assert time.monotonic() - t0 < 60  # about 1 s; generous for slow CI
+    s = copy.deepcopy(ZERO_TIME)
+    s["topology"]["links"][0]["rate"] = "100Tbps"
+    with pytest.raises(ccsim.ScenarioError, match=r"links\[0\]\.rate.*at most 10Tbps"):
+        ccsim.run(s)
+
+
+def test_an_unbounded_queue_stops_at_the_memory_budget(small):
+    small["duration"] = "100s"
+    small["topology"]["bottleneck"]["queue"]["limit"] = "inf"
+    small["flows"] = [{"pairs": "all", "kind": "cbr", "rate": "50Mbps"}]
+    with pytest.raises(ccsim.SimulationError, match="memory budget exceeded.*R1->R2.*limit inf"):
+        ccsim.run(small, memory_limit="30MB")
+    os.environ["CCSIM_MEMORY_LIMIT"] = "30MB"
+    try:
+        with pytest.raises(ccsim.SimulationError, match=r"budget 30\.0 MB"):
+            ccsim.run(small)
+    finally:
+        del os.environ["CCSIM_MEMORY_LIMIT"]
+    with pytest.raises(ccsim.ScenarioError, match="memory_limit: got 'lots'"):
+        ccsim.run(small, memory_limit="lots")
+
+
+def test_what_cannot_fit_is_refused_before_building(small):
+    small["duration"] = "1000s"
+    small["monitor"] = {"interval": "1ns"}
+    t0 = time.monotonic()
+    with pytest.raises(ccsim.ScenarioError, match=r'monitor.interval: got "1ns".*TB'):
+        ccsim.resolve(small, memory_limit="8GB")
+    assert time.monotonic() - t0 < 10
+
+
+def test_a_hundred_thousand_pairs_resolve_quickly_in_bounded_memory_or_are_refused(small):
+    """The n² forwarding table made 100 000 pairs need 160 GB; until the routing
+    rewrite lands, the estimate refuses it before anything is built."""
+    small["topology"]["pairs"] = 100_000
+    t0 = time.monotonic()
+    try:
+        resolved = ccsim.resolve(small, memory_limit="8GB")
+    except ccsim.ScenarioError as e:
+        assert str(e).startswith("topology.pairs: got 100000") and "GB" in str(e)
+    else:
+        assert resolved["topology"]["pairs"] == 100_000
+    assert time.monotonic() - t0 < 60
+
+
+CTRL_C = """
+import sys, time, ccsim
+s = {"duration": "1e9s", "topology": {"kind": "dumbbell", "pairs": 1,
+     "bottleneck": {"rate": "10Mbps", "delay": "10ms"}, "access": {"rate": "100Mbps"}},
+     "flows": [{"pairs": "all"}]}
+print("running", flush=True)
+try:
+    ccsim.run(s)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt", flush=True)
+    sys.exit(3)
+"""
+
+
+def test_ctrl_c_stops_a_long_run_within_a_second():
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CTRL_C], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout.readline().strip() == "running"
+    time.sleep(1.0)  # well inside the run
+    out, err, stopped = interrupt(proc)
+    assert proc.returncode == 3, err
+    assert "KeyboardInterrupt" in out
+    assert stopped < 5  # within a second; generous for slow CI
+
+
+# --------------------------------------------------------------------------- saved results
+
+
+def test_saved_results_are_one_run_whole(small, tmp_path):
+    small["monitor"] = {"interval": "100ms"}
+    a = ccsim.run(small)
+    out = tmp_path / "out"
+    a.save(out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert set(manifest["files"]) == {p.name for p in out.iterdir()} - {"manifest.json"}
+    assert manifest["engine"] == ccsim.fingerprint()
+
+    # a run without time series over it: no stale ts_*.parquet beside the new tables
+    b = ccsim.run(small, overrides={"monitor.interval": "0s", "seed": 2})
+    b.save(out)
+    assert not list(out.glob("ts_*"))
+    back = ccsim.Results.load(out)
+    assert back.summary["seed"] == 2 and back.timeseries == {}
+    assert not list(tmp_path.glob(".out.*"))  # temporary directories are gone
+
+    # a stale file dropped in later is not read; a changed one is an error
+    a.save(tmp_path / "a")
+    (tmp_path / "a" / "ts_queue.parquet").rename(tmp_path / "a" / "ts_old.parquet")
+    (out / "ts_queue.parquet").write_bytes((tmp_path / "a" / "ts_old.parquet").read_bytes())
+    assert ccsim.Results.load(out).timeseries == {}
+    raw = bytearray((out / "flows.parquet").read_bytes())
+    raw[len(raw) // 2] ^= 1
+    (out / "flows.parquet").write_bytes(bytes(raw))
+    with pytest.raises(CorruptResultError, match="flows.parquet is altered"):
+        ccsim.Results.load(out)
+
+
+def test_save_never_mixes_deletes_or_follows_links(small, tmp_path):
+    r = ccsim.run(small)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep")
+    with pytest.raises(FileExistsError, match="notes.txt.*--force"):
+        r.save(mine)
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+    r.save(mine, force=True)  # beside the user's file, which stays
+    assert (mine / "notes.txt").read_text() == "keep"
+    assert ccsim.Results.load(mine).summary["seed"] == 1
+
+    target = tmp_path / "precious.parquet"
+    target.write_bytes(b"precious")
+    (mine / "flows.parquet").unlink()
+    (mine / "flows.parquet").symlink_to(target)
+    r.save(mine, force=True)
+    assert target.read_bytes() == b"precious" and not (mine / "flows.parquet").is_symlink()
+
+    link = tmp_path / "link"
+    link.symlink_to(mine)
+    with pytest.raises(FileExistsError, match="symbolic link"):
+        r.save(link)
+    with pytest.raises(FileExistsError, match="is a file"):
+        r.save(target)

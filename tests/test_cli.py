@@ -1,10 +1,14 @@
 """The ccsim command line, run as a user would (subprocess)."""
 
 import json
+import os
+import select
 import subprocess
 import sys
 
 import pyarrow.parquet as pq
+import pytest
+from _processes import interrupt
 
 
 def ccsim(*args, **kw):
@@ -71,3 +75,98 @@ def test_bench_reports_speed():
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["delivered_data_packets_per_s"] > 0 and d["events_per_s"] > 0
+
+
+def _one_line_exit_2(r):
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ccsim: error: "), r.stderr
+    assert "Traceback" not in r.stderr
+    return lines[0]
+
+
+def test_bad_arguments_and_places_are_one_line_errors(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("not a directory")
+    cases = [
+        (["reproduce", "nosuch"], "no experiment 'nosuch'; experiments: "),
+        (["reproduce", "token-ftcp", "--jobs", "0"], "--jobs: expected a positive integer"),
+        (["bench", "--repeat", "0"], "--repeat: expected a positive integer"),
+        (["bench", "--repeat", "x"], "--repeat: expected a positive integer"),
+        (["reproduce", "token-ftcp", "--results", str(afile)], "is a file, not a directory"),
+        (["reproduce", "token-ftcp", "--out", str(afile)], "is a file, not a directory"),
+        (["run", "scenarios/dumbbell-newreno.toml", "--out", str(afile)], "is a file"),
+        (["run", "scenarios/dumbbell-newreno.toml", "--out", str(afile / "x")], "is a file"),
+        (["reproduce", "token-ftcp", "--results", str(afile / "x")], "Not a directory"),
+        (["run", "scenarios/dumbbell-newreno.toml", "--frobnicate"], "unrecognized"),
+        (["run", str(tmp_path)], "scenario file not found"),
+    ]
+    for args, needle in cases:
+        line = _one_line_exit_2(ccsim(*args))
+        assert needle in line, (args, line)
+
+
+def test_a_directory_that_is_not_a_store_is_refused_and_left_alone(tmp_path):
+    proj = tmp_path / "proj"
+    for d in ("timeseries/mydata", "timeseries/2024"):
+        (proj / d).mkdir(parents=True)
+    (proj / "timeseries" / "mydata" / "x.parquet").write_bytes(b"mine")
+    (proj / "timeseries" / "notes.tmp-keep.txt").write_text("mine too")
+    before = sorted(p.relative_to(proj) for p in proj.rglob("*"))
+    line = _one_line_exit_2(ccsim("reproduce", "token-ftcp", "--quick", "--results", str(proj)))
+    assert "not a ccsim results store" in line
+    assert sorted(p.relative_to(proj) for p in proj.rglob("*")) == before
+
+
+def test_a_second_writer_is_told_in_one_line(tmp_path):
+    from ccsim.store import Store
+
+    with Store(tmp_path).open_for_writing():  # this process holds the writer lock
+        line = _one_line_exit_2(ccsim("reproduce", "token-ftcp", "--results", str(tmp_path)))
+    assert f"another sweep (pid {os.getpid()}) is writing to {tmp_path}" in line
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write to read-only directories")
+def test_a_read_only_results_directory_is_a_one_line_error(tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    try:
+        line = _one_line_exit_2(ccsim("reproduce", "token-ftcp", "--results", str(ro)))
+    finally:
+        ro.chmod(0o755)
+    assert "cannot write to the results directory" in line
+
+
+def test_run_out_replaces_an_earlier_run_and_refuses_other_files(tmp_path):
+    out = tmp_path / "o"
+    quick = ["--set", "duration=1s", "--set", "warmup=0s", "-q"]
+    r = ccsim("run", "scenarios/dumbbell-newreno.toml", "--out", str(out), *quick)
+    assert r.returncode == 0, r.stderr
+    assert (out / "ts_queue.parquet").exists()
+    no_ts = [*quick, "--set", "monitor.interval=0s"]
+    r = ccsim("run", "scenarios/dumbbell-newreno.toml", "--out", str(out), *no_ts)
+    assert r.returncode == 0, r.stderr
+    assert not (out / "ts_queue.parquet").exists()  # the earlier run's files are gone
+    (out / "mine.txt").write_text("keep")
+    line = _one_line_exit_2(ccsim("run", "scenarios/dumbbell-newreno.toml", "--out", str(out)))
+    assert "mine.txt" in line and "--force" in line
+    r = ccsim("run", "scenarios/dumbbell-newreno.toml", "--out", str(out), "--force", *quick)
+    assert r.returncode == 0, r.stderr
+    assert (out / "mine.txt").read_text() == "keep" and (out / "ts_queue.parquet").exists()
+
+
+def test_ctrl_c_stops_a_long_run_with_exit_130(tmp_path):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ccsim.cli", "run", "scenarios/dumbbell-newreno.toml",
+         "--set", "duration=1e9s", "--set", "monitor.interval=0s"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    # the progress bar's first line (after a second) says the run is under way
+    ready, _, _ = select.select([proc.stderr], [], [], 60)
+    line = proc.stderr.readline() if ready else ""
+    _, err, stopped = interrupt(proc)
+    assert line.startswith("simulating"), line + err
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert stopped < 5  # within a second; generous for slow CI

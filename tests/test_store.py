@@ -172,20 +172,35 @@ def test_columns_are_added_as_new_ones_appear(tmp_path):
     assert res.sql("SELECT count(*) AS n FROM flows")["n"][0] == 3
 
 
-def test_leftovers_of_a_crash_are_cleaned_on_open(tmp_path):
-    pts = sw.expand(copy.deepcopy(BASE), {LIMIT: ["20pkt"]}, experiment="c")
-    sw.run_sweep(pts, tmp_path, jobs=1, keep_timeseries=["queue"], progress=False)
+def test_leftovers_of_a_crash_are_cleaned_on_open_and_nothing_else(tmp_path):
+    pts = sw.expand(copy.deepcopy(BASE), {LIMIT: ["20pkt", "30pkt"]}, experiment="c")
+    sw.run_sweep(pts[:1], tmp_path, jobs=1, keep_timeseries=["queue"], progress=False)
     ts = tmp_path / "timeseries"
     done = ts / pts[0].point_id
-    # what a kill can leave: a temp file, a finished file of an unrecorded point
-    (done / ".flow.parquet.tmp-deadbeef").write_bytes(b"partial")
-    orphan = ts / "0123456789abcdef"
-    orphan.mkdir()
-    (orphan / "queue.parquet").write_bytes(b"not recorded")
+    # a writer killed after writing a point's time series, before recording the point:
+    # the files are recorded as being written, one is still under its temporary name
+    crashed = pts[1].point_id
+    store = st.Store(tmp_path).open_for_writing()
+    store.begin_files([("c", crashed, "queue"), ("c", crashed, "flow")])
+    store.write_timeseries(crashed, {"queue": pd.DataFrame({"x": [1]})})
+    (ts / crashed / ".flow.parquet.tmp-deadbeef").write_bytes(b"partial")
+    store.close()
+    # files ccsim did not write, even with names like its own, stay
+    (ts / "mydata").mkdir()
+    (ts / "mydata" / "queue.parquet").write_bytes(b"user data")
+    (ts / "notes.tmp-keep.txt").write_text("keep")
+    (done / ".flow.parquet.tmp-cafebabe").write_bytes(b"not ours: no record says so")
+
     with st.Store(tmp_path).open_for_writing():
         pass
-    assert sorted(p.name for p in ts.iterdir()) == [pts[0].point_id]
-    assert sorted(p.name for p in done.iterdir()) == ["queue.parquet"]
+    assert sorted(p.name for p in ts.iterdir()) == sorted(
+        [pts[0].point_id, "mydata", "notes.tmp-keep.txt"]
+    )
+    assert sorted(p.name for p in done.iterdir()) == [".flow.parquet.tmp-cafebabe", "queue.parquet"]
+    assert (ts / "mydata" / "queue.parquet").read_bytes() == b"user data"
+    with duckdb.connect(str(tmp_path / st.DB_NAME), read_only=True) as con:
+        rows = con.execute("SELECT point_id, name, status FROM files ORDER BY 1, 2").fetchall()
+    assert rows == [(pts[0].point_id, "queue", "done")]
 
 
 def test_one_writer_at_a_time(tmp_path):
@@ -207,3 +222,76 @@ def test_json_helpers():
     assert st.jsonable(value) == {"b": 3, "a": [1, 2.5], "n": None, "s": [1, 2]}
     assert st.dumps(value) == '{"a":[1,2.5],"b":3,"n":null,"s":[1,2]}'
     assert json.loads(st.dumps(value, sort_keys=False)) == json.loads(st.dumps(value))
+
+
+def test_damaged_time_series_are_errors_on_read_and_recomputed(tmp_path):
+    pts = sw.expand(copy.deepcopy(BASE), {LIMIT: ["20pkt", "30pkt", "40pkt"]}, experiment="d")
+    sw.run_sweep(pts, tmp_path, jobs=2, keep_timeseries=["queue"], progress=False)
+    res = st.open_results(tmp_path)
+    files = [tmp_path / "timeseries" / p.point_id / "queue.parquet" for p in pts]
+    good = [f.read_bytes() for f in files]
+    with duckdb.connect(str(tmp_path / st.DB_NAME), read_only=True) as con:
+        rows = con.execute("SELECT point_id, bytes, sha256 FROM files ORDER BY 1").fetchall()
+    assert len(rows) == 3 and all(b > 0 and len(h) == 64 for _, b, h in rows)
+
+    files[0].write_bytes(good[0][: len(good[0]) // 2])  # truncated
+    files[1].unlink()  # deleted
+    flipped = bytearray(good[2])
+    flipped[len(flipped) // 2] ^= 0x10  # one flipped bit
+    files[2].write_bytes(bytes(flipped))
+    with pytest.raises(st.CorruptResultError, match="truncated"):
+        res.timeseries(pts[0].point_id, "queue")
+    with pytest.raises(st.CorruptResultError, match="missing"):
+        res.timeseries(pts[1].point_id, "queue")
+    with pytest.raises(st.CorruptResultError, match="checksum mismatch"):
+        res.timeseries(pts[2].point_id, "queue")
+
+    df = sw.run_sweep(pts, tmp_path, jobs=2, keep_timeseries=["queue"], progress=False)
+    assert df.attrs["ccsim_ran"] == 3 and list(df["status"]) == ["done"] * 3
+    assert [f.read_bytes() for f in files] == good  # deterministic: the same bytes again
+    assert len(res.timeseries(pts[2].point_id, "queue")) > 10
+    again = sw.run_sweep(pts, tmp_path, jobs=2, keep_timeseries=["queue"], progress=False)
+    assert again.attrs["ccsim_ran"] == 0
+
+
+def test_a_non_store_directory_is_refused_and_left_alone(tmp_path):
+    proj = tmp_path / "proj"
+    (proj / "timeseries" / "mydata").mkdir(parents=True)
+    (proj / "timeseries" / "2024").mkdir()
+    (proj / "timeseries" / "notes.tmp-keep.txt").write_text("mine")
+    (proj / "timeseries" / "0123456789abcdef").mkdir()  # even a point-id-like name
+    before = sorted(p.relative_to(proj) for p in proj.rglob("*"))
+    with pytest.raises(st.NotAStoreError, match="not a ccsim results store"):
+        sw.run_sweep(sw.expand(BASE), proj, progress=False)
+    assert sorted(p.relative_to(proj) for p in proj.rglob("*")) == before
+    with pytest.raises(st.StoreError, match="is a file"):
+        sw.run_sweep(sw.expand(BASE), proj / "timeseries" / "notes.tmp-keep.txt", progress=False)
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    with duckdb.connect(str(foreign / st.DB_NAME)) as con:
+        con.execute("CREATE TABLE mine (x INTEGER)")
+    with pytest.raises(st.NotAStoreError, match="did not create"):
+        st.Store(foreign).open_for_writing()
+    # an empty directory, or a new one, becomes a store
+    (tmp_path / "empty").mkdir()
+    st.Store(tmp_path / "empty").open_for_writing().close()
+    st.Store(tmp_path / "new" / "store").open_for_writing().close()
+
+
+def test_a_schema_1_store_is_upgraded_in_place(tmp_path):
+    con = duckdb.connect(str(tmp_path / st.DB_NAME))
+    con.execute("CREATE TABLE store_meta (key VARCHAR NOT NULL, value VARCHAR)")
+    con.execute("INSERT INTO store_meta VALUES ('schema_version', '1')")
+    con.execute(
+        "CREATE TABLE points (experiment VARCHAR NOT NULL, point_id VARCHAR NOT NULL, "
+        "params JSON, scenario JSON, summary JSON, ccsim_version VARCHAR, seed BIGINT, "
+        "status VARCHAR, wall_s DOUBLE, finished_at TIMESTAMP)"
+    )
+    con.execute(
+        "INSERT INTO points VALUES ('old', 'p', '{}', '{}', '{}', '0.1.0', 1, 'done', 1, now())"
+    )
+    con.close()
+    df = sw.run_sweep(sw.expand(BASE, experiment="new"), tmp_path, jobs=1, progress=False)
+    assert list(df["status"]) == ["done"] and df["engine"][0] == ccsim.fingerprint()
+    pts = st.open_results(tmp_path).points.set_index("experiment")
+    assert pd.isna(pts.loc["old", "engine"]) and pts.loc["new", "engine"] == ccsim.fingerprint()

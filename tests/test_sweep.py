@@ -9,6 +9,7 @@ by name from ``sys.path``).
 from __future__ import annotations
 
 import copy
+import json
 import os
 import signal
 import subprocess
@@ -127,11 +128,12 @@ def test_point_id_is_deterministic_and_tracks_the_resolved_scenario():
     assert sw.make_point(other).point_id != a.point_id
     assert sw.make_point({**BASE, "seed": 2}).point_id != a.point_id
 
-    # the engine version is part of the identity
+    # the engine fingerprint is part of the identity
     resolved = ccsim.resolve(BASE)
     assert sw.point_id(resolved) == a.point_id
-    assert sw.point_id(resolved, version="0.0.0-other") != a.point_id
-    assert sw.point_id(resolved, version=ccsim.__version__) == a.point_id
+    assert sw.point_id(resolved, engine="0.0.0-other") != a.point_id
+    assert sw.point_id(resolved, engine=ccsim.fingerprint()) == a.point_id
+    assert sw.point_id(resolved, engine=ccsim.__version__) != a.point_id
 
 
 def test_expand_product_zip_and_replications():
@@ -413,3 +415,70 @@ def test_aggregate_student_t():
     assert pd.isna(out["util_half_width"][1])
     with pytest.raises(KeyError):
         sw.aggregate(df, by="nope", metrics="util")
+
+
+# --------------------------------------------------------------------------- engine
+
+
+FINGERPRINT_SWEEP = """
+import json, sys
+import ccsim
+from ccsim import sweep as sw
+assert ccsim.__file__.startswith(sys.argv[2]), ccsim.__file__
+pts = sw.expand(json.loads(sys.argv[3]), {"seed": [1, 2]}, experiment="fp")
+df = sw.run_sweep(pts, sys.argv[1], jobs=1, progress=False)
+print(json.dumps({"ran": df.attrs["ccsim_ran"], "engine": ccsim.fingerprint(),
+                  "engines": sorted(set(df["engine"])), "ids": sorted(df["point_id"])}))
+"""
+
+
+def test_a_changed_engine_recomputes_the_points(tmp_path):
+    """Another engine (here: one edited Python source of a copy of the package) gives
+    other point ids, so a rerun computes the points again instead of reusing them."""
+    import shutil
+
+    pkg = tmp_path / "pkg"
+    shutil.copytree(
+        Path(ccsim.__file__).parent, pkg / "ccsim", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    env = dict(os.environ, PYTHONPATH=str(pkg))
+    store = tmp_path / "store"
+
+    def sweep() -> dict:
+        r = subprocess.run(
+            [sys.executable, "-c", FINGERPRINT_SWEEP, str(store), str(pkg), json.dumps(BASE)],
+            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+        )  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout.strip().splitlines()[-1])
+
+    first = sweep()
+    assert first["ran"] == 2 and first["engines"] == [first["engine"]]
+    assert sweep()["ran"] == 0  # same engine: reused
+    with open(pkg / "ccsim" / "results.py", "a") as f:
+        f.write("\n# a change to the model code\n")
+    second = sweep()
+    assert second["engine"] != first["engine"]
+    assert second["engine"].rsplit(".", 1)[0] == first["engine"].rsplit(".", 1)[0]  # same Rust
+    assert second["ran"] == 2 and second["engines"] == [second["engine"]]
+    assert set(second["ids"]).isdisjoint(first["ids"])
+    with duckdb.connect(str(store / DB_NAME), read_only=True) as con:
+        engines = con.execute(
+            "SELECT engine, count(*) FROM points GROUP BY 1 ORDER BY 1"
+        ).fetchall()
+    assert sorted(engines) == sorted([(first["engine"], 2), (second["engine"], 2)])
+
+
+def test_an_outcome_from_another_engine_is_a_failure_not_a_point(tmp_path):
+    from ccsim.progress import ProgressBar
+    from ccsim.recorder import Recorder
+    from ccsim.store import Store
+
+    p = sw.make_point(BASE, experiment="mixed")
+    out = {"ok": True, "engine": "0.0.0+elsewhere", "metrics": {}, "summary": {}}
+    with Store(tmp_path).open_for_writing() as store:
+        rec = Recorder(store, ccsim.__version__, ccsim.fingerprint(), ProgressBar(enabled=False))
+        rec.record([(p, out)])
+    assert rec.done == 0 and "computed by engine 0.0.0+elsewhere" in rec.failed[0][1]
+    res = ccsim.open_results(tmp_path)
+    assert res.points.empty and res.failures["engine"][0] == ccsim.fingerprint()

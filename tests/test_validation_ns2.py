@@ -1,36 +1,67 @@
-"""The ns-2.35 comparison of the queue disciplines (validation/ns2/queues/).
+"""ccsim against ns-2.35 on small TCP dumbbells (validation/ns2/, docs/validation.md).
 
-Runs the open-loop cases (not driven by TCP, so they do not move when ccsim's TCP
-does) when ``ns`` is installed; the TCP cases run with the script itself.
+Each case runs the same scenario in both simulators, ccsim with ``conventions =
+"ns2"``; counts of drops, retransmissions and timeouts must agree, not only
+utilization. Skipped where the ns-2 binary ``ns`` is not installed.
 """
 
-import importlib.util
+from __future__ import annotations
+
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "validation" / "ns2" / "queues" / "run.py"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "validation" / "ns2"))
+
+from ns2tcp import Case, run_ccsim, run_ns2  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("ns") is None, reason="ns-2 is not installed (apt-get install ns2): skipped"
+)
+
+ONE = dict(pairs=1, rate_mbps=10, delay_ms=20, buffer_pkts=55, duration_s=30.0, warmup_s=5.0)
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location("ns2_queues", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
+@pytest.mark.parametrize(
+    "case",
+    [
+        Case("newreno", cc="newreno", **ONE),
+        Case("reno delack", cc="reno", delayed_ack=True, **ONE),
+        Case("tahoe", cc="tahoe", **ONE),
+        Case("newreno 0.25 BDP", cc="newreno", **dict(ONE, buffer_pkts=14)),
+    ],
+    ids=lambda c: c.name,
+)
+def test_single_flow_matches_ns2(case):
+    a, b = run_ns2(case, 1), run_ccsim(case, 1)
+    assert b.utilization == pytest.approx(a.utilization, abs=0.005)
+    assert abs(b.drops - a.drops) <= 1
+    assert b.timeouts == a.timeouts
+    assert b.retransmits == pytest.approx(a.retransmits, rel=0.05)
 
 
-def test_skips_with_one_line_without_ns(monkeypatch, capsys):
-    mod = _load()
-    monkeypatch.setattr(mod.shutil, "which", lambda name: None)
-    assert mod.main([]) == 0
-    out = capsys.readouterr().out.strip().splitlines()
-    assert len(out) == 1 and out[0].startswith("ns-2 comparison skipped: `ns`")
+def test_eight_flows_match_ns2_over_seeds():
+    case = Case(
+        "8 flows",
+        pairs=8,
+        rate_mbps=100,
+        delay_ms=20,
+        access_mbps=1000,
+        start_max_s=0.1,
+        buffer_pkts=100,
+        mss=1448,
+        duration_s=20.0,
+        warmup_s=5.0,
+    )
+    ns = [run_ns2(case, s) for s in (1, 2)]
+    cc = [run_ccsim(case, s) for s in (1, 2)]
 
+    def total(runs, key):
+        return sum(getattr(o, key) for o in runs)
 
-@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 (`ns`) is not installed")
-def test_open_loop_cases_agree_with_ns2(capsys):
-    mod = _load()
-    assert mod.main(["--cases", "red_cbr,red_default,ared,drr,fq"]) == 0, capsys.readouterr().out
+    assert total(cc, "utilization") / 2 == pytest.approx(total(ns, "utilization") / 2, abs=0.02)
+    for key in ("drops", "retransmits"):
+        assert total(cc, key) == pytest.approx(total(ns, key), rel=0.1), key
+    assert abs(total(cc, "timeouts") - total(ns, "timeouts")) <= max(3, 0.2 * total(ns, "timeouts"))

@@ -17,7 +17,8 @@ True
 """
 
 from ccsim._ccsim import ScenarioError, SimulationError, __version__
-from ccsim.api import resolve, run
+from ccsim.api import memory_limit, resolve, run
+from ccsim.engine import fingerprint
 from ccsim.results import Results
 from ccsim.scenario import Scenario, load_scenario, queue, set_path
 
@@ -27,7 +28,9 @@ __all__ = [
     "ScenarioError",
     "SimulationError",
     "__version__",
+    "fingerprint",
     "load_scenario",
+    "memory_limit",
     "open_results",
     "queue",
     "resolve",

@@ -3,40 +3,72 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
 from typing import Any
 
 from ccsim import _ccsim
 from ccsim.results import Results
-from ccsim.scenario import load_scenario
+from ccsim.scenario import load_scenario, scenario_error
 
-__all__ = ["resolve", "run"]
+__all__ = ["memory_limit", "resolve", "run"]
+
+#: Environment variable with the default memory budget of a run, e.g. ``"16GB"``.
+MEMORY_ENV = "CCSIM_MEMORY_LIMIT"
 
 
-def resolve(scenario: Any, overrides: list[str] | dict | None = None) -> dict:
+def memory_limit(value: int | str | None = None) -> int:
+    """The memory budget of a run, in bytes.
+
+    ``value`` (bytes, or a size such as ``"8GB"``), else the ``CCSIM_MEMORY_LIMIT``
+    environment variable, else half of the machine's physical memory. The engine
+    refuses a scenario whose estimated memory exceeds it (before building anything)
+    and stops a run that outgrows it, instead of letting an allocation failure or
+    the out-of-memory killer take the process down.
+
+    >>> memory_limit("8GB")
+    8000000000
+    """
+    where = "memory_limit"
+    if value is None and os.environ.get(MEMORY_ENV):
+        value, where = os.environ[MEMORY_ENV], MEMORY_ENV
+    if value is None:
+        try:
+            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+        except (AttributeError, OSError, ValueError):  # not POSIX
+            return 8 << 30
+    try:
+        n = _ccsim.parse_size(value) if isinstance(value, str) else int(value)
+    except (TypeError, ValueError):
+        n = 0
+    if n <= 0:
+        raise scenario_error(where, repr(value), 'a positive size such as "8GB" or "512MiB"')
+    return min(n, 2**64 - 1)
+
+
+def resolve(
+    scenario: Any, overrides: list[str] | dict | None = None, memory_limit: int | str | None = None
+) -> dict:
     """Validate a scenario and return its fully resolved form.
 
     Every default is filled in and units are canonical (times in seconds,
     rates in bit/s, sizes in bytes), so two spellings of the same scenario
-    resolve to the same dict. Raises :class:`ccsim.ScenarioError`.
+    resolve to the same dict. A scenario estimated to need more than
+    ``memory_limit`` (see :func:`memory_limit`) is invalid. Raises
+    :class:`ccsim.ScenarioError`.
     """
     d = load_scenario(scenario, overrides)
-    return json.loads(_ccsim.resolve(_to_json(d)))
+    return json.loads(_ccsim.resolve(_to_json(d), _memory(memory_limit)))
+
+
+def _memory(value: int | str | None) -> int:
+    return memory_limit(value)
 
 
 def _to_json(d: dict) -> str:
-    try:
-        return json.dumps(d, allow_nan=False, default=_reject)
-    except ValueError as e:  # NaN/inf numbers
-        raise _ccsim.ScenarioError(f'scenario: {e}; write infinite sizes as "inf"') from None
-
-
-def _reject(o: Any) -> Any:
-    raise _ccsim.ScenarioError(
-        f"scenario: a value of type {type(o).__name__} ({o!r}) is not a scenario value; "
-        "use strings, numbers, booleans, lists and tables"
-    )
+    # load_scenario returned JSON types only (anything else is a ScenarioError there)
+    return json.dumps(d, allow_nan=False)
 
 
 def run(
@@ -44,6 +76,7 @@ def run(
     overrides: list[str] | dict | None = None,
     progress: Callable[[float, float], None] | None = None,
     slice_s: float | None = None,
+    memory_limit: int | str | None = None,
 ) -> Results:
     """Run a scenario and return its results.
 
@@ -54,23 +87,31 @@ def run(
     overrides
         ``["key.path=value", ...]`` or ``{"key.path": value}`` applied first.
     progress
-        Called as ``progress(now_s, end_s)`` between slices of simulated time.
+        Called as ``progress(now_s, end_s)`` between steps of the run: every
+        ``slice_s`` simulated seconds if given, else about five times per wall-clock
+        second.
     slice_s
-        Simulated seconds per slice (default, chosen by the engine: 1/200 of the
-        duration when ``progress`` is given, else the whole run). Ctrl-C is
-        honoured between slices.
+        Simulated seconds between two ``progress`` calls.
+    memory_limit
+        Bytes (or a size such as ``"8GB"``) the run may use; default: the
+        ``CCSIM_MEMORY_LIMIT`` environment variable, else half of physical memory.
+
+    Ctrl-C stops the run within a few milliseconds, whatever its length, with
+    :class:`KeyboardInterrupt`.
 
     Raises
     ------
     ccsim.ScenarioError
-        The scenario is invalid; the message names the key path, the value and
-        what is accepted.
+        The scenario is invalid (or would not fit in ``memory_limit``); the message
+        names the key path, the value and what is accepted.
     ccsim.SimulationError
-        A model invariant was violated (e.g. packet conservation).
+        A model invariant was violated (e.g. packet conservation), simulated time
+        stopped advancing, or the run outgrew ``memory_limit``.
     """
     d = load_scenario(scenario, overrides)
     text = _to_json(d)
+    limit = _memory(memory_limit)
     t0 = time.perf_counter()
-    raw = _ccsim.run(text, progress, slice_s)
+    raw = _ccsim.run(text, progress, slice_s, limit)
     wall = time.perf_counter() - t0
     return Results._from_native(raw, wall)

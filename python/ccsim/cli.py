@@ -13,6 +13,8 @@ from pathlib import Path
 
 import ccsim
 from ccsim.progress import ProgressBar
+from ccsim.store import StoreError
+from ccsim.sweep import SweepError
 
 EPILOG = """
 scenario keys are documented in docs/user-guide.md; every key can be overridden with
@@ -24,6 +26,29 @@ scenario keys are documented in docs/user-guide.md; every key can be overridden 
 def _fail(msg: str, code: int = 2) -> int:
     print(f"ccsim: error: {msg}", file=sys.stderr)
     return code
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors as one line (``ccsim: error: ...``) and exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"ccsim: error: {self.prog.removeprefix('ccsim ')}: {message} (see --help)\n")
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
+    return n
+
+
+def _os_error(e: OSError) -> str:
+    if e.filename is not None and e.strerror:
+        return f"{e.filename}: {e.strerror}"
+    return str(e)
 
 
 def _print_summary(r: ccsim.Results) -> None:
@@ -63,11 +88,15 @@ def _run_with_bar(path, overrides, quiet: bool) -> ccsim.Results:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
+    from ccsim.results import check_output_dir
+
+    if a.out:
+        check_output_dir(a.out, a.force)  # refuse before running, not after
     r = _run_with_bar(a.scenario, a.set, a.quiet)
     if not a.quiet:
         _print_summary(r)
     if a.out:
-        d = r.save(a.out)
+        d = r.save(a.out, force=a.force)
         if not a.quiet:
             print(f"wrote {d}/summary.json and Parquet tables")
     return 0
@@ -113,9 +142,16 @@ def cmd_list(a: argparse.Namespace) -> int:
 def cmd_reproduce(a: argparse.Namespace) -> int:
     from ccsim import experiments
 
-    names = [e.name for e in experiments.all_experiments()] if a.all else a.names
+    known = [e.name for e in experiments.all_experiments()]
+    names = known if a.all else a.names
     if not names:
         return _fail("name an experiment (see `ccsim list`) or use --all")
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        return _fail(f"no experiment {unknown[0]!r}; experiments: {', '.join(known)}")
+    for d in (a.results, a.out):
+        if d is not None and d.exists() and not d.is_dir():
+            return _fail(f"{d} is a file, not a directory")
     ok = experiments.reproduce(
         names, quick=a.quick, jobs=a.jobs, results_dir=a.results, out_dir=a.out
     )
@@ -125,14 +161,18 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="ccsim",
         description="ccsim: fast packet-level network simulator for congestion-control research.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--version", action="version", version=f"ccsim {ccsim.__version__}")
-    sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
+    p.add_argument(
+        "--version",
+        action="version",
+        version=f"ccsim {ccsim.__version__} (engine {ccsim.fingerprint()})",
+    )
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND", parser_class=_Parser)
 
     r = sub.add_parser(
         "run",
@@ -143,7 +183,17 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     r.add_argument("scenario", type=Path, help="scenario TOML file")
-    r.add_argument("--out", type=Path, help="directory for summary.json and Parquet tables")
+    r.add_argument(
+        "--out",
+        type=Path,
+        help="directory for summary.json and Parquet tables (new, empty, or an earlier "
+        "run's, which is replaced)",
+    )
+    r.add_argument(
+        "--force",
+        action="store_true",
+        help="write into --out even if it holds other files (they are left alone)",
+    )
     r.add_argument(
         "--set",
         action="append",
@@ -163,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "scenario", type=Path, nargs="?", default=Path("scenarios/bench-dumbbell-8.toml")
     )
-    b.add_argument("--repeat", type=int, default=3, help="runs (best is reported), default 3")
+    b.add_argument("--repeat", type=_positive, default=3, help="runs (best is reported), default 3")
     b.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
     b.add_argument("--json", action="store_true", help="print JSON")
     b.set_defaults(fn=cmd_bench)
@@ -180,7 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("names", nargs="*", help="experiment names (see `ccsim list`)")
     rp.add_argument("--all", action="store_true", help="every experiment")
     rp.add_argument("--quick", action="store_true", help="shorter runs and coarser grids (minutes)")
-    rp.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    rp.add_argument(
+        "--jobs", type=_positive, default=None, help="worker processes (default: all cores)"
+    )
     rp.add_argument(
         "--results", type=Path, default=Path("ccsim-results"), help="result store directory"
     )
@@ -204,12 +256,16 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(e).replace("\n", " "))
     except ccsim.SimulationError as e:
         return _fail(f"simulation failed: {e}", 1)
+    except (StoreError, SweepError) as e:
+        return _fail(str(e).replace("\n", " "))
     except KeyboardInterrupt:
         print("\nccsim: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         sys.stderr.close()
         return 0
+    except OSError as e:  # unreadable or unwritable files and directories
+        return _fail(_os_error(e))
 
 
 if __name__ == "__main__":

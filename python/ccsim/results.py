@@ -1,15 +1,92 @@
-"""Results of one run: tables as pandas DataFrames, a summary dict, Parquet I/O."""
+"""Results of one run: tables as pandas DataFrames, a summary dict, Parquet I/O.
+
+A saved results directory holds ``summary.json``, ``scenario.json``, ``flows.parquet``,
+``queues.parquet``, ``ts_<name>.parquet`` and ``manifest.json``, which lists every file
+of the run with its size and SHA-256 (plus a run id and the engine fingerprint).
+:meth:`Results.save` writes a new directory beside the target and renames it into
+place, so a directory always holds the files of one run; :meth:`Results.load` reads
+only the files the manifest lists and verifies each.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import os
+import re
+import shutil
+import uuid
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["Results"]
+__all__ = ["MANIFEST", "Results", "check_output_dir"]
+
+MANIFEST = "manifest.json"
+_FORMAT = "ccsim-results"
+# What Results.save wrote before manifests existed.
+_LEGACY = re.compile(r"(summary|scenario)\.json|(flows|queues|ts_[A-Za-z0-9_.-]+)\.parquet")
+_LEGACY_CORE = {"summary.json", "scenario.json", "flows.parquet", "queues.parquet"}
+
+
+def _manifest(d: Path) -> dict | None:
+    try:
+        m = json.loads((d / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    ok = isinstance(m, dict) and m.get("format") == _FORMAT and isinstance(m.get("files"), dict)
+    return m if ok else None
+
+
+def check_output_dir(directory: str | os.PathLike, force: bool = False) -> str:
+    """How :meth:`Results.save` may write into ``directory``, or why it may not.
+
+    Returns ``"new"`` (missing or empty), ``"replace"`` (it holds the files of an
+    earlier ccsim run and nothing else) or ``"merge"`` (it holds other files too and
+    ``force`` is set: ccsim's files are replaced, the others left alone).
+
+    Raises
+    ------
+    FileExistsError
+        ``directory`` is a file or a symbolic link, or holds files ccsim did not write
+        and ``force`` is not set.
+    """
+    d = Path(directory)
+    if d.is_symlink():
+        raise FileExistsError(f"{d} is a symbolic link; give the directory itself")
+    if not d.exists():
+        parent = d.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if not parent.is_dir():
+            raise FileExistsError(f"{parent} is a file, not a directory")
+        return "new"
+    if not d.is_dir():
+        raise FileExistsError(f"{d} is a file, not a directory")
+    entries = sorted(e.name for e in d.iterdir())
+    if not entries:
+        return "new"
+    m = _manifest(d)
+    if m:
+        ours = set(m["files"]) | {MANIFEST}
+    elif _LEGACY_CORE <= set(entries):  # saved before manifests existed
+        ours = {e for e in entries if _LEGACY.fullmatch(e)}
+    else:
+        ours = set()
+    others = [e for e in entries if e not in ours or (d / e).is_symlink() or (d / e).is_dir()]
+    if not others:
+        return "replace"
+    if force:
+        return "merge"
+    shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+    raise FileExistsError(
+        f"{d} holds files that are not the results of one ccsim run ({shown}); "
+        "write to a new or empty directory, or use --force (force=True) to add the "
+        "results beside them"
+    )
 
 
 def _frame(cols: dict) -> pd.DataFrame:
@@ -79,23 +156,119 @@ class Results:
             raise KeyError(f"no queue {name!r}; queues: {', '.join(q.index[:10])}")
         return q.loc[name]
 
-    def save(self, directory: str | Path) -> Path:
+    def save(self, directory: str | Path, force: bool = False) -> Path:
         """Write ``flows.parquet``, ``queues.parquet``, ``ts_<name>.parquet``,
-        ``summary.json`` and ``scenario.json`` into ``directory``."""
+        ``summary.json``, ``scenario.json`` and ``manifest.json`` into ``directory``.
+
+        The files are written into a new directory beside it, which is then renamed
+        into place (replacing the results of an earlier run), so the directory never
+        mixes two runs and never receives half a run. A directory holding files ccsim
+        did not write is refused unless ``force`` (then ccsim's files are replaced
+        one by one and the others left alone). Symbolic links are never followed.
+
+        Raises
+        ------
+        FileExistsError
+            See :func:`check_output_dir`.
+        """
+        import ccsim
+
         d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
-        self.flows.to_parquet(d / "flows.parquet", index=False)
-        self.queues.to_parquet(d / "queues.parquet", index=False)
-        for name, df in self.timeseries.items():
-            df.to_parquet(d / f"ts_{name}.parquet", index=False)
-        (d / "summary.json").write_text(json.dumps(self.summary, indent=2, default=_jsonable))
-        (d / "scenario.json").write_text(json.dumps(self.scenario, indent=2))
+        mode = check_output_dir(d, force)
+        files: dict[str, bytes] = {
+            "flows.parquet": _parquet(self.flows),
+            "queues.parquet": _parquet(self.queues),
+            **{f"ts_{name}.parquet": _parquet(df) for name, df in self.timeseries.items()},
+            "summary.json": json.dumps(self.summary, indent=2, default=_jsonable).encode(),
+            "scenario.json": json.dumps(self.scenario, indent=2).encode(),
+        }
+        manifest = {
+            "format": _FORMAT,
+            "version": 1,
+            "run_id": uuid.uuid4().hex,
+            "engine": ccsim.fingerprint(),
+            "files": {
+                n: {"bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()}
+                for n, b in files.items()
+            },
+        }
+        files[MANIFEST] = json.dumps(manifest, indent=2).encode()
+        d.parent.mkdir(parents=True, exist_ok=True)
+        tmp = d.parent / f".{d.name}.tmp-{uuid.uuid4().hex[:8]}"
+        tmp.mkdir()
+        try:
+            for name, data in files.items():  # the manifest last
+                with open(tmp / name, "xb") as f:
+                    f.write(data)
+                    f.flush()
+                    os.fsync(f.fileno())
+            if mode == "new":
+                if d.exists():
+                    d.rmdir()  # empty (checked); rename cannot replace it portably
+                os.rename(tmp, d)
+            elif mode == "replace":
+                old = d.parent / f".{d.name}.old-{uuid.uuid4().hex[:8]}"
+                os.rename(d, old)
+                os.rename(tmp, d)
+                shutil.rmtree(old, ignore_errors=True)  # only files of the earlier run
+            else:  # merge: replace ccsim's files one by one, manifest last
+                earlier = _manifest(d)
+                (d / MANIFEST).unlink(missing_ok=True)
+                for name in set(earlier["files"] if earlier else ()) - set(files):
+                    (d / name).unlink(missing_ok=True)
+                for name in files:
+                    os.replace(tmp / name, d / name)  # replaces a symlink, never follows it
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
         return d
 
     @classmethod
     def load(cls, directory: str | Path) -> Results:
-        """Read results written by :meth:`save`."""
+        """Read results written by :meth:`save`.
+
+        Only the files listed in ``manifest.json`` are read, each verified against its
+        recorded size and SHA-256, so what is returned is one run's, whole.
+
+        Raises
+        ------
+        ccsim.store.CorruptResultError
+            A file is missing or differs from what was written.
+        FileNotFoundError
+            ``directory`` holds no saved results.
+        """
+        from ccsim.store import CorruptResultError, read_checked
+
         d = Path(directory)
+        m = _manifest(d)
+        if m is None:
+            if (d / MANIFEST).exists():
+                raise CorruptResultError(f"{d / MANIFEST} is not a ccsim results manifest")
+            if not (d / "summary.json").exists():
+                raise FileNotFoundError(f"{d}: no saved ccsim results (no {MANIFEST})")
+            return cls._load_unchecked(d)  # saved before manifests existed
+        data = {}
+        for name, meta in m["files"].items():
+            raw, why = read_checked(d / name, meta.get("bytes"), meta.get("sha256"))
+            if why:
+                raise CorruptResultError(
+                    f"{d / name} is {why}; this directory does not hold run {m.get('run_id')} whole"
+                )
+            data[name] = raw
+        ts = {
+            n[len("ts_") : -len(".parquet")]: pd.read_parquet(io.BytesIO(b))
+            for n, b in sorted(data.items())
+            if n.startswith("ts_") and n.endswith(".parquet")
+        }
+        return cls(
+            json.loads(data["scenario.json"]),
+            json.loads(data["summary.json"]),
+            pd.read_parquet(io.BytesIO(data["flows.parquet"])),
+            pd.read_parquet(io.BytesIO(data["queues.parquet"])),
+            ts,
+        )
+
+    @classmethod
+    def _load_unchecked(cls, d: Path) -> Results:
         ts = {
             p.stem.removeprefix("ts_"): pd.read_parquet(p) for p in sorted(d.glob("ts_*.parquet"))
         }
@@ -113,6 +286,12 @@ class Results:
             f"<ccsim.Results {s.get('flows')} flows, {s.get('links')} links, "
             f"{s.get('duration_s')} s simulated in {s.get('wall_s', float('nan')):.3f} s>"
         )
+
+
+def _parquet(df: pd.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    df.to_parquet(buf, index=False)
+    return buf.getvalue()
 
 
 def _jsonable(o: Any) -> Any:

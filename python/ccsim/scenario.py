@@ -10,8 +10,11 @@ accepted.
 from __future__ import annotations
 
 import copy
+import math
+import numbers
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +22,95 @@ import tomllib
 
 from ccsim._ccsim import ScenarioError
 
-__all__ = ["Scenario", "get_path", "load_scenario", "parse_override", "queue", "set_path"]
+__all__ = [
+    "MAX_DEPTH",
+    "Scenario",
+    "get_path",
+    "load_scenario",
+    "parse_override",
+    "queue",
+    "scenario_error",
+    "set_path",
+]
 
 _INDEX = re.compile(r"^(.*?)\[(\d+)\]$")
+
+#: Deepest nesting of tables and lists accepted in a scenario (real ones use 4).
+MAX_DEPTH = 32
+
+_SCALARS = "a string, a number, a boolean, a list or a table"
+
+
+def scenario_error(path: str, value: str, expected: str) -> ScenarioError:
+    """A :class:`ScenarioError` shaped like the engine's: ``path: got value, expected ...``.
+
+    ``path``, ``value`` and ``expected`` are also set as attributes.
+
+    >>> str(scenario_error("seed", "2**64", "an integer below 2^64"))
+    'seed: got 2**64, expected an integer below 2^64'
+    """
+    where = path or "scenario"
+    msg = f"{where}: got {value}, expected {expected}" if value else f"{where}: {expected}"
+    err = ScenarioError(msg)
+    err.path, err.value, err.expected = path, value, expected
+    return err
+
+
+def _key(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _plain(v: Any, path: str = "", depth: int = 0) -> Any:
+    """A fresh copy of ``v`` made of JSON types only, or a ScenarioError naming the key.
+
+    NumPy scalars become Python numbers and tuples lists; NaN, infinities, integers
+    that no key accepts (2^64 and above), non-string keys, other types (bytes, dates)
+    and nesting deeper than :data:`MAX_DEPTH` (or a table that contains itself) are
+    errors.
+    """
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if depth > MAX_DEPTH:
+        return _fail_deep(path)
+    if type(v).__module__ == "numpy" and getattr(v, "ndim", None) == 0:
+        v = v.item()  # NumPy scalar: its Python value
+        if v is None or isinstance(v, (bool, str)):
+            return v
+    if isinstance(v, numbers.Integral):
+        n = int(v)
+        if not -(2**63) <= n < 2**64:
+            raise scenario_error(path, str(n), "an integer below 2^64 (no key takes a larger one)")
+        return n
+    if isinstance(v, numbers.Real):
+        x = float(v)
+        if not math.isfinite(x):
+            raise scenario_error(path, repr(x), 'a finite number (write an infinite size as "inf")')
+        return x
+    if isinstance(v, Mapping):
+        out = {}
+        for k, x in v.items():
+            if not isinstance(k, str):
+                raise scenario_error(
+                    _key(path, repr(k)), "", f"a key that is a string, not a {type(k).__name__}"
+                )
+            out[k] = _plain(x, _key(path, k), depth + 1)
+        return out
+    if isinstance(v, (list, tuple)):
+        return [_plain(x, f"{path}[{i}]", depth + 1) for i, x in enumerate(v)]
+    shown = f"{v!r}"
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    raise scenario_error(path, f"{shown} (type {type(v).__name__})", _SCALARS)
+
+
+def _fail_deep(path: str):
+    shown = path if len(path) < 80 else path[:40] + "..." + path[-30:]
+    raise scenario_error(
+        shown,
+        "",
+        f"tables and lists nested at most {MAX_DEPTH} levels deep (or a table "
+        "that contains itself)",
+    )
 
 
 def _split(path: str) -> list[str | int]:
@@ -110,6 +199,8 @@ def parse_override(text: str) -> tuple[str, Any]:
     >>> parse_override('topology.access.delay={uniform=["0ms","10ms"]}')
     ('topology.access.delay', {'uniform': ['0ms', '10ms']})
     """
+    if not isinstance(text, str):
+        raise scenario_error("overrides", repr(text), 'a "key.path=value" string')
     if "=" not in text:
         raise ScenarioError(f"--set {text}: expected key.path=value")
     key, raw = text.split("=", 1)
@@ -121,6 +212,8 @@ def parse_override(text: str) -> tuple[str, Any]:
         value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw
+    except RecursionError:
+        _fail_deep(key)
     return key, value
 
 
@@ -128,33 +221,37 @@ def load_scenario(scenario: Any, overrides: list[str] | dict | None = None) -> d
     """Turn a scenario given as a dict, a TOML path or a :class:`Scenario` into a dict.
 
     ``overrides`` are ``key.path=value`` strings or a ``{path: value}`` dict,
-    applied in order. The input is never modified.
+    applied in order. The input is never modified. The result holds JSON types only:
+    any other value raises :class:`ScenarioError` naming its key path.
     """
     if isinstance(scenario, Scenario):
-        d = scenario.to_dict()
-    elif isinstance(scenario, dict):
-        d = copy.deepcopy(scenario)
+        d = _plain(scenario._d)
+    elif isinstance(scenario, Mapping):
+        d = _plain(scenario)
     elif isinstance(scenario, (str, os.PathLike)):
-        p = Path(scenario)
-        if not p.is_file():
-            raise ScenarioError(f"{p}: scenario file not found")
-        try:
-            with p.open("rb") as f:
-                d = tomllib.load(f)
-        except tomllib.TOMLDecodeError as e:
-            raise ScenarioError(f"{p}: not valid TOML ({e})") from None
+        d = _plain(_read_toml(Path(scenario)))
     else:
         raise ScenarioError(
             f"scenario: got {type(scenario).__name__}, expected a dict, a TOML file path "
             "or a ccsim.Scenario"
         )
-    if isinstance(overrides, dict):
+    if isinstance(overrides, Mapping):
         for k, v in overrides.items():
-            set_path(d, k, v)
-    elif overrides:
-        for o in overrides:
+            if not isinstance(k, str):
+                raise scenario_error("overrides", repr(k), 'keys that are "key.path" strings')
+            set_path(d, k, _plain(v, k))
+    elif isinstance(overrides, (list, tuple)):
+        for i, o in enumerate(overrides):
+            if not isinstance(o, str):
+                raise scenario_error(f"overrides[{i}]", repr(o)[:60], 'a "key.path=value" string')
             k, v = parse_override(o)
-            set_path(d, k, v)
+            set_path(d, k, _plain(v, k))
+    elif overrides is not None:
+        raise scenario_error(
+            "overrides",
+            f"{overrides!r}"[:60],
+            'a list of "key.path=value" strings or a {"key.path": value} dict',
+        )
     return d
 
 
@@ -185,6 +282,24 @@ _DUMBBELL_QUEUES = {
     "access": "topology.access.queue",
     "receiver_access": "topology.receiver_access.queue",
 }
+
+
+def _read_toml(p: Path) -> dict:
+    if not p.is_file():
+        raise ScenarioError(f"{p}: scenario file not found")
+    try:
+        with p.open("rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{p}: not valid TOML ({e})") from None
+    except UnicodeDecodeError as e:
+        raise ScenarioError(
+            f"{p}: not valid TOML (not UTF-8 text: {e.reason} at byte {e.start})"
+        ) from None
+    except RecursionError:
+        raise ScenarioError(f"{p}: not valid TOML (nested too deeply)") from None
+    except OSError as e:
+        raise ScenarioError(f"{p}: cannot read the scenario file ({e.strerror})") from None
 
 
 class Scenario:

@@ -12,8 +12,9 @@ experiments share one store; a point is identified by ``(experiment, point_id)``
 
 ``points``
     One row per finished point: ``experiment, point_id, params JSON, scenario JSON,
-    summary JSON, ccsim_version, seed, status, wall_s, finished_at``. A point is done
-    if and only if its row exists.
+    summary JSON, ccsim_version, seed, status, wall_s, finished_at, engine`` (the
+    engine fingerprint of the code that computed it, :func:`ccsim.fingerprint`). A
+    point is done if and only if its row exists (and its files are intact, below).
 ``metrics``
     Long form ``experiment, point_id, name, value DOUBLE``.
 ``metrics_wide`` (view)
@@ -21,18 +22,31 @@ experiments share one store; a point is identified by ``(experiment, point_id)``
 ``flows``, ``queues``
     The :class:`ccsim.Results` tables of every point, with ``experiment, point_id``
     columns in front. Columns are added as new ones appear.
+``files``
+    Every file ccsim wrote into the directory: ``experiment, point_id, name, path``
+    (relative), ``bytes, sha256, status`` (``writing`` until the point's row is
+    committed, then ``done``), ``written_at``. Clean-up only ever removes files listed
+    here; readers verify size and checksum.
 ``failures``
     Points that failed the last time they were tried: ``experiment, point_id, params,
-    scenario, ccsim_version, seed, error, traceback, failed_at``. A failed point is not
-    done: the next run of the sweep tries it again (and removes the row on success).
+    scenario, ccsim_version, seed, error, traceback, failed_at, engine``. A failed point
+    is not done: the next run of the sweep tries it again (and removes the row on
+    success).
 ``store_meta``
-    ``key, value`` pairs (``schema_version``).
+    ``key, value`` pairs (``schema_version``, ``format = ccsim-results``).
 
-Crash safety. Time series files are written under a temporary name and renamed into
-place with :func:`os.replace`; only then is the point's row (with its metrics, flows and
-queues) inserted, in one transaction. A process killed at any moment therefore leaves
-either a complete point or nothing that counts; :meth:`Store.open_for_writing` removes
-temporary files and time series of points without a row.
+Crash safety. Before time series are written their names are recorded in ``files``
+as ``writing``; each file is written under a temporary name, flushed and renamed into
+place with :func:`os.replace`; only then is the point's row (with its metrics, flows,
+queues and the files' checksums) inserted, in one transaction. A process killed at any
+moment therefore leaves either a complete point or files marked ``writing``, which
+:meth:`Store.open_for_writing` removes. Nothing else in the directory is ever deleted,
+and a directory that is neither empty nor a ccsim store is refused.
+
+Integrity. Before a sweep skips a done point it checks the point's files (present,
+same size, same SHA-256); a point with a missing, truncated or altered file is no
+longer done and is computed again. :meth:`ResultsStore.timeseries` verifies the
+checksum of what it reads, so a flipped bit is an error, not different data.
 
 Concurrency. DuckDB lets one process hold a database file open for writing, and no
 other process may open it at all meanwhile. The writer therefore opens the file only
@@ -45,10 +59,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import hashlib
+import io
 import json
 import math
 import os
-import shutil
+import re
 import time
 import uuid
 from collections.abc import Iterator, Mapping
@@ -60,9 +76,12 @@ import pandas as pd
 
 __all__ = [
     "DB_NAME",
+    "CorruptResultError",
+    "NotAStoreError",
     "ResultsStore",
     "Store",
     "StoreBusyError",
+    "StoreError",
     "StoreLockedError",
     "open_results",
 ]
@@ -70,7 +89,8 @@ __all__ = [
 DB_NAME = "ccsim.duckdb"
 TIMESERIES_DIR = "timeseries"
 LOCK_NAME = ".writer.lock"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+FORMAT = "ccsim-results"
 _TMP_MARK = ".tmp-"
 
 _SCHEMA = [
@@ -85,7 +105,8 @@ _SCHEMA = [
         seed BIGINT,
         status VARCHAR,
         wall_s DOUBLE,
-        finished_at TIMESTAMP
+        finished_at TIMESTAMP,
+        engine VARCHAR
     )""",
     """CREATE TABLE IF NOT EXISTS metrics (
         experiment VARCHAR NOT NULL,
@@ -104,19 +125,45 @@ _SCHEMA = [
         seed BIGINT,
         error VARCHAR,
         traceback VARCHAR,
-        failed_at TIMESTAMP
+        failed_at TIMESTAMP,
+        engine VARCHAR
     )""",
+    """CREATE TABLE IF NOT EXISTS files (
+        experiment VARCHAR NOT NULL,
+        point_id VARCHAR NOT NULL,
+        name VARCHAR NOT NULL,
+        path VARCHAR NOT NULL,
+        bytes BIGINT,
+        sha256 VARCHAR,
+        status VARCHAR,
+        written_at TIMESTAMP
+    )""",
+    # schema 1 -> 2: the engine fingerprint of each point
+    "ALTER TABLE points ADD COLUMN IF NOT EXISTS engine VARCHAR",
+    "ALTER TABLE failures ADD COLUMN IF NOT EXISTS engine VARCHAR",
 ]
 
 _BASE_WIDE_COLUMNS = ("experiment", "point_id", "seed")
 
 
-class StoreBusyError(RuntimeError):
+class StoreError(RuntimeError):
+    """A results directory cannot be used (the message says why, in one line)."""
+
+
+class StoreBusyError(StoreError):
     """The DuckDB file stayed locked by another process for longer than the timeout."""
 
 
-class StoreLockedError(RuntimeError):
+class StoreLockedError(StoreError):
     """Another sweep is already writing to this results directory."""
+
+
+class NotAStoreError(StoreError):
+    """The directory holds files and is not a ccsim results store: it is left alone."""
+
+
+class CorruptResultError(StoreError):
+    """A file ccsim recorded (with its size and checksum) is missing or altered."""
 
 
 # --------------------------------------------------------------------------- helpers
@@ -254,6 +301,35 @@ def _fsync_file(path: Path) -> None:
         os.close(fd)
 
 
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_checked(path: Path, size: int | None, sha256: str | None) -> tuple[bytes, str | None]:
+    """The bytes of ``path`` and why they are not what was recorded (``None`` if they are)."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return b"", "missing"
+        data = path.read_bytes()
+    except OSError as exc:
+        return b"", f"unreadable ({exc.strerror})"
+    if size is not None and len(data) != size:
+        return data, f"{len(data)} bytes instead of {size} (truncated or replaced)"
+    if sha256 and _digest(data) != sha256:
+        return data, "altered (checksum mismatch: the file changed since it was written)"
+    return data, None
+
+
+def _tmp_pattern(final: Path) -> re.Pattern:
+    """Temporary names :meth:`Store.write_timeseries` uses for ``final``."""
+    return re.compile(re.escape(f".{final.name}{_TMP_MARK}") + r"[0-9a-f]{8}")
+
+
+def _unlink_quietly(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
+
+
 def _safe_name(name: str) -> str:
     safe = "".join(c if (c.isalnum() or c in "-_.") else "_" for c in str(name))
     return safe.lstrip(".") or "_"
@@ -294,33 +370,79 @@ class Store:
     def open_for_writing(self) -> Store:
         """Take the writer lock, create the schema and remove leftovers of crashes.
 
+        Raises
+        ------
+        NotAStoreError
+            The directory holds files but no ccsim store: nothing in it is touched.
+        StoreLockedError
+            Another sweep is writing to the directory.
+        StoreError
+            The directory cannot be created or written (a file, read-only, ...).
+
         Returns
         -------
         Store
             ``self``, so that ``with Store(d).open_for_writing() as st:`` works.
         """
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self._acquire_lock()
+        self._check_directory()
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            self._acquire_lock()
+        except OSError as exc:
+            raise StoreError(
+                f"cannot write to the results directory {self.dir}: {exc.strerror}"
+            ) from None
         try:
             with self.connect() as con:
+                tables = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
+                if tables and "store_meta" not in tables:
+                    raise NotAStoreError(
+                        f"{self.db_path} is a DuckDB file that ccsim did not create; "
+                        "use another results directory"
+                    )
                 for stmt in _SCHEMA:
                     con.execute(stmt)
-                if not con.execute(
-                    "SELECT 1 FROM store_meta WHERE key = 'schema_version'"
-                ).fetchall():
-                    con.execute(
-                        "INSERT INTO store_meta VALUES ('schema_version', ?)", [SCHEMA_VERSION]
-                    )
+                con.execute("DELETE FROM store_meta WHERE key IN ('schema_version', 'format')")
+                con.execute(
+                    "INSERT INTO store_meta VALUES ('schema_version', ?), ('format', ?)",
+                    [SCHEMA_VERSION, FORMAT],
+                )
                 self._load_names(con)
                 self._rebuild_wide_view(con)
-                done = {
-                    r[0] for r in con.execute("SELECT DISTINCT point_id FROM points").fetchall()
-                }
-            self._clean_orphans(done)
+                orphans = con.execute(
+                    "SELECT DISTINCT path FROM files WHERE status = 'writing' AND path NOT IN "
+                    "(SELECT path FROM files WHERE status = 'done')"
+                ).fetchall()
+                self._clean_orphans([self.dir / p for (p,) in orphans])
+                con.execute("DELETE FROM files WHERE status = 'writing'")
+        except duckdb.Error as exc:
+            self.close()
+            if _is_lock_error(exc):
+                raise
+            raise StoreError(f"cannot open {self.db_path}: {exc}") from None
         except BaseException:
             self.close()
             raise
         return self
+
+    def _check_directory(self) -> None:
+        """Refuse a file, or a non-empty directory that is not a ccsim store."""
+        if self.dir.is_symlink() and not self.dir.exists():
+            raise StoreError(f"{self.dir} is a broken symbolic link")
+        if self.dir.exists() and not self.dir.is_dir():
+            raise StoreError(f"{self.dir} is a file, not a results directory")
+        if not self.dir.is_dir() or self.db_path.exists():
+            return
+        try:
+            others = sorted(e.name for e in self.dir.iterdir() if e.name != LOCK_NAME)
+        except OSError as exc:
+            raise StoreError(f"cannot read the results directory {self.dir}: {exc.strerror}")
+        if others:
+            shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+            raise NotAStoreError(
+                f"{self.dir} is not a ccsim results store (no {DB_NAME}) and is not empty "
+                f"({shown}); give a new or empty directory, ccsim leaves this one alone"
+            )
 
     def close(self) -> None:
         """Release the writer lock."""
@@ -361,20 +483,19 @@ class Store:
             self.db_path, read_only=read_only, timeout=self.lock_timeout, notify=self.notify
         )
 
-    def _clean_orphans(self, done: set[str]) -> None:
-        if not self.ts_dir.is_dir():
-            return
-        for entry in self.ts_dir.iterdir():
-            if not entry.is_dir():
-                if _TMP_MARK in entry.name:
-                    entry.unlink(missing_ok=True)
-                continue
-            if entry.name not in done:
-                shutil.rmtree(entry, ignore_errors=True)
-                continue
-            for f in entry.iterdir():
-                if _TMP_MARK in f.name:
-                    f.unlink(missing_ok=True)
+    def _clean_orphans(self, paths: list[Path]) -> None:
+        """Remove files recorded as ``writing`` (a writer died before recording the
+        point), their temporary siblings, and point folders left empty."""
+        for final in paths:
+            _unlink_quietly(final)
+            folder = final.parent
+            if folder.is_dir() and not folder.is_symlink():
+                tmp = _tmp_pattern(final)
+                for f in folder.iterdir():
+                    if tmp.fullmatch(f.name):
+                        _unlink_quietly(f)
+                with contextlib.suppress(OSError):
+                    folder.rmdir()  # only if empty
 
     # -- queries ---------------------------------------------------------------------
 
@@ -388,30 +509,105 @@ class Store:
 
     # -- writes ------------------------------------------------------------------------
 
-    def write_timeseries(self, point_id: str, tables: Mapping[str, Any]) -> None:
+    def timeseries_path(self, point_id: str, name: str) -> str:
+        """Where the time series ``name`` of ``point_id`` goes, relative to the directory."""
+        return f"{TIMESERIES_DIR}/{_safe_name(point_id)}/{_safe_name(name)}.parquet"
+
+    def begin_files(self, entries: list[tuple[str, str, str]]) -> None:
+        """Record ``(experiment, point_id, name)`` time series as being written, so that
+        a crash before the point is recorded leaves files that clean-up knows are ours.
+        """
+        if not entries:
+            return
+        rows = [
+            (exp, pid, name, self.timeseries_path(pid, name), None, None, "writing", _now())
+            for exp, pid, name in entries
+        ]
+        with self.connect() as con:
+            con.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def write_timeseries(self, point_id: str, tables: Mapping[str, Any]) -> list[dict]:
         """Write ``tables`` as ``timeseries/<point_id>/<name>.parquet`` atomically each.
 
         Each file is written under a temporary name, flushed to disk and renamed into
-        place, so a reader never sees a partial file.
+        place, so a reader never sees a partial file; it never follows a symbolic link.
+        Call :meth:`begin_files` first.
+
+        Returns
+        -------
+        list of dict
+            ``name, path, bytes, sha256`` of each file, for :meth:`record_points`.
         """
         if not tables:
-            return
+            return []
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        folder = self.ts_dir / point_id
-        folder.mkdir(parents=True, exist_ok=True)
+        written = []
         for name, df in tables.items():
-            final = folder / f"{_safe_name(name)}.parquet"
-            tmp = folder / f".{final.name}{_TMP_MARK}{uuid.uuid4().hex[:8]}"
+            rel = self.timeseries_path(point_id, name)
+            final = self.dir / rel
+            final.parent.mkdir(parents=True, exist_ok=True)
+            if not isinstance(df, pa.Table):
+                df = pa.Table.from_pandas(pd.DataFrame(df), preserve_index=False)
+            sink = io.BytesIO()
+            pq.write_table(df, sink)
+            data = sink.getvalue()
+            tmp = final.parent / f".{final.name}{_TMP_MARK}{uuid.uuid4().hex[:8]}"
             try:
-                if not isinstance(df, pa.Table):
-                    df = pa.Table.from_pandas(pd.DataFrame(df), preserve_index=False)
-                pq.write_table(df, tmp)
-                _fsync_file(tmp)
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                fd = os.open(tmp, flags, 0o644)
+                try:
+                    os.write(fd, data)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
                 os.replace(tmp, final)
             finally:
-                tmp.unlink(missing_ok=True)
+                _unlink_quietly(tmp)
+            written.append({"name": name, "path": rel, "bytes": len(data), "sha256": _digest(data)})
+        return written
+
+    def damaged_points(self, experiment: str, point_ids: set[str]) -> dict[str, str]:
+        """Done points among ``point_ids`` whose recorded files are missing, truncated
+        or altered, with the reason (checks size and SHA-256 of every file)."""
+        if not point_ids:
+            return {}
+        with self.connect() as con:
+            rows = con.execute(
+                "SELECT point_id, name, path, bytes, sha256 FROM files "
+                "WHERE experiment = ? AND status = 'done'",
+                [experiment],
+            ).fetchall()
+        bad: dict[str, str] = {}
+        for pid, name, rel, size, sha in rows:
+            if pid in point_ids and pid not in bad:
+                _, why = read_checked(self.dir / rel, size, sha)
+                if why:
+                    bad[pid] = f"time series {name!r} {why}"
+        return bad
+
+    def forget_points(self, experiment: str, point_ids: list[str]) -> None:
+        """Make points not done (one transaction) and remove the files recorded for them
+        that no other point uses."""
+        if not point_ids:
+            return
+        marks = ", ".join("?" for _ in point_ids)
+        where = f"WHERE experiment = ? AND point_id IN ({marks})"
+        args = [experiment, *point_ids]
+        with self.connect() as con:
+            paths = [r[0] for r in con.execute(f"SELECT path FROM files {where}", args).fetchall()]
+            con.execute("BEGIN TRANSACTION")
+            try:
+                for table in ("points", "metrics", "flows", "queues", "files"):
+                    con.execute(f"DELETE FROM {table} {where}", args)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            used = {r[0] for r in con.execute("SELECT path FROM files").fetchall()}
+        for rel in set(paths) - used:
+            _unlink_quietly(self.dir / rel)
 
     def record_points(self, records: list[dict]) -> list[tuple[dict, BaseException]]:
         """Insert finished points, one transaction each, over one connection.
@@ -420,10 +616,10 @@ class Store:
         ----------
         records : list of dict
             Each with keys ``experiment, point_id, params, scenario, summary,
-            ccsim_version, seed, wall_s, metrics`` (dict name -> float or None) and
-            optionally ``flows``, ``queues`` (DataFrames or pyarrow Tables). Time series
-            must already have
-            been written with :meth:`write_timeseries`.
+            ccsim_version, engine, seed, wall_s, metrics`` (dict name -> float or None)
+            and optionally ``flows``, ``queues`` (DataFrames or pyarrow Tables) and
+            ``files`` (what :meth:`write_timeseries` returned: the time series must
+            already be written).
 
         Returns
         -------
@@ -449,7 +645,7 @@ class Store:
         ----------
         records : list of dict
             Each with keys ``experiment, point_id, params, scenario, ccsim_version,
-            seed, error`` and optionally ``traceback``.
+            engine, seed, error`` and optionally ``traceback``.
         """
         if not records:
             return
@@ -462,7 +658,9 @@ class Store:
                         [rec["experiment"], rec["point_id"]],
                     )
                     con.execute(
-                        "INSERT INTO failures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        "INSERT INTO failures (experiment, point_id, params, scenario, "
+                        "ccsim_version, seed, error, traceback, failed_at, engine) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [
                             rec["experiment"],
                             rec["point_id"],
@@ -473,6 +671,7 @@ class Store:
                             rec.get("error"),
                             rec.get("traceback"),
                             _now(),
+                            rec.get("engine"),
                         ],
                     )
                     con.execute("COMMIT")
@@ -492,8 +691,12 @@ class Store:
                 for table in ("points", "metrics", "flows", "queues"):
                     con.execute(f"DELETE FROM {table} {where}", key)
             con.execute(f"DELETE FROM failures {where}", key)
+            con.execute(f"DELETE FROM files {where}", key)
+            now = _now()
             con.execute(
-                "INSERT INTO points VALUES (?, ?, ?, ?, ?, ?, ?, 'done', ?, ?)",
+                "INSERT INTO points (experiment, point_id, params, scenario, summary, "
+                "ccsim_version, seed, status, wall_s, finished_at, engine) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, 'done', ?, ?, ?)",
                 [
                     exp,
                     pid,
@@ -503,9 +706,16 @@ class Store:
                     rec.get("ccsim_version"),
                     rec.get("seed"),
                     rec.get("wall_s"),
-                    _now(),
+                    now,
+                    rec.get("engine"),
                 ],
             )
+            files = rec.get("files") or []
+            if files:
+                con.executemany(
+                    "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, 'done', ?)",
+                    [(exp, pid, f["name"], f["path"], f["bytes"], f["sha256"], now) for f in files],
+                )
             if metrics:
                 rows = ", ".join(["(?, ?, ?, ?::DOUBLE)"] * len(metrics))
                 args = [x for k, v in metrics.items() for x in (exp, pid, str(k), v)]
@@ -745,8 +955,24 @@ class ResultsStore:
         """All points' queue tables with ``experiment, point_id`` columns."""
         return self._table("queues")
 
+    def _recorded_files(self, point_id: str) -> dict[str, tuple[str, int, str]] | None:
+        """``name -> (path, bytes, sha256)`` of the point's recorded time series, or
+        ``None`` for a store written before files were recorded (schema 1)."""
+        where, args = self._where()
+        where = (where + " AND" if where else " WHERE") + " point_id = ? AND status = 'done'"
+        try:
+            rows = self.sql(
+                f"SELECT name, path, bytes, sha256 FROM files{where}", [*args, point_id]
+            )
+        except duckdb.CatalogException:
+            return None
+        return {r.name: (r.path, r.bytes, r.sha256) for r in rows.itertuples(index=False)}
+
     def timeseries_names(self, point_id: str) -> list[str]:
         """Names of the time series kept for ``point_id``."""
+        recorded = self._recorded_files(point_id)
+        if recorded is not None:
+            return sorted(recorded)
         folder = self.dir / TIMESERIES_DIR / point_id
         if not folder.is_dir():
             return []
@@ -757,7 +983,7 @@ class ResultsStore:
         )
 
     def timeseries(self, point_id: str, name: str) -> pd.DataFrame:
-        """Read one kept time series of one point.
+        """Read one kept time series of one point, verifying its checksum.
 
         Parameters
         ----------
@@ -774,15 +1000,30 @@ class ResultsStore:
         ------
         KeyError
             If the point has no such series (it was not kept, or the point is not done).
+        CorruptResultError
+            If the file is missing or differs from what was written (size or SHA-256);
+            running the sweep again computes the point again.
         """
-        path = self.dir / TIMESERIES_DIR / point_id / f"{_safe_name(name)}.parquet"
-        if not path.exists():
-            have = self.timeseries_names(point_id)
+        recorded = self._recorded_files(point_id)
+        if recorded is None:  # schema-1 store: no checksums to verify
+            path = self.dir / TIMESERIES_DIR / point_id / f"{_safe_name(name)}.parquet"
+            entry = (str(path.relative_to(self.dir)), None, None) if path.exists() else None
+        else:
+            entry = recorded.get(name)
+        if entry is None:
+            have = sorted(recorded) if recorded is not None else self.timeseries_names(point_id)
             raise KeyError(
                 f"no time series {name!r} for point {point_id!r}; kept: {have or 'none'} "
                 "(run the sweep with keep_timeseries=True or a list of names)"
             )
-        return pd.read_parquet(path)
+        rel, size, sha = entry
+        data, why = read_checked(self.dir / rel, size, sha)
+        if why:
+            raise CorruptResultError(
+                f"{self.dir / rel}: time series {name!r} of point {point_id!r} is {why}; "
+                "run the sweep again to compute the point again"
+            )
+        return pd.read_parquet(io.BytesIO(data))
 
 
 def open_results(results_dir="./ccsim-results", experiment: str | None = None) -> ResultsStore:

@@ -4,12 +4,17 @@ A sweep expands a base scenario with *axes* (dotted key path -> list of values;
 cartesian product, optionally with *zip* groups whose keys vary together) and
 *replications* (seeds ``base_seed + i``). Each resulting :class:`Point` is identified by
 
-    ``point_id = sha256(canonical_json(ccsim.resolve(scenario)) + ccsim.__version__)[:16]``
+    ``point_id = sha256(canonical_json(ccsim.resolve(scenario)) + ccsim.fingerprint())[:16]``
 
 so the same fully resolved scenario always gets the same id, whatever way it was
-written. :func:`run_sweep` runs the points that are not yet in the results store in
+written, and another engine (any change to the Rust or Python sources, see
+:mod:`ccsim.engine`) gives other ids: its points are computed again, never reused. :func:`run_sweep` runs the points that are not yet in the results store in
 local worker processes (or on a Dask cluster) and records each one as soon as it
 finishes (see :mod:`ccsim.store`); a rerun skips what is done.
+
+This module plans and drives a sweep; :mod:`ccsim.pool` runs the points (local
+processes or Dask), :mod:`ccsim.worker` is what a worker does with one point and
+:mod:`ccsim.recorder` stores the outcomes.
 
 Examples
 --------
@@ -30,25 +35,19 @@ import copy
 import hashlib
 import itertools
 import math
-import multiprocessing
 import os
-import pickle
-import signal
 import sys
-import threading
-import time
-import traceback
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
+from .pool import WORKER_DIED, check_importable, run_dask, run_local  # noqa: F401 (re-exported)
 from .progress import ProgressBar
-from .store import Store, dumps, jsonable
+from .recorder import Recorder
+from .store import Store, dumps
+from .worker import default_metrics
 
 __all__ = [
     "Point",
@@ -65,7 +64,6 @@ __all__ = [
 
 DEFAULT_RESULTS_DIR = "./ccsim-results"
 DEFAULT_EXPERIMENT = "default"
-WORKER_DIED = "worker process died while running this point (crash, out-of-memory kill or signal)"
 
 
 class SweepError(RuntimeError):
@@ -86,22 +84,22 @@ def canonical_json(obj: Any) -> str:
     return dumps(obj)
 
 
-def _version() -> str:
+def _engine() -> str:
     import ccsim
 
-    return str(getattr(ccsim, "__version__", "unknown"))
+    return ccsim.fingerprint()
 
 
-def point_id(resolved: Mapping[str, Any], version: str | None = None) -> str:
+def point_id(resolved: Mapping[str, Any], engine: str | None = None) -> str:
     """Id of a fully resolved scenario: 16 hex digits of a SHA-256.
 
     Parameters
     ----------
     resolved : dict
         The output of :func:`ccsim.resolve`.
-    version : str, optional
-        The ccsim version to mix in (default: ``ccsim.__version__``), so that results
-        of another engine version are never taken for these.
+    engine : str, optional
+        The engine fingerprint to mix in (default: :func:`ccsim.fingerprint`), so that
+        results of another engine are never taken for these.
 
     Returns
     -------
@@ -109,12 +107,12 @@ def point_id(resolved: Mapping[str, Any], version: str | None = None) -> str:
 
     Examples
     --------
-    >>> point_id({"seed": 1}, version="0.1.0")
+    >>> point_id({"seed": 1}, engine="0.1.0")
     'bcb430a1a5876c89'
     """
-    if version is None:
-        version = _version()
-    text = canonical_json(resolved) + version
+    if engine is None:
+        engine = _engine()
+    text = canonical_json(resolved) + engine
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -127,7 +125,7 @@ class Point:
     experiment : str
         Label shared by the points of one experiment in a store.
     point_id : str
-        Hash of the resolved scenario and ccsim version (see :func:`point_id`).
+        Hash of the resolved scenario and the engine fingerprint (see :func:`point_id`).
     params : dict
         The axis values of this point, by dotted key path.
     scenario : dict
@@ -170,7 +168,7 @@ def make_point(
     params: Mapping[str, Any] | None = None,
     *,
     experiment: str = DEFAULT_EXPERIMENT,
-    version: str | None = None,
+    engine: str | None = None,
 ) -> Point:
     """Resolve one scenario and make a :class:`Point` of it.
 
@@ -182,8 +180,8 @@ def make_point(
         The values that identify the point in result tables (axis values).
     experiment : str
         Experiment label.
-    version : str, optional
-        ccsim version for the id (default ``ccsim.__version__``).
+    engine : str, optional
+        Engine fingerprint for the id (default :func:`ccsim.fingerprint`).
 
     Returns
     -------
@@ -195,16 +193,16 @@ def make_point(
     import ccsim
 
     scenario = copy.deepcopy(dict(scenario))
-    if version is None:
-        version = _version()
+    if engine is None:
+        engine = _engine()
     try:
         resolved = ccsim.resolve(scenario)
         error = None
-        pid = point_id(resolved, version)
+        pid = point_id(resolved, engine)
     except Exception as exc:  # noqa: BLE001 - any rejection makes an invalid point
         resolved = None
         error = f"{type(exc).__name__}: {exc}"
-        pid = point_id({"unresolved": scenario}, version)
+        pid = point_id({"unresolved": scenario}, engine)
     seed = (resolved or scenario).get("seed")
     return Point(
         experiment=experiment,
@@ -293,7 +291,7 @@ def expand(
     if "seed" in axes and replications > 1:
         raise SweepError("use either a 'seed' axis or replications > 1, not both")
     dims = _dimensions(axes, [list(g) for g in zip])
-    version = _version()
+    engine = _engine()
     base_seed = base_dict.get("seed")
     if base_seed is None and replications > 1:
         try:
@@ -313,7 +311,7 @@ def expand(
                 _set_path(scenario, key, copy.deepcopy(value))
             if replications > 1:
                 scenario["seed"] = base_seed + rep
-            points.append(make_point(scenario, params, experiment=experiment, version=version))
+            points.append(make_point(scenario, params, experiment=experiment, engine=engine))
     return points
 
 
@@ -375,360 +373,7 @@ class Sweep:
         return run_sweep(self.points(), results_dir, **kwargs)
 
 
-# --------------------------------------------------------------------------- workers
-
-
-def _flatten(obj: Any, prefix: str, out: dict) -> None:
-    if isinstance(obj, Mapping):
-        for k, v in obj.items():
-            _flatten(v, f"{prefix}.{k}" if prefix else str(k), out)
-    else:
-        out[prefix] = obj
-
-
-def default_metrics(results) -> dict[str, float]:
-    """The numeric entries of ``results.summary``, nested keys joined with dots.
-
-    ``seed`` is left out (it is a column of its own).
-
-    Parameters
-    ----------
-    results : ccsim.Results
-
-    Returns
-    -------
-    dict
-        Metric name -> float.
-    """
-    flat: dict[str, Any] = {}
-    _flatten(results.summary or {}, "", flat)
-    out = {}
-    for k, v in flat.items():
-        if k == "seed":
-            continue
-        if hasattr(v, "item") and getattr(v, "ndim", 0) == 0:
-            v = v.item()
-        if isinstance(v, (bool, int, float)) and math.isfinite(float(v)):
-            out[k] = float(v)
-    return out
-
-
-def _metric_values(raw: Any) -> dict[str, float | None]:
-    if not isinstance(raw, Mapping):
-        raise TypeError(f"the metrics function must return a dict, got {type(raw).__name__}")
-    flat: dict[str, Any] = {}
-    _flatten(raw, "", flat)
-    out: dict[str, float | None] = {}
-    for k, v in flat.items():
-        if v is None:
-            out[k] = None
-            continue
-        if hasattr(v, "item") and getattr(v, "ndim", 0) == 0:
-            v = v.item()
-        if not isinstance(v, (bool, int, float)):
-            raise TypeError(f"metric {k!r} is not a number: {v!r}")
-        fv = float(v)
-        out[k] = fv if not math.isnan(fv) else None
-    return out
-
-
-def _select_timeseries(results, keep) -> dict[str, pd.DataFrame]:
-    if not keep:
-        return {}
-    ts = getattr(results, "timeseries", None) or {}
-    if keep is True:
-        return dict(ts)
-    names = [keep] if isinstance(keep, str) else list(keep)
-    return {n: ts[n] for n in names if n in ts}
-
-
-def _arrow(df: Any) -> Any:
-    """A DataFrame as a pyarrow Table (cheaper to pickle and to insert into DuckDB)."""
-    if df is None:
-        return None
-    import pyarrow as pa
-
-    if isinstance(df, pa.Table):
-        return df
-    return pa.Table.from_pandas(pd.DataFrame(df), preserve_index=False)
-
-
-def _run_point(scenario: dict, metrics=None, keep_timeseries=False) -> dict:
-    """Worker entry point: run one scenario, return what the parent stores.
-
-    Never raises for a failing run: the error is returned, so that exceptions that do
-    not pickle cannot break the pool.
-    """
-    t0 = time.perf_counter()
-    try:
-        import ccsim
-
-        results = ccsim.run(scenario)
-        wall = time.perf_counter() - t0
-        values = _metric_values(metrics(results) if metrics else default_metrics(results))
-        ts = _select_timeseries(results, keep_timeseries)
-        return {
-            "ok": True,
-            "wall_s": wall,
-            "summary": jsonable(getattr(results, "summary", None)),
-            "metrics": values,
-            "flows": _arrow(getattr(results, "flows", None)),
-            "queues": _arrow(getattr(results, "queues", None)),
-            "timeseries": {name: _arrow(df) for name, df in ts.items()},
-        }
-    except Exception as exc:  # noqa: BLE001 - reported as the point's failure
-        return {
-            "ok": False,
-            "wall_s": time.perf_counter() - t0,
-            "error": f"{type(exc).__name__}: {exc}",
-            "traceback": traceback.format_exc(),
-        }
-
-
-def _watch_parent(parent_pid: int) -> None:
-    while True:
-        time.sleep(0.5)
-        if os.getppid() != parent_pid:
-            os._exit(70)
-
-
-def _worker_init(parent_pid: int) -> None:
-    # Ctrl-C is the parent's business: it stops the pool and terminates workers.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # Exit if the parent dies (e.g. SIGKILL), rather than wait forever for work.
-    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
-
-
 # --------------------------------------------------------------------------- run_sweep
-
-
-class _Recorder:
-    """Parent-side bookkeeping: the only code that writes to the store."""
-
-    def __init__(self, store: Store, version: str, progress: ProgressBar):
-        self.store = store
-        self.version = version
-        self.progress = progress
-        self.done = 0
-        self.failed: list[tuple[Point, str]] = []
-
-    def _failure(self, point: Point, error: str, tb: str | None = None) -> dict:
-        return {
-            "experiment": point.experiment,
-            "point_id": point.point_id,
-            "params": point.params,
-            "scenario": point.resolved or point.scenario,
-            "ccsim_version": self.version,
-            "seed": point.seed,
-            "error": error,
-            "traceback": tb,
-        }
-
-    def fail(self, items: list[tuple[Point, str, str | None]]) -> None:
-        self.store.record_failures([self._failure(p, e, tb) for p, e, tb in items])
-        self.failed.extend((p, e) for p, e, _ in items)
-        self.progress.update(self.done, failed=len(self.failed))
-
-    def record(self, items: list[tuple[Point, dict]]) -> None:
-        """Store a batch of worker outputs (one transaction per point)."""
-        failures = [(p, out["error"], out.get("traceback")) for p, out in items if not out["ok"]]
-        good = [(p, out) for p, out in items if out["ok"]]
-        records = []
-        for p, out in good:
-            try:
-                self.store.write_timeseries(p.point_id, out.get("timeseries") or {})
-            except Exception as exc:  # noqa: BLE001
-                failures.append((p, f"could not write time series: {exc}", None))
-                continue
-            records.append(
-                {
-                    "experiment": p.experiment,
-                    "point_id": p.point_id,
-                    "params": p.params,
-                    "scenario": p.resolved,
-                    "summary": out.get("summary"),
-                    "ccsim_version": self.version,
-                    "seed": p.seed,
-                    "wall_s": out.get("wall_s"),
-                    "metrics": out.get("metrics"),
-                    "flows": out.get("flows"),
-                    "queues": out.get("queues"),
-                    "_point": p,
-                }
-            )
-        errors = self.store.record_points(records)
-        bad = {id(r) for r, _ in errors}
-        for rec, exc in errors:
-            failures.append((rec["_point"], f"could not store the results: {exc}", None))
-        self.done += sum(1 for r in records if id(r) not in bad)
-        if failures:
-            self.fail(failures)
-        else:
-            self.progress.update(self.done, failed=len(self.failed))
-
-
-def _outcome(future) -> dict:
-    try:
-        return future.result()
-    except BrokenProcessPool:
-        raise
-    except Exception as exc:  # noqa: BLE001 - e.g. the metrics function does not pickle
-        return {"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": None}
-
-
-def _terminate_pool(executor: ProcessPoolExecutor) -> None:
-    procs = list((getattr(executor, "_processes", None) or {}).values())
-    executor.shutdown(wait=False, cancel_futures=True)
-    for proc in procs:
-        if proc.is_alive():
-            proc.terminate()
-    for proc in procs:
-        proc.join(timeout=5)
-        if proc.is_alive():
-            proc.kill()
-
-
-def _run_local(todo: list[Point], jobs: int, metrics, keep_ts, rec: _Recorder) -> None:
-    """Run ``todo`` in a process pool, recreating the pool if a worker dies.
-
-    Up to ``2 * jobs`` points are submitted at a time (enough to keep the workers busy
-    while the parent writes results), so the unfinished futures are the points in
-    flight. When a worker dies the pool is broken and every point in flight is lost:
-    if only one was in flight it is the culprit and is recorded as failed; otherwise
-    each is retried alone, so that a second crash is attributed to the right point.
-    """
-    ctx = multiprocessing.get_context("spawn")
-    queue = deque(todo)
-    alone: deque[Point] = deque()
-    executor: ProcessPoolExecutor | None = None
-    inflight: dict = {}
-    running_alone = False
-    depth = 2 * jobs
-
-    def fill() -> bool:
-        """Submit work; return True if the pool turned out to be broken."""
-        nonlocal executor, running_alone
-        if executor is None:
-            executor = ProcessPoolExecutor(
-                max_workers=max(1, min(jobs, len(queue) + len(alone))),
-                mp_context=ctx,
-                initializer=_worker_init,
-                initargs=(os.getpid(),),
-            )
-        try:
-            if alone and not inflight:
-                p = alone[0]
-                inflight[executor.submit(_run_point, p.scenario, metrics, keep_ts)] = p
-                alone.popleft()
-                running_alone = True
-            elif not alone and not running_alone:
-                while queue and len(inflight) < depth:
-                    p = queue[0]
-                    inflight[executor.submit(_run_point, p.scenario, metrics, keep_ts)] = p
-                    queue.popleft()
-        except BrokenProcessPool:  # a worker died since the last wait()
-            return True
-        return False
-
-    try:
-        while queue or alone or inflight:
-            broken = fill()
-            if broken:
-                finished, _ = wait(list(inflight), timeout=30)
-            else:
-                finished, _ = wait(list(inflight), timeout=1.0, return_when=FIRST_COMPLETED)
-            batch, crashed = [], []
-            for fut in finished:
-                p = inflight.pop(fut)
-                try:
-                    batch.append((p, _outcome(fut)))
-                except BrokenProcessPool:
-                    crashed.append(p)
-            if crashed or broken:
-                # every other future of the broken pool fails too (or has its result)
-                finished, _ = wait(list(inflight), timeout=30)
-                for fut, p in list(inflight.items()):
-                    if fut not in finished:
-                        crashed.append(p)
-                        continue
-                    try:
-                        batch.append((p, _outcome(fut)))
-                    except BrokenProcessPool:
-                        crashed.append(p)
-                inflight.clear()
-                _terminate_pool(executor)
-                executor = None
-            if not inflight:
-                running_alone = False
-            if batch and executor is not None:
-                fill()  # keep the workers busy while the results are written
-            rec.record(batch)
-            if len(crashed) == 1:
-                rec.fail([(crashed[0], WORKER_DIED, None)])
-            elif crashed:
-                rec.progress.message(
-                    f"a worker died with {len(crashed)} points in flight; "
-                    "retrying each of them alone"
-                )
-                alone.extend(p for p in crashed if p not in alone)
-    finally:
-        if executor is not None:
-            _terminate_pool(executor)
-
-
-def _run_dask(todo: list[Point], scheduler, metrics, keep_ts, rec: _Recorder) -> None:
-    """Run ``todo`` on a Dask cluster; results travel back to this process to be stored."""
-    try:
-        import distributed
-    except ImportError as exc:
-        raise SweepError(
-            "scheduler=... needs dask.distributed: pip install 'dask[distributed]'"
-        ) from exc
-    own = not isinstance(scheduler, distributed.Client)
-    client = distributed.Client(scheduler) if own else scheduler
-    futures = {}
-    try:
-        for p in todo:
-            fut = client.submit(
-                _run_point,
-                p.scenario,
-                metrics,
-                keep_ts,
-                key=f"ccsim-{p.point_id}-{os.urandom(4).hex()}",
-                pure=False,
-            )
-            futures[fut] = p
-        for fut in distributed.as_completed(list(futures)):
-            p = futures.pop(fut)
-            try:
-                out = fut.result()
-            except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker
-                out = {"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": None}
-            fut.release()
-            rec.record([(p, out)])
-    finally:
-        if futures:
-            client.cancel(list(futures))
-        if own:
-            client.close()
-
-
-def _check_importable(fn: Any) -> None:
-    """Fail early if worker processes could not load the metrics function."""
-    module = getattr(fn, "__module__", None)
-    if module == "__main__" and not getattr(sys.modules.get("__main__"), "__file__", None):
-        raise SweepError(
-            f"metrics function {getattr(fn, '__qualname__', fn)!r} is defined in an "
-            "interactive session (or python -c), which worker processes cannot import; "
-            "define it in a module or script file"
-        )
-    try:
-        pickle.dumps(fn)
-    except Exception as exc:
-        raise SweepError(
-            f"the metrics function must be picklable (a module-level function, not a "
-            f"lambda or a nested function): {exc}"
-        ) from exc
 
 
 def _scalar(value: Any) -> Any:
@@ -777,7 +422,8 @@ def run_sweep(
     -------
     pandas.DataFrame
         One row per requested point: ``experiment, point_id, seed``, the parameters,
-        ``status`` (``"done"`` or ``"failed"``), ``error`` and the metric columns.
+        ``status`` (``"done"`` or ``"failed"``), ``error``, ``engine`` (the fingerprint
+        of the engine that computed the point) and the metric columns.
         ``df.attrs["ccsim_params"]`` and ``df.attrs["ccsim_metrics"]`` list the
         parameter and metric columns, ``df.attrs["ccsim_ran"]`` how many points this
         call tried (done or failed; skipped points not counted).
@@ -791,8 +437,10 @@ def run_sweep(
 
     Notes
     -----
-    A point is done when its row is in the ``points`` table; a rerun skips done points
-    (same experiment label and point id) and retries failed ones. If a worker process
+    A point is done when its row is in the ``points`` table and its files are intact
+    (present, same size and SHA-256; a point with a damaged file is computed again); a
+    rerun skips done points (same experiment label and point id, which includes the
+    engine fingerprint) and retries failed ones. If a worker process
     dies, the pool is recreated and the sweep goes on; the points that were running
     are retried one at a time, and a point whose run kills its worker is recorded as
     failed. A point whose run raises is recorded in ``failures`` with its message.
@@ -807,18 +455,31 @@ def run_sweep(
     if any(not isinstance(p, Point) for p in points):
         raise SweepError("run_sweep takes Point objects: use expand(...) or Sweep(...)")
     if scheduler is None and metrics is not None:
-        _check_importable(metrics)
+        check_importable(metrics)
     if jobs is None:
         jobs = os.cpu_count() or 1
     if jobs < 1:
         raise SweepError(f"jobs must be >= 1, got {jobs}")
-    version = _version()
+    import ccsim
+
+    engine = _engine()
     store = Store(results_dir).open_for_writing()
     ran = 0
     try:
         done: set[tuple[str, str]] = set()
-        for exp in {p.experiment for p in points}:
-            done.update((exp, pid) for pid in store.done_ids(exp))
+        for exp in sorted({p.experiment for p in points}):
+            ids = store.done_ids(exp) & {p.point_id for p in points if p.experiment == exp}
+            damaged = store.damaged_points(exp, ids)
+            if damaged:
+                store.forget_points(exp, sorted(damaged))
+                pid, why = next(iter(sorted(damaged.items())))
+                print(
+                    f"sweep: {len(damaged)} done point(s) of {exp!r} have missing or damaged "
+                    f"files and will be computed again (e.g. {pid}: {why})",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            done.update((exp, pid) for pid in ids - set(damaged))
         todo: list[Point] = []
         invalid: list[Point] = []
         seen: set[tuple[str, str]] = set()
@@ -834,14 +495,14 @@ def run_sweep(
                 f"sweep: {len(seen)} of {len(points)} points to run "
                 f"({len(points) - len(seen)} already done or duplicates) in {results_dir}"
             )
-        rec = _Recorder(store, version, bar)
+        rec = Recorder(store, ccsim.__version__, engine, bar)
         if invalid:
             rec.fail([(p, p.error, None) for p in invalid])
         try:
             if todo and scheduler is not None:
-                _run_dask(todo, scheduler, metrics, keep_timeseries, rec)
+                run_dask(todo, scheduler, metrics, keep_timeseries, rec)
             elif todo:
-                _run_local(todo, jobs, metrics, keep_timeseries, rec)
+                run_local(todo, jobs, metrics, keep_timeseries, rec)
         except KeyboardInterrupt:
             bar.close()
             left = len(todo) + len(invalid) - rec.done - len(rec.failed)
@@ -879,6 +540,8 @@ def _collect(points: list[Point], results_dir) -> pd.DataFrame:
     wide = reader.sql(f"SELECT * FROM metrics_wide{with_clause}", exps)
     names = reader.sql(f"SELECT DISTINCT name FROM metrics{with_clause}", exps)["name"]
     fails = reader.sql(f"SELECT experiment, point_id, error FROM failures{with_clause}", exps)
+    engines = reader.sql(f"SELECT experiment, point_id, engine FROM points{with_clause}", exps)
+    engine_of = {(e, pid): eng for e, pid, eng in engines.itertuples(index=False)}
     params: list[str] = []
     for p in points:
         for k in p.params:
@@ -907,10 +570,11 @@ def _collect(points: list[Point], results_dir) -> pd.DataFrame:
             row["status"], row["error"] = "failed", errors[key]
         else:
             row["status"], row["error"] = "not run", None
+        row["engine"] = engine_of.get(key)
         for c in metric_cols:
             row[c] = hit[col_pos[c]] if hit is not None else None
         rows.append(row)
-    cols = ["experiment", "point_id", "seed", *params, "status", "error", *metric_cols]
+    cols = ["experiment", "point_id", "seed", *params, "status", "error", "engine", *metric_cols]
     df = pd.DataFrame(rows, columns=cols)
     for c in metric_cols:
         df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)

@@ -62,6 +62,14 @@ pub fn size_str(b: u64) -> String {
     format!("{b}B")
 }
 
+/// A whole number of bytes, at most [`units::MAX_SIZE`].
+fn bytes_number(n: &serde_json::Number) -> Result<u64, Option<String>> {
+    match n.as_u64() {
+        Some(b) => units::size_from_bytes(b as f64).map_err(Some),
+        None => Err(None),
+    }
+}
+
 /// A table (JSON object) being read.
 pub struct Tab<'a> {
     pub path: String,
@@ -123,12 +131,14 @@ impl<'a> Tab<'a> {
         self.out.insert(key.to_string(), v);
     }
 
+    /// Reads `key` with `parse`, whose `Err` is `None` for a value of the wrong form
+    /// (the error shows `expected`) or the specific reason for an out-of-range one.
     fn parsed<T>(
         &mut self,
         key: &'static str,
         default: Option<&str>,
         expected: &'static str,
-        parse: impl Fn(&Value) -> Option<T>,
+        parse: impl Fn(&Value) -> Result<T, Option<String>>,
         canon: impl Fn(&T) -> Value,
     ) -> Res<T> {
         let d;
@@ -142,7 +152,7 @@ impl<'a> Tab<'a> {
                 None => return Err(self.missing(key, expected)),
             },
         };
-        let t = parse(v).ok_or_else(|| self.error(key, v, expected))?;
+        let t = parse(v).map_err(|why| self.error(key, v, why.unwrap_or_else(|| expected.into())))?;
         self.put(key, canon(&t));
         Ok(t)
     }
@@ -152,7 +162,10 @@ impl<'a> Tab<'a> {
             key,
             default,
             "a non-negative time with a unit, such as \"40ms\", \"1.5s\", \"250us\"",
-            |v| v.as_str().and_then(|s| units::parse_time(s).ok()),
+            |v| match v {
+                Value::String(s) => units::parse_time(s).map_err(|e| e.out_of_range().map(String::from)),
+                _ => Err(None),
+            },
             |t| Value::String(time_str(*t)),
         )
     }
@@ -163,12 +176,12 @@ impl<'a> Tab<'a> {
             default,
             "a positive rate such as \"45Mbps\", \"1Gbps\", \"64kbps\" (or a number of bit/s)",
             |v| match v {
-                Value::String(s) => units::parse_rate(s).ok(),
-                Value::Number(n) => n
-                    .as_f64()
-                    .filter(|x| x.is_finite() && *x >= 1.0)
-                    .map(|x| Rate(x.round() as u64)),
-                _ => None,
+                Value::String(s) => units::parse_rate(s).map_err(|e| e.out_of_range().map(String::from)),
+                Value::Number(n) => match n.as_f64() {
+                    Some(x) if x >= 1.0 => units::rate_from_bps(x).map_err(Some),
+                    _ => Err(None),
+                },
+                _ => Err(None),
             },
             |r| Value::String(rate_str(*r)),
         )
@@ -180,9 +193,9 @@ impl<'a> Tab<'a> {
             default,
             "a non-negative size such as \"1500B\", \"300KB\", \"10MB\" (or a number of bytes)",
             |v| match v {
-                Value::String(s) => units::parse_size(s).ok(),
-                Value::Number(n) => n.as_u64(),
-                _ => None,
+                Value::String(s) => units::parse_size(s).map_err(|e| e.out_of_range().map(String::from)),
+                Value::Number(n) => bytes_number(n),
+                _ => Err(None),
             },
             |b| Value::String(size_str(*b)),
         )
@@ -195,10 +208,12 @@ impl<'a> Tab<'a> {
             Some(default),
             "a size such as \"100KB\", \"10MB\", a number of bytes, or \"inf\"",
             |v| match v {
-                Value::String(s) if s == "inf" => Some(None),
-                Value::String(s) => units::parse_size(s).ok().map(Some),
-                Value::Number(n) => n.as_u64().map(Some),
-                _ => None,
+                Value::String(s) if s == "inf" => Ok(None),
+                Value::String(s) => units::parse_size(s)
+                    .map(Some)
+                    .map_err(|e| e.out_of_range().map(String::from)),
+                Value::Number(n) => bytes_number(n).map(Some),
+                _ => Err(None),
             },
             |b| Value::String(b.map_or("inf".into(), size_str)),
         )
@@ -210,8 +225,8 @@ impl<'a> Tab<'a> {
             default,
             units::BUFFER_EXPECTED,
             |v| match v {
-                Value::String(s) => units::parse_buffer(s).ok(),
-                _ => None,
+                Value::String(s) => units::parse_buffer(s).map_err(|e| e.out_of_range().map(String::from)),
+                _ => Err(None),
             },
             |b| {
                 Value::String(match b {

@@ -3,16 +3,19 @@
 //!
 //! The engine is pure Rust and usable on its own: [`run`] takes a scenario
 //! (JSON text, schema in docs/user-guide.md) and returns result tables.
-//! Layout: `units` (time/rate/size), `sched` (event queue), `packet`, `link`
+//! Layout: `units` (time/rate/size), `budget` (memory and progress guards),
+//! `sched` (event queue), `packet`, `link`
 //! and `qdisc` (channels and queue disciplines), `router` (router-level
 //! components), `tcp` and `cc` (transport and congestion control), `app`
 //! (datagram sources), `monitor`, `scenario` (schema + builder), `routing`,
 //! `sim` (world and event loop), `output`.
 
 pub mod app;
+pub mod budget;
 pub mod cc;
 pub mod cfg;
 pub mod components;
+pub mod feedback;
 pub mod link;
 pub mod monitor;
 pub mod output;
@@ -61,6 +64,10 @@ impl From<SimError> for Error {
     }
 }
 
+/// Events processed between two looks at the clock, signals, progress and memory
+/// (a few milliseconds of work), so that a run can be interrupted whatever its length.
+pub const STEP_EVENTS: u64 = 1 << 16;
+
 /// Builds and runs a scenario to its end, calling `progress(now)` roughly
 /// every `slice` of simulated time; `progress` returning false aborts.
 pub fn run_with_progress(
@@ -74,7 +81,9 @@ pub fn run_with_progress(
     let mut t = units::Time::ZERO;
     while !sim.done() {
         t = (t + slice).min(sim.end);
-        events += sim.run_until(t);
+        while !sim.reached(t) {
+            events += sim.step(t, STEP_EVENTS)?;
+        }
         if !progress(t) {
             return Err(Error::Sim(SimError("interrupted".into())));
         }
@@ -91,5 +100,10 @@ pub fn run(text: &str) -> Result<Output, Error> {
 
 /// Validates a scenario and returns its fully resolved form.
 pub fn resolve(text: &str) -> Result<serde_json::Value, ScenarioError> {
-    scenario::build(text).map(|(_, r)| r)
+    resolve_limited(text, &budget::Limits::default())
+}
+
+/// [`resolve`] within `limits` (a scenario that would not fit is an error).
+pub fn resolve_limited(text: &str, limits: &budget::Limits) -> Result<serde_json::Value, ScenarioError> {
+    scenario::build_limited(text, limits).map(|(_, r)| r)
 }

@@ -4,7 +4,7 @@
 //! codepoint of RFC 3168 §5, a 16-bit IP id (BMCC's ADPM hashes it), a priority
 //! (BLT), TCP byte sequence/ack numbers, flags including ECE/CWR, the
 //! advertised-window field (rewritten by RFCN), up to four SACK blocks
-//! (RFC 2018) and generic option fields (e.g. an echoed load factor).
+//! (RFC 2018) and ccsim's typed feedback option (an echoed load factor).
 
 use crate::units::Time;
 
@@ -78,6 +78,37 @@ pub mod flags {
 /// timestamps, 3 with; ns-2 `maxSackBlocks_` is 3).
 pub const MAX_SACK: usize = 4;
 
+/// ccsim's feedback option: fields a receiver-side mechanism
+/// ([`crate::tcp::feedback`]) attaches to an ACK for its sender, with the
+/// widths they have on the wire. In pcap captures it is a TCP experimental
+/// option (RFC 6994: kind 254, ExID 0xCC51, then a flags byte and the 16-bit
+/// load factor, network order).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Feedback {
+    /// An echoed load-factor estimate in units of 2⁻¹⁴ (so [0, 4) in steps of
+    /// 6.1·10⁻⁵), if the mechanism sends one (BMCC's f̂, bmcc.md §3).
+    pub load: Option<u16>,
+    /// The data packet that triggered this ACK carried CE (bmcc.md §3 `ce_seen`).
+    pub ce_seen: bool,
+}
+
+impl Feedback {
+    /// Units of [`Feedback::load`] per unit of load factor.
+    pub const LOAD_SCALE: f64 = 16384.0;
+
+    /// The load factor as a real number, if present.
+    pub fn load_factor(&self) -> Option<f64> {
+        self.load.map(|q| q as f64 / Self::LOAD_SCALE)
+    }
+
+    /// Sets the load factor, rounded to the field's resolution and clamped to
+    /// its range.
+    pub fn set_load_factor(&mut self, f: f64) {
+        let q = (f * Self::LOAD_SCALE).round().clamp(0.0, u16::MAX as f64);
+        self.load = Some(q as u16);
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Packet {
     /// Unique id, assigned at creation in creation order.
@@ -106,8 +137,9 @@ pub struct Packet {
     /// Timestamp option (RFC 7323): sender's clock and the echoed value.
     pub ts_val: Time,
     pub ts_ecr: Time,
-    /// Generic option fields for mechanisms (e.g. an echoed load factor).
-    pub opt: [u32; 2],
+    /// ccsim's feedback option: what a receiver-side mechanism tells the
+    /// sender in an ACK (see [`Feedback`]).
+    pub fb: Feedback,
     /// True for a retransmitted segment.
     pub retx: bool,
     /// Creation time.
@@ -135,7 +167,7 @@ impl Packet {
             nsack: 0,
             ts_val: now,
             ts_ecr: Time::ZERO,
-            opt: [0; 2],
+            fb: Feedback::default(),
             retx: false,
             created: now,
         }

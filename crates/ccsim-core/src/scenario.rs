@@ -7,6 +7,7 @@
 //! The keys are documented in docs/user-guide.md.
 
 use crate::app::{Pattern, SizeDist, UdpSource};
+use crate::budget::{self, Limits};
 use crate::cc;
 use crate::cfg::{show, time_str, Res, ScenarioError, Tab};
 use crate::components;
@@ -16,7 +17,7 @@ use crate::qdisc::{self, Limit, LinkInfo, QdiscSpec};
 use crate::rng::Rng;
 use crate::routing;
 use crate::sim::{Endpoint, Flow, Node, Sim};
-use crate::tcp::{RecvParams, RttParams, SendParams, TcpReceiver, TcpSender, INFINITE};
+use crate::tcp::{RecvParams, SendParams, TcpReceiver, TcpSender};
 use crate::units::{BufferSize, Rate, Time};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -347,7 +348,7 @@ enum FlowKind {
 
 const FLOW_KINDS: &[&str] = &["tcp", "cbr", "poisson"];
 
-fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time) -> Res<Vec<FlowPlan>> {
+fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: &Limits) -> Res<Vec<FlowPlan>> {
     let arr = root
         .array("flows")?
         .ok_or_else(|| root.missing("flows", "a list of flows ([[flows]] tables)"))?;
@@ -405,7 +406,10 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time) -> Res<V
         let count = t.uint("count", Some(1), 1, 1_000_000)? as usize;
         let start = read_spread(&mut t, "start", "0s", None)?;
         let fk = match kind.as_str() {
-            "tcp" => read_tcp(&mut t)?,
+            "tcp" => {
+                let (snd, rcv, cc) = crate::tcp::params::read(&mut t)?;
+                FlowKind::Tcp { snd, rcv, cc }
+            }
             _ => {
                 let rate = t.rate("rate", None)?;
                 let psize = t.size("packet_size", Some("1000B"))?;
@@ -430,6 +434,14 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time) -> Res<V
                 }
             }
         };
+        let total = (plans.len() + ends.len() * count) as u64;
+        limits.check(
+            &t.key_path("count"),
+            count.to_string(),
+            &format!("{total} flows"),
+            total.saturating_mul(budget::FLOW_BYTES),
+            "use fewer flows",
+        )?;
         let resolved = t.finish()?;
         let mut k = 0;
         for &(s, d) in &ends {
@@ -475,67 +487,6 @@ fn preview(names: &[String]) -> String {
     s.join(", ")
 }
 
-fn read_tcp(t: &mut Tab) -> Res<FlowKind> {
-    let cc_name = t.choice("cc", Some("newreno"), cc::NAMES)?;
-    let mss = t.uint("mss", Some(1460), 1, 65_495)? as u32;
-    let header = t.uint("header", Some(40), 0, 1000)? as u32;
-    let ack_size = t.uint("ack_size", Some(40), 1, 1500)? as u32;
-    let size = t.size_or_inf("size", "inf")?;
-    if size == Some(0) {
-        return Err(t.error("size", &Value::from(0), "a positive size or \"inf\""));
-    }
-    let init_cwnd = t.uint("init_cwnd", Some(2), 1, 10_000)? as u32;
-    let init_ssthresh = t.size_or_inf("init_ssthresh", "inf")?;
-    let dupthresh = t.uint("dupthresh", Some(3), 1, 1000)? as u32;
-    let rtt = RttParams {
-        init_rto: t.time("init_rto", Some("1s"))?,
-        min_rto: t.time("min_rto", Some("200ms"))?,
-        max_rto: t.time("max_rto", Some("60s"))?,
-        granularity: t.time("clock_granularity", Some("0s"))?,
-        tick: t.time("rtt_tick", Some("0s"))?,
-    };
-    if rtt.max_rto < rtt.min_rto || rtt.init_rto == Time::ZERO {
-        return Err(t.error(
-            "max_rto",
-            &Value::String(time_str(rtt.max_rto)),
-            "max_rto ≥ min_rto and a positive init_rto",
-        ));
-    }
-    let rwnd = t.size_or_inf("rwnd", "inf")?;
-    if rwnd.is_some_and(|w| w < mss as u64) {
-        return Err(t.error(
-            "rwnd",
-            &Value::from(rwnd.unwrap()),
-            format!("a receive buffer of at least one MSS ({mss} B) or \"inf\""),
-        ));
-    }
-    let delayed = t.boolean("delayed_ack", false)?;
-    let delack_timeout = t.time("delack_timeout", Some("100ms"))?;
-    let ecn = t.boolean("ecn", false)?;
-    let full_ack = t.choice("full_ack", Some("ssthresh"), &["ssthresh", "flight"])?;
-    let partial_timer = t.choice("partial_ack_timer", Some("first"), &["first", "every"])?;
-    let sack_blocks = t.uint("sack_blocks", Some(0), 0, 4)? as u8;
-    let snd = SendParams {
-        mss,
-        header,
-        init_cwnd,
-        init_ssthresh: init_ssthresh.unwrap_or(INFINITE),
-        dupthresh,
-        rtt,
-        size: size.unwrap_or(INFINITE),
-        ecn,
-        full_ack_flight: full_ack == "flight",
-        partial_timer_every: partial_timer == "every",
-    };
-    let rcv = RecvParams {
-        buffer: rwnd.unwrap_or(INFINITE),
-        delack: delayed.then_some(delack_timeout),
-        ack_size,
-        sack_blocks,
-    };
-    Ok(FlowKind::Tcp { snd, rcv, cc: cc_name })
-}
-
 fn resolve_limit(q: &QueueSpec, rate: Rate, net: &Net, pkt: u64) -> Res<Limit> {
     let bad = |expected: String| ScenarioError {
         path: format!("{}.limit", q.path),
@@ -555,6 +506,11 @@ fn resolve_limit(q: &QueueSpec, rate: Rate, net: &Net, pkt: u64) -> Res<Limit> {
             })?;
             let bdp_pkts = rate.bytes_in(rtt) / pkt as f64;
             let n = (x * bdp_pkts).round();
+            if n > crate::units::MAX_PACKETS as f64 {
+                return Err(bad(format!(
+                    "a buffer of at most 1e12 packets ({x} × BDP = {n:e} packets of {pkt} B)"
+                )));
+            }
             if n < 1.0 {
                 return Err(bad(format!(
                     "a buffer of at least one packet ({x} × BDP = {:.3} packets of {pkt} B, BDP at {} over {})",
@@ -572,6 +528,11 @@ fn resolve_limit(q: &QueueSpec, rate: Rate, net: &Net, pkt: u64) -> Res<Limit> {
 /// Reads, validates and builds a scenario. Returns the simulator, ready to
 /// run, and the fully resolved scenario.
 pub fn build(text: &str) -> Res<(Sim, Value)> {
+    build_limited(text, &Limits::default())
+}
+
+/// [`build`] within `limits`: refuses, before allocating, what would not fit.
+pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     let v: Value = serde_json::from_str(text).map_err(|e| ScenarioError {
         path: String::new(),
         value: String::new(),
@@ -616,7 +577,15 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
         topo.raw("bdp_rtt");
     }
     let bdp_packet = if topo.has("bdp_packet") {
-        Some(topo.size("bdp_packet", None)?)
+        let b = topo.size("bdp_packet", None)?;
+        if b == 0 {
+            return Err(topo.error(
+                "bdp_packet",
+                &Value::String("0B".into()),
+                "a positive packet size such as \"1500B\"",
+            ));
+        }
+        Some(b)
     } else {
         topo.raw("bdp_packet");
         None
@@ -630,9 +599,22 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
     }
     root.put("topology", topo.finish()?);
 
-    let plans = read_flows(&mut root, &net, &mut rng, duration)?;
+    let plans = read_flows(&mut root, &net, &mut rng, duration, limits)?;
+    // The network and its flows must fit (routing needs routers × nodes entries).
+    let (size_key, size) = match kind.as_str() {
+        "dumbbell" => ("topology.pairs", net.pairs.len().to_string()),
+        _ => ("topology.nodes", format!("{} nodes", net.names.len())),
+    };
+    let nodes = net.names.len() as u64;
     let ends: Vec<(usize, usize)> = net.links.iter().map(|l| (l.from, l.to)).collect();
-    let routes = routing::route(net.names.len(), &ends)?;
+    let routers = routing::routers(net.names.len(), &ends) as u64;
+    let (links, nflows) = (net.links.len() as u64, plans.len() as u64);
+    let what = format!(
+        "the network of {nodes} nodes and {links} links (forwarding tables of {routers} routers) with {nflows} flows"
+    );
+    let bytes = budget::network_bytes(routers, nodes, links).saturating_add(nflows.saturating_mul(budget::FLOW_BYTES));
+    limits.check(size_key, size, &what, bytes, "use fewer nodes, links or flows")?;
+    let routes = routing::route(net.names.len(), &ends);
     for (i, p) in plans.iter().enumerate() {
         let needs_back = matches!(p.kind, FlowKind::Tcp { .. });
         let there = routing::path(&routes, &ends, p.src, p.dst).is_some();
@@ -712,7 +694,7 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
         let (kind, ep) = match p.kind {
             FlowKind::Tcp { snd, rcv, cc } => {
                 let algo = cc::by_name(&cc).expect("validated name");
-                let s = TcpSender::new(snd, algo, fid, src, dst);
+                let s = TcpSender::new(snd, algo, fid, src, dst, Rng::new(seed, STREAM_FLOW + i as u64));
                 let r = TcpReceiver::new(rcv, fid, dst, src);
                 (
                     "tcp",
@@ -816,6 +798,32 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
         };
         let queues = sel(&mut m, "queues", sim.links.iter().map(|l| l.name.clone()).collect())?;
         let flows = sel(&mut m, "flows", sim.flows.iter().map(|f| f.name.clone()).collect())?;
+        if iv > Time::ZERO {
+            let samples = duration.0 / iv.0 + 1;
+            let tcp = flows.iter().filter(|&&i| sim.flows[i].kind == "tcp").count() as u64;
+            let comps = sim.nodes.iter().map(|n| n.comps.len()).sum::<usize>() as u64;
+            // Queue disciplines' named values: those they trace now, plus one per
+            // flow for the per-flow backlog of per-conversation disciplines.
+            let qdisc_values: u64 = queues
+                .iter()
+                .map(|&i| {
+                    let q = &sim.links[i].qdisc;
+                    let mut v = Vec::new();
+                    q.trace(&mut v);
+                    v.len() as u64
+                        + if matches!(q.kind(), "fq" | "drr") {
+                            sim.flows.len() as u64
+                        } else {
+                            0
+                        }
+                })
+                .sum();
+            let bytes = budget::monitor_bytes(samples, queues.len() as u64, tcp, 8 * comps + qdisc_values);
+            let what = format!("{samples} samples of {} queues and {tcp} flows", queues.len());
+            let fix = "sample less often or select fewer queues and flows (monitor.queues, monitor.flows)";
+            let written = m.raw("interval").map_or_else(String::new, show);
+            limits.check(&m.key_path("interval"), written, &what, bytes, fix)?;
+        }
         root.put("monitor", m.finish()?);
         if iv > Time::ZERO {
             sim.monitor.interval = Some(iv);
@@ -824,6 +832,7 @@ pub fn build(text: &str) -> Res<(Sim, Value)> {
         }
     }
     let resolved = root.finish()?;
+    sim.memory_limit = limits.memory;
     sim.prime();
     Ok((sim, resolved))
 }

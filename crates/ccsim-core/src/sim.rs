@@ -166,6 +166,10 @@ pub struct Sim {
     pub link_base: Vec<QueueStats>,
     /// Views of the output queues of nodes hosting components, by link id.
     pub views: Vec<Option<Box<QueueView>>>,
+    /// Bytes this run may hold (see [`crate::budget`]); checked by [`Sim::step`].
+    pub memory_limit: u64,
+    /// The current instant and the events processed at it (zero-time loop guard).
+    instant: (Time, u64),
     next_uid: u64,
     out_buf: Vec<Packet>,
     drop_buf: Vec<(Packet, DropReason)>,
@@ -186,6 +190,8 @@ impl Sim {
             monitor: Monitor::default(),
             link_base: Vec::new(),
             views: Vec::new(),
+            memory_limit: crate::budget::DEFAULT_MEMORY,
+            instant: (Time::ZERO, 0),
             next_uid: 0,
             out_buf: Vec::new(),
             drop_buf: Vec::new(),
@@ -233,19 +239,101 @@ impl Sim {
     }
 
     /// Processes every event with time ≤ `until` (and ≤ the end of the run).
-    /// Returns the number of events processed.
+    /// Returns the number of events processed. Panics where [`Sim::step`] fails.
     pub fn run_until(&mut self, until: Time) -> u64 {
+        self.step(until, u64::MAX).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Processes events with time ≤ `until` (and ≤ the end of the run), at most
+    /// `max_events` of them, so that a caller can look at the clock, signals and
+    /// progress between steps; [`Sim::reached`] tells whether `until` was reached.
+    /// Fails if simulated time stops advancing or the run outgrows its memory budget
+    /// (see [`crate::budget`]).
+    pub fn step(&mut self, until: Time, max_events: u64) -> Result<u64, SimError> {
         let until = until.min(self.end);
         let mut n = 0;
-        while let Some(t) = self.sched.peek_time() {
+        while n < max_events {
+            let Some(t) = self.sched.peek_time() else { break };
             if t > until {
                 break;
+            }
+            if t == self.instant.0 {
+                self.instant.1 += 1;
+                if self.instant.1 > crate::budget::INSTANT_EVENTS && self.instant.1 > self.instant_budget() {
+                    return Err(crate::budget::stalled(t, self.instant.1, &self.zero_time_links()));
+                }
+            } else {
+                self.instant = (t, 1);
             }
             let (_, ev) = self.sched.pop().expect("peeked");
             self.dispatch(ev);
             n += 1;
         }
-        n
+        self.check_memory()?;
+        Ok(n)
+    }
+
+    /// True once every event at or before `t` has been processed.
+    pub fn reached(&self, t: Time) -> bool {
+        self.sched.peek_time().is_none_or(|next| next > t.min(self.end))
+    }
+
+    fn instant_budget(&self) -> u64 {
+        let objects = (self.nodes.len() + self.links.len() + self.flows.len()) as u64;
+        crate::budget::INSTANT_EVENTS + crate::budget::INSTANT_EVENTS_PER_OBJECT * objects
+    }
+
+    /// Links that can carry a small packet in zero time (no delay, serialization of
+    /// 40 bytes rounding to 0 ns): the usual cause of a zero-time loop.
+    fn zero_time_links(&self) -> Vec<String> {
+        self.links
+            .iter()
+            .filter(|l| l.delay == Time::ZERO && l.rate.tx_time(40) == Time::ZERO)
+            .take(5)
+            .map(|l| format!("{} ({}, delay 0s)", l.name, crate::cfg::rate_str(l.rate)))
+            .collect()
+    }
+
+    /// Bytes the engine holds for this run that grow with it: packets inside the
+    /// network, pending events and time series (an upper-bound estimate).
+    pub fn memory_in_use(&self) -> u64 {
+        let c = &self.counters;
+        let packets = c.created.saturating_sub(c.delivered + c.dropped);
+        let m = &self.monitor;
+        let rows = m.queue_ts.time.len() as u64 * 40
+            + m.flow_ts.time.len() as u64 * 80
+            + (m.comp_ts.time.len() + m.qdisc_ts.time.len()) as u64 * 32;
+        packets * crate::budget::PACKET_BYTES + self.sched.len() as u64 * 64 + rows * 2
+    }
+
+    fn check_memory(&self) -> Result<(), SimError> {
+        let used = self.memory_in_use();
+        if used <= self.memory_limit {
+            return Ok(());
+        }
+        let big = self.links.iter().max_by_key(|l| l.qdisc.backlog_packets());
+        let culprit = match big {
+            Some(l) => format!(
+                "; the longest queue is {} with {} packets (limit {}): give it a finite limit",
+                l.name,
+                l.qdisc.backlog_packets(),
+                match l.qdisc.limit() {
+                    crate::qdisc::Limit::Packets(n) => format!("{n}pkt"),
+                    crate::qdisc::Limit::Bytes(b) => format!("{b}B"),
+                    crate::qdisc::Limit::Unlimited => "inf".into(),
+                }
+            ),
+            None => String::new(),
+        };
+        Err(SimError(format!(
+            "memory budget exceeded at t = {}: the run holds about {} (budget {}; {} packets \
+             inside the network){culprit}, or raise the budget (memory_limit=..., or the \
+             CCSIM_MEMORY_LIMIT environment variable)",
+            self.now(),
+            crate::budget::human(used),
+            crate::budget::human(self.memory_limit),
+            self.in_flight(),
+        )))
     }
 
     /// True once no event at or before the end time remains.

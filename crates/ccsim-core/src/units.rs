@@ -103,7 +103,16 @@ impl Rate {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParseError {
     pub value: String,
-    pub expected: &'static str,
+    pub expected: String,
+}
+
+impl ParseError {
+    /// The specific reason when the value has an accepted form but is out of range
+    /// ("at most 10Tbps", "at least 1ns"); `None` when the form itself is wrong.
+    pub fn out_of_range(&self) -> Option<&str> {
+        let generic = [RATE_EXPECTED, TIME_EXPECTED, SIZE_EXPECTED, BUFFER_EXPECTED];
+        (!generic.contains(&self.expected.as_str())).then_some(self.expected.as_str())
+    }
 }
 
 impl fmt::Display for ParseError {
@@ -116,6 +125,62 @@ const RATE_EXPECTED: &str = "a positive rate such as \"45Mbps\", \"1Gbps\", \"64
 const TIME_EXPECTED: &str = "a non-negative time such as \"40ms\", \"1.5s\", \"250us\", \"100ns\" or \"2min\"";
 const SIZE_EXPECTED: &str =
     "a non-negative size such as \"1500B\", \"300KB\", \"10MB\", \"1GB\" (decimal) or \"64KiB\" (binary)";
+
+/// Fastest link rate accepted: 10 Tbit/s. The clock counts whole nanoseconds, so
+/// faster links would serialize even full-size packets in no time at all.
+pub const MAX_RATE: Rate = Rate(10_000_000_000_000);
+/// Largest size accepted (buffers, transfers, windows, packet lengths): 1 PB. Keeps
+/// every product of sizes the engine forms (bits = 8 × bytes, ...) far from overflow.
+pub const MAX_SIZE: u64 = 1_000_000_000_000_000;
+/// Largest buffer in packets: 10^12.
+pub const MAX_PACKETS: u64 = 1_000_000_000_000;
+/// Longest time accepted: 10^9 s (about 32 years of simulated time).
+pub const MAX_SECS: f64 = 1e9;
+
+/// A rate in bit/s from a number: positive, finite, at most [`MAX_RATE`]. `Err` holds
+/// what is accepted.
+pub fn rate_from_bps(bps: f64) -> Result<Rate, String> {
+    if !(bps.is_finite() && bps >= 1.0) {
+        return Err(format!("{RATE_EXPECTED}, of at least 1bps"));
+    }
+    if bps > MAX_RATE.0 as f64 {
+        return Err("a rate of at most 10Tbps (ccsim's maximum: the clock counts whole \
+                    nanoseconds, and faster links would send packets in zero time)"
+            .into());
+    }
+    Ok(Rate(bps.round() as u64))
+}
+
+/// A size in bytes from a number of bytes: finite, non-negative, at most [`MAX_SIZE`].
+pub fn size_from_bytes(b: f64) -> Result<u64, String> {
+    if !(b.is_finite() && b >= 0.0) {
+        return Err(SIZE_EXPECTED.into());
+    }
+    if b > MAX_SIZE as f64 {
+        return Err("a size of at most 1PB (1e15 bytes)".into());
+    }
+    Ok(b.round() as u64)
+}
+
+/// A time from seconds: finite, non-negative, at most [`MAX_SECS`], and a whole number
+/// of nanoseconds (the clock's resolution; "0.4ns" is an error, not 0).
+pub fn time_from_secs(s: f64) -> Result<Time, String> {
+    if !(s.is_finite() && s >= 0.0) {
+        return Err(TIME_EXPECTED.into());
+    }
+    if s > MAX_SECS {
+        return Err("a time of at most 1e9s".into());
+    }
+    let ns = s * 1e9;
+    if (ns - ns.round()).abs() > (1e-9 * ns).max(1e-6) {
+        return Err(if ns < 1.0 {
+            "0s or a time of at least 1ns (the clock counts whole nanoseconds)".into()
+        } else {
+            "a whole number of nanoseconds (the clock counts whole nanoseconds)".into()
+        });
+    }
+    Ok(Time(ns.round() as u64))
+}
 
 /// Splits "12.5Mbps" into (12.5, "Mbps"); allows spaces between.
 fn split_number(s: &str) -> Option<(f64, &str)> {
@@ -140,7 +205,7 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 pub fn parse_rate(s: &str) -> Result<Rate, ParseError> {
     let err = || ParseError {
         value: s.to_string(),
-        expected: RATE_EXPECTED,
+        expected: RATE_EXPECTED.into(),
     };
     let (n, unit) = split_number(s).ok_or_else(err)?;
     let mult = match unit {
@@ -151,18 +216,17 @@ pub fn parse_rate(s: &str) -> Result<Rate, ParseError> {
         "Tbps" | "Tb/s" => 1e12,
         _ => return Err(err()),
     };
-    let v = n * mult;
-    if !(v.is_finite() && v >= 1.0) {
-        return Err(err());
-    }
-    Ok(Rate(v.round() as u64))
+    rate_from_bps(n * mult).map_err(|expected| ParseError {
+        value: s.to_string(),
+        expected,
+    })
 }
 
 /// Parses a time: "40ms", "1.5s", "250us", "100ns", "2min".
 pub fn parse_time(s: &str) -> Result<Time, ParseError> {
     let err = || ParseError {
         value: s.to_string(),
-        expected: TIME_EXPECTED,
+        expected: TIME_EXPECTED.into(),
     };
     let (n, unit) = split_number(s).ok_or_else(err)?;
     let mult = match unit {
@@ -174,18 +238,17 @@ pub fn parse_time(s: &str) -> Result<Time, ParseError> {
         "h" => 3600.0,
         _ => return Err(err()),
     };
-    let v = n * mult;
-    if !(v.is_finite() && v >= 0.0) || v > 1e9 {
-        return Err(err());
-    }
-    Ok(Time::from_secs_f64(v))
+    time_from_secs(n * mult).map_err(|expected| ParseError {
+        value: s.to_string(),
+        expected,
+    })
 }
 
 /// Parses a size in bytes: "1500B", "300KB", "10MB", "64KiB", "1500".
 pub fn parse_size(s: &str) -> Result<u64, ParseError> {
     let err = || ParseError {
         value: s.to_string(),
-        expected: SIZE_EXPECTED,
+        expected: SIZE_EXPECTED.into(),
     };
     let (n, unit) = split_number(s).ok_or_else(err)?;
     let mult = match unit {
@@ -201,11 +264,10 @@ pub fn parse_size(s: &str) -> Result<u64, ParseError> {
         "Mbit" => 125_000.0,
         _ => return Err(err()),
     };
-    let v = n * mult;
-    if !(v.is_finite() && v >= 0.0) || v > 1e18 {
-        return Err(err());
-    }
-    Ok(v.round() as u64)
+    size_from_bytes(n * mult).map_err(|expected| ParseError {
+        value: s.to_string(),
+        expected,
+    })
 }
 
 /// A buffer size as written in a scenario: packets, bytes, or a multiple of the
@@ -224,7 +286,7 @@ pub const BUFFER_EXPECTED: &str = "a buffer size such as \"100pkt\", \"150KB\", 
 pub fn parse_buffer(s: &str) -> Result<BufferSize, ParseError> {
     let err = || ParseError {
         value: s.to_string(),
-        expected: BUFFER_EXPECTED,
+        expected: BUFFER_EXPECTED.into(),
     };
     let t = s.trim();
     if matches!(t, "inf" | "infinite" | "unlimited") {
@@ -239,10 +301,23 @@ pub fn parse_buffer(s: &str) -> Result<BufferSize, ParseError> {
             if n.fract() != 0.0 {
                 return Err(err());
             }
+            if n > MAX_PACKETS as f64 {
+                return Err(ParseError {
+                    value: s.to_string(),
+                    expected: "a buffer of at most 1e12 packets".into(),
+                });
+            }
             Ok(BufferSize::Packets(n as u64))
         }
         "bdp" | "BDP" => Ok(BufferSize::Bdp(n)),
-        _ => parse_size(t).map(BufferSize::Bytes).map_err(|_| err()),
+        _ => parse_size(t).map(BufferSize::Bytes).map_err(|e| ParseError {
+            expected: if e.expected == SIZE_EXPECTED {
+                BUFFER_EXPECTED.into()
+            } else {
+                e.expected
+            },
+            ..e
+        }),
     }
 }
 
@@ -292,6 +367,25 @@ mod tests {
         assert_eq!(parse_buffer("inf").unwrap(), BufferSize::Unlimited);
         assert!(parse_buffer("1.5pkt").is_err());
         assert!(parse_buffer("-3pkt").is_err());
+    }
+
+    #[test]
+    fn out_of_range_values_are_errors_not_silently_capped_or_rounded() {
+        let e = parse_rate("100Tbps").unwrap_err();
+        assert!(e.expected.contains("at most 10Tbps"), "{e}");
+        assert!(parse_rate("1e30Gbps").unwrap_err().expected.contains("at most 10Tbps"));
+        assert_eq!(parse_rate("10Tbps").unwrap(), MAX_RATE);
+        let e = parse_time("0.4ns").unwrap_err();
+        assert!(e.expected.contains("at least 1ns"), "{e}");
+        assert!(parse_time("1.5ns").unwrap_err().expected.contains("whole number"));
+        assert_eq!(parse_time("0ns").unwrap(), Time::ZERO);
+        assert_eq!(parse_time("1ns").unwrap(), Time(1));
+        assert_eq!(parse_time("0.3s").unwrap(), Time(300_000_000));
+        assert!(parse_time("2e9s").is_err());
+        assert!(parse_size("2EB").is_err());
+        assert!(parse_size("1.1e15B").unwrap_err().expected.contains("1PB"));
+        assert!(parse_buffer("1e13pkt").unwrap_err().expected.contains("1e12 packets"));
+        assert!(parse_buffer("2e18B").unwrap_err().expected.contains("1PB"));
     }
 
     #[test]

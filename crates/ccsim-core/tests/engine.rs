@@ -220,10 +220,12 @@ fn scenario_strategy() -> impl Strategy<Value = Value> {
         any::<u64>(),
         prop::bool::ANY,
         prop::bool::ANY,
+        prop::bool::ANY,
     )
-        .prop_map(|(pairs, rate, delay, limit, loss, cc, size, seed, udp, delack)| {
+        .prop_map(|(pairs, rate, delay, limit, loss, cc, size, seed, udp, delack, sack)| {
             let mut flows = vec![json!({"pairs": "all", "cc": cc, "size": size, "mss": 1000,
-                "delayed_ack": delack, "start": {"uniform": ["0s", "0.5s"]}, "rwnd": "64KB"})];
+                "delayed_ack": delack, "start": {"uniform": ["0s", "0.5s"]}, "rwnd": "64KB",
+                "sack": sack})];
             if udp {
                 flows.push(json!({"kind": "poisson", "pairs": [0], "rate": "500kbps", "size_dist": "exponential"}));
             }

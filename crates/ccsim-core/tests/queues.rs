@@ -5,7 +5,6 @@
 
 mod common;
 
-use ccsim_core::output::Output;
 use ccsim_core::packet::{FlowId, Kind, LinkId, NodeId, Packet};
 use ccsim_core::qdisc::red::{resolve, Red};
 use ccsim_core::qdisc::{DropReason, LinkInfo};
@@ -13,15 +12,11 @@ use ccsim_core::rng::Rng;
 use ccsim_core::router::{CompCtx, Component, QueueEvent, QueueView, Verdict};
 use ccsim_core::scenario::build;
 use ccsim_core::units::{Rate, Time};
-use common::{col, f64s, fingerprint, queue_value, strs};
+use common::{col, f64s, fingerprint, flow_values, queue_value, strs};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-
-fn flow_values(o: &Output, name: &str) -> Vec<f64> {
-    f64s(col(o, "flows", name))
-}
 
 /// A dumbbell of `pairs` around a 10 Mbps / 10 ms bottleneck with `queue`.
 fn dumbbell(pairs: usize, queue: Value, flows: Value, duration: &str) -> Value {
@@ -318,7 +313,7 @@ fn component_events_rebuild_the_queue_view_with_victims_before_arrivals() {
     assert_eq!(*bad.lock().unwrap(), 0);
 }
 
-/// Appends its digit to `opt[0]` of every data packet it forwards; if it is
+/// Appends its digit to the (unused) `seq` of every datagram it forwards; if it is
 /// the holder, holds each data packet for 1 ms first.
 struct Stamp {
     digit: u32,
@@ -334,7 +329,7 @@ impl Component for Stamp {
         if pkt.kind != Kind::Datagram {
             return Verdict::Forward(pkt);
         }
-        pkt.opt[0] = pkt.opt[0] * 10 + self.digit;
+        pkt.seq = pkt.seq * 10 + self.digit as u64;
         if self.hold {
             self.held.push((cx.now + Time::from_millis(1), pkt, out));
             cx.wake_at(self.held[0].0);
@@ -356,8 +351,8 @@ impl Component for Stamp {
     }
 }
 
-/// Records `opt[0]` of the datagrams its node forwards.
-struct Seen(Arc<Mutex<Vec<u32>>>);
+/// Records `seq` of the datagrams its node forwards.
+struct Seen(Arc<Mutex<Vec<u64>>>);
 
 impl Component for Seen {
     fn kind(&self) -> &'static str {
@@ -365,7 +360,7 @@ impl Component for Seen {
     }
     fn on_forward(&mut self, _cx: &mut CompCtx, _in: Option<LinkId>, _out: LinkId, pkt: Packet) -> Verdict {
         if pkt.kind == Kind::Datagram {
-            self.0.lock().unwrap().push(pkt.opt[0]);
+            self.0.lock().unwrap().push(pkt.seq);
         }
         Verdict::Forward(pkt)
     }

@@ -354,6 +354,23 @@ fn token_gate_scenario_errors_name_the_key_and_what_is_accepted() {
         "{e}"
     );
 
+    // Sizes past 1 PB are refused at parse time instead of overflowing ×8 (2^61 bytes
+    // made packet_bits wrap to 0 and divide by zero; 2^61 + 5000 bytes wrapped silently).
+    let e = scenario_error(with("packet_length", json!(1u64 << 61)), "inf");
+    assert!(
+        e.starts_with("components[0].packet_length") && e.contains("at most 1PB"),
+        "{e}"
+    );
+    let e = scenario_error(with("buffer", json!((1u64 << 61) + 5000)), "inf");
+    assert!(
+        e.starts_with("components[0].buffer") && e.contains("at most 1PB"),
+        "{e}"
+    );
+    let e = scenario_error(with("buffer", json!("3EB")), "inf");
+    assert!(e.starts_with("components[0].buffer"), "{e}");
+    // A packet-count queue limit times the packet length saturates instead of wrapping.
+    assert!(ccsim_core::resolve(&single("1s", FAST, "1000000000000pkt", Some(gate())).to_string()).is_ok());
+
     let r = ccsim_core::resolve(&single("1s", FAST, "40000bit", Some(gate())).to_string()).unwrap();
     assert_eq!(
         r["components"][0],

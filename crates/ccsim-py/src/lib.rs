@@ -1,19 +1,30 @@
 //! Thin PyO3 bindings for ccsim-core (private module `ccsim._ccsim`).
 //!
-//! Two calls: `resolve(json) -> json` and `run(json, progress, slice_s) -> dict`.
+//! Two calls: `resolve(json, memory_limit) -> json` and
+//! `run(json, progress, slice_s, memory_limit) -> dict`, plus `parse_size` for
+//! the Python layer's own options.
 //! Numeric result columns cross as little-endian bytes (NumPy reads them
 //! without copying element by element); string columns as lists. Every error
 //! becomes `ScenarioError` or `SimulationError`; a Rust panic is caught here and
 //! never reaches Python as a panic.
 
+use ccsim_core::budget::Limits;
 use ccsim_core::output::{Column, Output};
 use ccsim_core::units::Time;
-use ccsim_core::{scenario, Error};
+use ccsim_core::{scenario, Error, STEP_EVENTS};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+/// Progress is reported this often (wall time) when no `slice_s` is given.
+const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
+fn limits(memory_limit: Option<u64>) -> Limits {
+    memory_limit.map_or_else(Limits::default, |memory| Limits { memory })
+}
 
 create_exception!(
     _ccsim,
@@ -54,10 +65,12 @@ fn to_py_err(e: Error) -> PyErr {
     }
 }
 
-/// Validates a scenario (JSON text) and returns the fully resolved scenario as JSON text.
+/// Validates a scenario (JSON text) and returns the fully resolved scenario as JSON
+/// text; a scenario whose estimated memory exceeds `memory_limit` bytes is invalid.
 #[pyfunction]
-fn resolve(text: &str) -> PyResult<String> {
-    match catch_unwind(|| ccsim_core::resolve(text)) {
+#[pyo3(signature = (text, memory_limit=None))]
+fn resolve(text: &str, memory_limit: Option<u64>) -> PyResult<String> {
+    match catch_unwind(|| ccsim_core::resolve_limited(text, &limits(memory_limit))) {
         Ok(Ok(v)) => Ok(v.to_string()),
         Ok(Err(e)) => Err(to_py_err(Error::Scenario(e))),
         Err(p) => Err(SimulationError::new_err(format!(
@@ -65,6 +78,12 @@ fn resolve(text: &str) -> PyResult<String> {
             panic_message(p)
         ))),
     }
+}
+
+/// Parses a size such as "8GB" or "512MiB" into bytes (`ValueError` if invalid).
+#[pyfunction]
+fn parse_size(text: &str) -> PyResult<u64> {
+    ccsim_core::units::parse_size(text).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 fn output_to_py<'py>(py: Python<'py>, out: Output) -> PyResult<Bound<'py, PyDict>> {
@@ -95,18 +114,21 @@ fn output_to_py<'py>(py: Python<'py>, out: Output) -> PyResult<Bound<'py, PyDict
     Ok(d)
 }
 
-/// Runs a scenario (JSON text). `progress(now_s, end_s)` is called between
-/// slices of `slice_s` simulated seconds (default: 1/200 of the run when
-/// `progress` is given); Ctrl-C is honoured between slices.
+/// Runs a scenario (JSON text) within `memory_limit` bytes. The run advances in
+/// steps of a few milliseconds; between steps Ctrl-C is honoured (`KeyboardInterrupt`)
+/// and `progress(now_s, end_s)` is called: every `slice_s` simulated seconds if given,
+/// else about five times per wall-clock second.
 #[pyfunction]
-#[pyo3(signature = (text, progress=None, slice_s=None))]
+#[pyo3(signature = (text, progress=None, slice_s=None, memory_limit=None))]
 fn run<'py>(
     py: Python<'py>,
     text: &str,
     progress: Option<PyObject>,
     slice_s: Option<f64>,
+    memory_limit: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let built = catch_unwind(|| scenario::build(text));
+    let limits = limits(memory_limit);
+    let built = catch_unwind(|| scenario::build_limited(text, &limits));
     let (mut sim, resolved) = match built {
         Ok(Ok(x)) => x,
         Ok(Err(e)) => return Err(to_py_err(Error::Scenario(e))),
@@ -118,34 +140,37 @@ fn run<'py>(
         }
     };
     let end = sim.end;
-    // Default: 200 slices when someone watches progress, else one.
-    let default_slice = if progress.is_some() {
-        Time((end.0 / 200).max(1))
-    } else {
-        end
-    };
-    let slice = slice_s
-        .map(Time::from_secs_f64)
-        .filter(|s| s.0 > 0)
-        .unwrap_or(default_slice);
+    let slice = slice_s.map(Time::from_secs_f64).filter(|s| s.0 > 0);
+    let mut target = slice.map_or(end, |s| s.min(end));
+    let mut reported = Instant::now();
     let mut events = 0u64;
-    let mut t = Time::ZERO;
     while !sim.done() {
-        t = (t + slice).min(end);
-        let r = py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| sim.run_until(t))));
+        let r = py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| sim.step(target, STEP_EVENTS))));
         match r {
-            Ok(n) => events += n,
+            Ok(Ok(n)) => events += n,
+            Ok(Err(e)) => return Err(to_py_err(Error::Sim(e))),
             Err(p) => {
                 return Err(SimulationError::new_err(format!(
                     "internal error at t={}: {}",
-                    t,
+                    sim.now(),
                     panic_message(p)
                 )))
             }
         }
         py.check_signals()?;
-        if let Some(cb) = &progress {
-            cb.call1(py, (t.as_secs_f64(), end.as_secs_f64()))?;
+        match (slice, &progress) {
+            (Some(s), cb) if sim.reached(target) => {
+                if let Some(cb) = cb {
+                    cb.call1(py, (target.as_secs_f64(), end.as_secs_f64()))?;
+                }
+                target = (target + s).min(end);
+            }
+            (None, Some(cb)) if sim.done() || reported.elapsed() >= PROGRESS_EVERY => {
+                let now = if sim.done() { end } else { sim.now() };
+                cb.call1(py, (now.as_secs_f64(), end.as_secs_f64()))?;
+                reported = Instant::now();
+            }
+            _ => {}
         }
     }
     let out = catch_unwind(AssertUnwindSafe(|| {
@@ -167,8 +192,10 @@ fn run<'py>(
 fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", ccsim_core::VERSION)?;
+    m.add("__engine_source__", env!("CCSIM_ENGINE_SOURCE"))?;
     Ok(())
 }

@@ -101,6 +101,10 @@ class Experiment:
         Which time series to keep for the plots.
     notes
         Deviations and resolved ambiguities, copied into the report.
+    findings
+        ``findings(data) -> list[str]``: facts measured in this run that are not
+        the paper's claims (extra series, explanations with numbers), written to
+        the report's "Findings" section; they pass or fail nothing.
     """
 
     name: str
@@ -112,6 +116,7 @@ class Experiment:
     plot: Callable[[Data, Path], list[Path]] | None = None
     timeseries: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    findings: Callable[[Data], list[str]] | None = None
 
     def run(
         self,
@@ -143,6 +148,7 @@ class Experiment:
             f"Paper: {self.paper}",
             f"Mode: {'quick (shorter runs, coarser grid)' if data.quick else 'full (paper settings)'}; "
             f"runs: {len(data.table)}; ccsim {_version()}",
+            f"Engine: {_engines(data.table)}",
             "",
             "| what | paper | ccsim | tolerance | result |",
             "|---|---|---|---|---|",
@@ -155,12 +161,16 @@ class Experiment:
             lines.append(
                 f"| {c.what} | {c.paper} | {shown} | {c.tolerance} | {'PASS' if passed else 'FAIL'} |"
             )
+        if self.findings:
+            lines += ["", "## Findings (measured in this run; not checks)", ""]
+            lines += [f"- {f}" for f in self.findings(data)]
         if figures:
             lines += ["", "## Figures", ""]
             lines += [f"![{p.stem}]({p.name})" for p in figures if p.suffix == ".png"]
         if self.notes or data.notes:
             lines += ["", "## Notes", ""]
             lines += [f"- {n}" for n in [*self.notes, *data.notes]]
+        lines += ["", *_points_table(data.table)]
         text = "\n".join(lines) + "\n"
         outdir.mkdir(parents=True, exist_ok=True)
         (outdir / "report.md").write_text(text)
@@ -171,6 +181,42 @@ def _version() -> str:
     import ccsim
 
     return ccsim.__version__
+
+
+def _engines(table: pd.DataFrame) -> str:
+    """Which engines computed the points (``ccsim.fingerprint()``), in one line."""
+    import ccsim
+
+    if "engine" not in table.columns:
+        return "unknown"
+    counts = table["engine"].fillna("none (not done)").value_counts()
+    parts = [
+        f"{eng} ({n} points{', this build' if eng == ccsim.fingerprint() else ''})"
+        for eng, n in counts.items()
+    ]
+    return "; ".join(parts)
+
+
+def _points_table(table: pd.DataFrame) -> list[str]:
+    """Markdown listing every point: its id, parameters, status and the engine that
+    computed it."""
+    params = [c for c in table.attrs.get("ccsim_params", []) if c in table.columns]
+    lines = [
+        "## Points",
+        "",
+        "Each point's engine is the fingerprint of the code that computed it "
+        "(`ccsim.fingerprint()`: version, Rust sources, Python sources).",
+        "",
+        "| point | seed | " + " | ".join(params) + (" | " if params else "") + "status | engine |",
+        "|---|---|" + "---|" * len(params) + "---|---|",
+    ]
+    for _, r in table.iterrows():
+        vals = " | ".join(str(r[c]) for c in params)
+        lines.append(
+            f"| {r['point_id']} | {r['seed']} | {vals}{' | ' if params else ''}"
+            f"{r.get('status', '')} | {r.get('engine') or ''} |"
+        )
+    return lines
 
 
 def save_figure(fig, outdir: Path, stem: str) -> list[Path]:

@@ -61,13 +61,20 @@ proc four_unequal_cbr {} {
     cbr 3 8Mb 1000 0.0 20.0
 }
 
-# A bulk NewReno flow i (1000-byte segments + 40 bytes of headers), optionally ECN.
+# A bulk NewReno flow i (1000-byte segments + 40 bytes of headers), optionally ECN,
+# with the settings the TCP comparison matches to ccsim's `conventions = "ns2"`
+# (validation/ns2/ns2tcp.py): no SYN and no growth delay for it, limited transmit,
+# NewReno's Impatient timer, an unlimited receiver window.
 proc tcp {i start ecn} {
     global ns s d tcpsrc
     set tcpsrc($i) [new Agent/TCP/Newreno]
     $tcpsrc($i) set fid_ $i
-    $tcpsrc($i) set window_ 10000
+    $tcpsrc($i) set window_ 1000000
     $tcpsrc($i) set packetSize_ 1000
+    $tcpsrc($i) set syn_ false
+    $tcpsrc($i) set delay_growth_ false
+    $tcpsrc($i) set singledup_ 1
+    $tcpsrc($i) set newreno_changes1_ 1
     $tcpsrc($i) set ecn_ $ecn
     $ns attach-agent $s($i) $tcpsrc($i)
     set snk [new Agent/TCPSink]

@@ -1,6 +1,6 @@
 """Compare ccsim's queue disciplines with ns-2.35 on small scenarios (README.md).
 
-    python validation/ns2/queues/run.py [--cases red_cbr,drr] [--markdown]
+    python validation/ns2/queues/run.py [--cases red_cbr,drr] [--write docs/validation.md]
 
 Each case is an ns-2 script (``<case>.tcl``, sharing ``common.tcl``) and its ccsim
 twin (``scenarios/<case>.toml``): the same dumbbell, traffic and discipline
@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+MARK_BEGIN = "<!-- ns2-queues:begin -->"
+MARK_END = "<!-- ns2-queues:end -->"
 
 
 @dataclass
@@ -377,11 +379,21 @@ CASES = {
 }
 
 
+def write(path: Path, text: str) -> None:
+    """Replace the table between the queue markers of a markdown file."""
+    old = path.read_text()
+    if MARK_BEGIN not in old or MARK_END not in old:
+        raise SystemExit(f"{path}: no {MARK_BEGIN} ... {MARK_END} block to replace")
+    a, b = old.index(MARK_BEGIN), old.index(MARK_END) + len(MARK_END)
+    path.write_text(f"{old[:a]}{MARK_BEGIN}\n{text}\n{MARK_END}{old[b:]}")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument(
         "--cases", default=",".join(CASES), help="comma-separated subset of: " + ", ".join(CASES)
     )
+    p.add_argument("--write", type=Path, help="replace the queue table in this markdown file")
     args = p.parse_args(argv)
     if shutil.which("ns") is None:
         print(
@@ -392,12 +404,18 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as d:
         for case in args.cases.split(","):
             checks += CASES[case](run_ns2(case, Path(d)))
-    print("| case | metric | ns-2.35 | ccsim | difference | tolerance | |")
-    print("|---|---|---|---|---|---|---|")
-    for ch in checks:
-        print(ch.row())
     bad = [ch for ch in checks if not ch.ok]
-    print(f"\n{len(checks) - len(bad)} of {len(checks)} within tolerance")
+    table = "\n".join(
+        [
+            "| case | metric | ns-2.35 | ccsim | difference | tolerance | |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        + [ch.row() for ch in checks]
+        + ["", f"{len(checks) - len(bad)} of {len(checks)} within tolerance"]
+    )
+    print(table)
+    if args.write:
+        write(args.write, table)
     return 1 if bad else 0
 
 

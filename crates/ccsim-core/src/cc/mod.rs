@@ -1,9 +1,12 @@
 //! Congestion control as a plug-in, shaped like Linux `tcp_congestion_ops`.
 //!
 //! The sender machine ([`crate::tcp::TcpSender`]) owns the state and the loss
-//! recovery mechanics (fast retransmit, fast recovery, RTO); an algorithm only
-//! decides window values: `ssthresh` on a loss indication, `cong_avoid` on an
-//! ACK of new data, and may observe every ACK (`pkts_acked`) and events
+//! recovery mechanics (fast retransmit, fast recovery, SACK, RTO); an
+//! algorithm decides window values: `ssthresh` on a loss indication,
+//! `cong_avoid` on an ACK of new data, `ecn_echo` on an ECN-Echo (RFC 3168 by
+//! default), or the whole window per ACK (`cong_control`, for model-based
+//! algorithms fed by the receiver's feedback); it may observe every ACK
+//! (`pkts_acked`, with the ECN echo and the receiver's feedback) and events
 //! (`cwnd_event`). Algorithms never schedule events: per-RTT logic finds round
 //! boundaries from ACK arrivals, as in Linux. Shared helpers
 //! ([`slow_start`], [`cong_avoid_ai`]) keep each algorithm short.
@@ -11,6 +14,7 @@
 pub mod reno;
 pub mod westwood;
 
+use crate::packet::Feedback;
 use crate::units::Time;
 
 pub use reno::Reno;
@@ -36,17 +40,25 @@ pub struct CcState {
     pub cwnd: u64,
     /// Slow-start threshold in bytes.
     pub ssthresh: u64,
-    /// Bytes outstanding (snd_nxt - snd_una) at the moment of the call.
+    /// The window a loss response halves. Normally FlightSize: bytes sent and
+    /// not yet acknowledged, from the go-back-N point after a timeout
+    /// (`snd_nxt − snd_una`), without limited-transmit segments on a fast
+    /// retransmit (RFC 5681 §3.2 step 2). With the sender's `loss_window =
+    /// "cwnd"`, and at a timeout under `rto_ssthresh = "window"`, it is
+    /// min(cwnd, rwnd) without fast-recovery inflation (ns-2's `window()`).
     pub flight: u64,
     /// Byte counter for additive increase (Linux `snd_cwnd_cnt`, in bytes).
     pub cwnd_cnt: u64,
+    /// Congestion avoidance counts acknowledged bytes (RFC 3465); if false,
+    /// each ACK adds SMSS²/cwnd (RFC 5681 eq. 3), see [`cong_avoid_ai`].
+    pub byte_counting: bool,
     /// Smoothed RTT and minimum RTT observed, if any sample exists.
     pub srtt: Option<Time>,
     pub min_rtt: Option<Time>,
 }
 
 /// What one ACK told the sender.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct AckSample {
     /// Bytes newly acknowledged by the cumulative ACK (0 for a duplicate).
     pub acked: u64,
@@ -55,6 +67,10 @@ pub struct AckSample {
     /// RTT sample taken from this ACK, if any (Karn's rule applied).
     pub rtt: Option<Time>,
     pub in_recovery: bool,
+    /// The ACK carried ECN-Echo (and ECN is in use, RFC 3168 §6.1.2).
+    pub ece: bool,
+    /// What the receiver's feedback mechanism attached to the ACK.
+    pub feedback: Feedback,
 }
 
 /// Congestion-avoidance events (Linux `tcp_ca_event` subset).
@@ -88,6 +104,21 @@ pub trait CongestionOps: Send {
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64);
     /// Every ACK, new or duplicate, before the sender reacts to it.
     fn pkts_acked(&mut self, _s: &CcState, _sample: &AckSample) {}
+    /// Window control on every ACK for model-based algorithms (Linux
+    /// `cong_control`): return true after setting `s.cwnd` (and `s.ssthresh`)
+    /// to take over the window for this ACK; false (the default) leaves it to
+    /// `cong_avoid` and the loss responses. Called after `pkts_acked`, in every
+    /// loss state, so a window that replaces cwnd during recovery is possible.
+    fn cong_control(&mut self, _s: &mut CcState, _sample: &AckSample) -> bool {
+        false
+    }
+    /// An ACK carried ECN-Echo and no reduction was made in this window yet
+    /// (RFC 3168 §6.1.2). Returns the new ssthresh (cwnd is set to it and CWR
+    /// sent), or `None` to ignore the echo. Default: RFC 3168, the response to
+    /// a loss by duplicate ACKs, `ssthresh(s)`.
+    fn ecn_echo(&mut self, s: &CcState) -> Option<u64> {
+        Some(self.ssthresh(s))
+    }
     fn cwnd_event(&mut self, _s: &mut CcState, _ev: CaEvent) {}
     /// Mechanism state worth tracing (e.g. Westwood+'s bandwidth estimate).
     fn trace(&self) -> Option<(&'static str, f64)> {
@@ -110,9 +141,16 @@ pub fn slow_start(s: &mut CcState, acked: u64) -> u64 {
     }
 }
 
-/// Additive increase with byte counting (RFC 3465 §2.1 / RFC 5681 §3.1): one
-/// MSS per window of acknowledged bytes, i.e. +1 segment per RTT.
+/// Additive increase. With byte counting (RFC 3465 §2.1 / RFC 5681 §3.1):
+/// one MSS per window of acknowledged bytes, i.e. +1 segment per RTT. Without
+/// (`s.byte_counting` false): RFC 5681 eq. 3, cwnd += SMSS·SMSS/cwnd on each
+/// ACK whatever it acknowledges, ns-2's `cwnd_ += 1/cwnd_` (+½ segment per
+/// RTT with delayed ACKs).
 pub fn cong_avoid_ai(s: &mut CcState, acked: u64) {
+    if !s.byte_counting {
+        s.cwnd += (s.mss * s.mss / s.cwnd.max(1)).max(1);
+        return;
+    }
     s.cwnd_cnt += acked;
     while s.cwnd_cnt >= s.cwnd && s.cwnd > 0 {
         s.cwnd_cnt -= s.cwnd;
@@ -133,7 +171,8 @@ pub fn reno_cong_avoid(s: &mut CcState, acked: u64) {
     }
 }
 
-/// Standard loss response (RFC 5681 eq. 4): max(FlightSize/2, 2·SMSS).
+/// Standard loss response (RFC 5681 eq. 4): max(FlightSize/2, 2·SMSS) bytes,
+/// where the sender's `loss_window` decides what `s.flight` holds.
 pub fn halve_flight(s: &CcState) -> u64 {
     (s.flight / 2).max(2 * s.mss)
 }
@@ -166,6 +205,7 @@ mod tests {
             ssthresh,
             flight: cwnd,
             cwnd_cnt: 0,
+            byte_counting: true,
             srtt: None,
             min_rtt: None,
         }
@@ -186,6 +226,17 @@ mod tests {
         }
         assert_eq!(s.cwnd, 11_000);
         assert_eq!(s.cwnd_cnt, 0);
+    }
+
+    #[test]
+    fn rfc5681_eq3_per_ack_increase() {
+        // cwnd = 4 MSS: each ACK adds MSS²/cwnd = 250 B; four ACKs add one MSS.
+        let mut s = st(4_000, 0);
+        s.byte_counting = false;
+        for _ in 0..4 {
+            cong_avoid_ai(&mut s, 2_000);
+        }
+        assert_eq!(s.cwnd, 4_000 + 250 + 235 + 222 + 212);
     }
 
     #[test]

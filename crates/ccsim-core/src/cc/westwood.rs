@@ -238,6 +238,7 @@ mod tests {
             ssthresh: u64::MAX,
             flight: 100 * MSS,
             cwnd_cnt: 0,
+            byte_counting: true,
             srtt: Some(Time::from_millis(srtt_ms)),
             min_rtt: Some(Time::from_millis(min_rtt_ms)),
         }
@@ -246,18 +247,15 @@ mod tests {
     fn ack(bytes: u64) -> AckSample {
         AckSample {
             acked: bytes,
-            dup: false,
-            rtt: None,
-            in_recovery: false,
+            ..AckSample::default()
         }
     }
 
     fn dupack() -> AckSample {
         AckSample {
-            acked: 0,
             dup: true,
-            rtt: None,
             in_recovery: true,
+            ..AckSample::default()
         }
     }
 

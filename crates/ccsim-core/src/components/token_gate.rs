@@ -555,7 +555,7 @@ pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<TokenGate> {
     }
     let short = match forward.qdisc.limit() {
         Limit::Bytes(b) => (b * 8 < buffer_bits).then(|| format!("{} bit", b * 8)),
-        Limit::Packets(n) => (n * packet_bits < buffer_bits).then(|| format!("{n} packets")),
+        Limit::Packets(n) => (n.saturating_mul(packet_bits) < buffer_bits).then(|| format!("{n} packets")),
         Limit::Unlimited => None,
     };
     if let Some(lim) = short {

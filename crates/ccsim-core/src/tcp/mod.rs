@@ -4,13 +4,15 @@
 //! the sender starts transmitting at its start time, the receiver answers every
 //! data segment. See docs/models/tcp.md for the RFC clauses implemented.
 
+pub mod params;
 mod receiver;
 mod rtt;
+pub mod scoreboard;
 mod sender;
 
 pub use receiver::{RecvParams, TcpReceiver};
-pub use rtt::{RttEstimator, RttParams};
-pub use sender::{SendParams, TcpSender};
+pub use rtt::{Estimator, RttEstimator, RttParams};
+pub use sender::{LossState, LossWindow, RtoSsthresh, SendParams, TcpSender};
 
 use crate::packet::Packet;
 use crate::units::Time;

@@ -13,8 +13,11 @@
 //! * SACK blocks (RFC 2018 §4) when enabled: the block holding the most
 //!   recently received segment first, then the other blocks, highest first.
 //! * Timestamp echo (RFC 7323): the ACK echoes the triggering segment's ts_val.
+//! * A receiver-side feedback mechanism ([`crate::feedback`]) sees every data
+//!   segment's IP fields and fills each ACK's feedback option.
 
 use super::{EndpointCtx, INFINITE};
+use crate::feedback::{FeedbackSpec, ReceiverFeedback};
 use crate::packet::{flags, FlowId, Kind, NodeId, Packet, MAX_SACK};
 use crate::units::Time;
 use std::collections::BTreeMap;
@@ -29,6 +32,8 @@ pub struct RecvParams {
     pub ack_size: u32,
     /// Number of SACK blocks to send (0 = SACK off).
     pub sack_blocks: u8,
+    /// A receiver-side feedback mechanism writing into the ACKs' option.
+    pub feedback: Option<FeedbackSpec>,
 }
 
 impl Default for RecvParams {
@@ -38,6 +43,7 @@ impl Default for RecvParams {
             delack: None,
             ack_size: 40,
             sack_blocks: 0,
+            feedback: None,
         }
     }
 }
@@ -62,12 +68,14 @@ pub struct TcpReceiver {
     pending_segs: u32,
     delack_at: Option<Time>,
     last_ts: Time,
+    feedback: Option<Box<dyn ReceiverFeedback>>,
     pub stats: RecvStats,
 }
 
 impl TcpReceiver {
     pub fn new(p: RecvParams, flow: FlowId, me: NodeId, peer: NodeId) -> Self {
         TcpReceiver {
+            feedback: p.feedback.as_ref().map(FeedbackSpec::build),
             p,
             flow,
             me,
@@ -89,6 +97,10 @@ impl TcpReceiver {
     }
     pub fn next_wake(&self) -> Option<Time> {
         self.delack_at
+    }
+    /// The feedback mechanism's traced state, if any.
+    pub fn feedback_trace(&self) -> Option<(&'static str, f64)> {
+        self.feedback.as_ref().and_then(|f| f.trace())
     }
     /// Bytes held out of order.
     pub fn ooo_bytes(&self) -> u64 {
@@ -127,6 +139,9 @@ impl TcpReceiver {
             self.stats.ce_received += 1;
         }
         self.last_ts = pkt.ts_val;
+        if let Some(f) = self.feedback.as_mut() {
+            f.on_data(pkt);
+        }
         let (s, e) = (pkt.seq, pkt.end_seq());
         let mut immediate = self.p.delack.is_none();
         if e <= self.rcv_nxt {
@@ -183,6 +198,9 @@ impl TcpReceiver {
             self.p.buffer.saturating_sub(self.ooo_bytes)
         };
         a.ts_ecr = self.last_ts;
+        if let Some(f) = self.feedback.as_mut() {
+            f.fill(&mut a.fb);
+        }
         if self.p.sack_blocks > 0 && !self.ooo.is_empty() {
             let max = (self.p.sack_blocks as usize).min(MAX_SACK);
             let mut n = 0;
@@ -216,6 +234,7 @@ impl TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::Ecn;
 
     fn seg(seq: u64, len: u32) -> Packet {
         let mut p = Packet::new(0, FlowId(0), NodeId(0), NodeId(1), len + 40, Kind::Data, Time::ZERO);
@@ -320,5 +339,40 @@ mod tests {
         );
         let ece: Vec<bool> = out.iter().map(|p| p.has(flags::ECE)).collect();
         assert_eq!(ece, vec![true, true, false]);
+    }
+
+    /// A receiver-side mechanism sees each data packet's IP fields and fills
+    /// the ACK's feedback option (BMCC, bmcc.md §3): IP id 1 hashes to h =
+    /// 1.0, marked ECT(1) raises f̂ from 0.15 to 1.0; a CE packet sets f̂ = u
+    /// and `ce_seen`.
+    #[test]
+    fn feedback_mechanism_fills_each_ack() {
+        use crate::feedback::{bmcc, FeedbackSpec};
+        let p = RecvParams {
+            feedback: Some(FeedbackSpec::Bmcc(bmcc::Params {
+                hash: bmcc::Hash::BitReverse,
+                ce_flag_only: false,
+            })),
+            ..Default::default()
+        };
+        let mut r = TcpReceiver::new(p, FlowId(0), NodeId(1), NodeId(0));
+        let mut out = Vec::new();
+        for (seq, ip_id, ecn) in [(0, 1, Ecn::Ect1), (100, 5, Ecn::Ce)] {
+            let mut s = seg(seq, 100);
+            s.ip_id = ip_id;
+            s.ecn = ecn;
+            r.on_data(
+                &s,
+                &mut EndpointCtx {
+                    now: Time::ZERO,
+                    out: &mut out,
+                },
+            );
+        }
+        assert_eq!(out[0].fb.load_factor(), Some(1.0));
+        assert!(!out[0].fb.ce_seen);
+        assert_eq!(out[1].fb.load, Some((1.2 * 16384.0f64).round() as u16));
+        assert!(out[1].fb.ce_seen);
+        assert_eq!(r.feedback_trace(), Some(("load_estimate", 1.2)));
     }
 }

@@ -1,15 +1,36 @@
-//! Retransmission timer computation, RFC 6298 §2.
+//! Retransmission timer computation, two estimators.
 //!
+//! [`Estimator::Rfc6298`] (the default), RFC 6298 §2 in floating point:
 //! * first sample R: SRTT = R, RTTVAR = R/2 (§2.2);
 //! * later samples: RTTVAR = 3/4·RTTVAR + 1/4·|SRTT − R'|, then
 //!   SRTT = 7/8·SRTT + 1/8·R' (§2.3, RTTVAR uses the old SRTT);
 //! * RTO = SRTT + max(G, 4·RTTVAR), clamped to [min_rto, max_rto] (§2.4–2.5);
 //! * exponential backoff on expiry (§5.5), reset by the next valid sample.
 //!
-//! Samples can be quantized to a clock tick (ns-1/ns-2 `tcpTick_`), rounded up
-//! to at least one tick, to reproduce period simulators (corrections.md, BUC).
+//! Samples can be rounded to a clock tick (nearest whole tick, at least one),
+//! for period simulators described that way (corrections.md, BUC).
+//!
+//! [`Estimator::Ns2`], ns-2.35's `TcpAgent::rtt_update`, `rtt_timeout` and
+//! `rtt_backoff` (the BSD fixed-point estimator of Jacobson 1988, appendix A),
+//! in integer clock ticks:
+//! * a sample counts the tick boundaries crossed between sending and
+//!   acknowledgement, at least one, with the agent's clock phase (`boot_time_`,
+//!   drawn uniformly in [0, tick) per connection);
+//! * `t_srtt` holds 8·SRTT and `t_rttvar` 4·RTTVAR in ticks; updates truncate
+//!   (`t_srtt += R − (t_srtt >> 3)`; `t_rttvar += |δ| − (t_rttvar >> 2)`), both
+//!   at least 1; RTO = (`t_rttvar` + `t_srtt` >> 3) ticks, RFC 2988's min_rto
+//!   clamp before the backoff, at least two ticks;
+//! * after more than three backoffs (multiplier > 8) SRTT is folded into
+//!   RTTVAR and cleared, so the next sample starts afresh.
 
 use crate::units::Time;
+
+/// Which RTT estimator and timer arithmetic to use.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Estimator {
+    Rfc6298,
+    Ns2,
+}
 
 #[derive(Clone, Debug)]
 pub struct RttParams {
@@ -19,10 +40,12 @@ pub struct RttParams {
     pub min_rto: Time,
     /// Upper bound on the RTO (≥ 60 s).
     pub max_rto: Time,
-    /// Clock granularity G in the RTO formula.
+    /// Clock granularity G in the RTO formula (RFC 6298 estimator).
     pub granularity: Time,
-    /// If non-zero, RTT samples are rounded to whole ticks (≥ 1 tick).
+    /// Clock tick: RFC 6298 estimator, samples rounded to whole ticks if
+    /// non-zero; ns-2 estimator, its `tcpTick_` (must be non-zero).
     pub tick: Time,
+    pub estimator: Estimator,
 }
 
 impl Default for RttParams {
@@ -33,16 +56,25 @@ impl Default for RttParams {
             max_rto: Time::from_secs(60),
             granularity: Time::ZERO,
             tick: Time::ZERO,
+            estimator: Estimator::Rfc6298,
         }
     }
 }
 
 #[derive(Clone, Debug)]
+enum State {
+    /// SRTT and RTTVAR in nanoseconds.
+    Rfc6298 { srtt: f64, rttvar: f64 },
+    /// ns-2's scaled integers (ticks × 8, ticks × 4) and the clock phase (ns).
+    Ns2 { t_srtt: i64, t_rttvar: i64, boot: u64 },
+}
+
+#[derive(Clone, Debug)]
 pub struct RttEstimator {
     p: RttParams,
-    srtt: f64,
-    rttvar: f64,
+    state: State,
     has_sample: bool,
+    /// RTO before backoff (clamped to [min_rto, max_rto]).
     rto: Time,
     backoff: u32,
     min_rtt: Option<Time>,
@@ -50,12 +82,21 @@ pub struct RttEstimator {
 }
 
 impl RttEstimator {
-    pub fn new(p: RttParams) -> Self {
+    /// An estimator; `phase` in [0, 1) places the ns-2 estimator's clock
+    /// ticks (`boot_time_` = phase · tick) and is ignored by RFC 6298's.
+    pub fn new(p: RttParams, phase: f64) -> Self {
         let rto = p.init_rto;
+        let state = match p.estimator {
+            Estimator::Rfc6298 => State::Rfc6298 { srtt: 0.0, rttvar: 0.0 },
+            Estimator::Ns2 => State::Ns2 {
+                t_srtt: 0,
+                t_rttvar: 0,
+                boot: (phase.clamp(0.0, 1.0) * p.tick.0 as f64) as u64,
+            },
+        };
         RttEstimator {
             p,
-            srtt: 0.0,
-            rttvar: 0.0,
+            state,
             has_sample: false,
             rto,
             backoff: 0,
@@ -64,27 +105,52 @@ impl RttEstimator {
         }
     }
 
-    /// Feeds one RTT measurement.
-    pub fn sample(&mut self, r: Time) {
-        let r = if self.p.tick.0 > 0 {
-            let t = self.p.tick.0;
-            Time(((r.0 + t / 2) / t).max(1) * t)
-        } else {
-            r
+    /// Feeds the measurement of a segment sent at `sent` and acknowledged at `now`.
+    pub fn sample(&mut self, sent: Time, now: Time) {
+        let tick = self.p.tick.0;
+        let (r, rto) = match &mut self.state {
+            State::Rfc6298 { srtt, rttvar } => {
+                let mut r = now - sent;
+                if let Some(ticks) = (r.0 + tick / 2).checked_div(tick) {
+                    r = Time(ticks.max(1) * tick);
+                }
+                let rf = r.0 as f64;
+                if !self.has_sample {
+                    *srtt = rf;
+                    *rttvar = rf / 2.0;
+                } else {
+                    *rttvar = 0.75 * *rttvar + 0.25 * (*srtt - rf).abs();
+                    *srtt = 0.875 * *srtt + 0.125 * rf;
+                }
+                let rto = *srtt + (self.p.granularity.0 as f64).max(4.0 * *rttvar);
+                (r, Time(rto.round() as u64))
+            }
+            State::Ns2 { t_srtt, t_rttvar, boot } => {
+                // Tick boundaries crossed (ns-2: int((tao + fmod(sendtime, tick)) / tick)).
+                let ticks = ((now.0 + *boot) / tick - (sent.0 + *boot) / tick).max(1) as i64;
+                if *t_srtt != 0 {
+                    let mut delta = ticks - (*t_srtt >> 3);
+                    *t_srtt += delta;
+                    if *t_srtt <= 0 {
+                        *t_srtt = 1;
+                    }
+                    delta = delta.abs() - (*t_rttvar >> 2);
+                    *t_rttvar += delta;
+                    if *t_rttvar <= 0 {
+                        *t_rttvar = 1;
+                    }
+                } else {
+                    *t_srtt = ticks << 3;
+                    *t_rttvar = ticks << 1;
+                }
+                let rtxcur = ((*t_rttvar << 3) + *t_srtt) >> 3;
+                (Time(ticks as u64 * tick), Time(rtxcur as u64 * tick))
+            }
         };
+        self.has_sample = true;
         self.last = Some(r);
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
-        let rf = r.0 as f64;
-        if !self.has_sample {
-            self.srtt = rf;
-            self.rttvar = rf / 2.0;
-            self.has_sample = true;
-        } else {
-            self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - rf).abs();
-            self.srtt = 0.875 * self.srtt + 0.125 * rf;
-        }
-        let rto = self.srtt + (self.p.granularity.0 as f64).max(4.0 * self.rttvar);
-        self.rto = Time(rto.round() as u64).max(self.p.min_rto).min(self.p.max_rto);
+        self.rto = rto.max(self.p.min_rto).min(self.p.max_rto);
         self.backoff = 0;
     }
 
@@ -96,21 +162,54 @@ impl RttEstimator {
         } else {
             shifted
         };
-        Time(shifted).min(self.p.max_rto)
+        let t = Time(shifted).min(self.p.max_rto);
+        match self.state {
+            // ns-2 `rtt_timeout`: never below two ticks.
+            State::Ns2 { .. } => t.max(Time(2 * self.p.tick.0)),
+            State::Rfc6298 { .. } => t,
+        }
     }
 
-    /// Doubles the timeout (RFC 6298 §5.5).
+    /// Doubles the timeout (RFC 6298 §5.5; ns-2 `rtt_backoff`).
     pub fn back_off(&mut self) {
-        if self.rto() < self.p.max_rto {
-            self.backoff += 1;
+        match &mut self.state {
+            State::Rfc6298 { .. } => {
+                if self.rto() < self.p.max_rto {
+                    self.backoff += 1;
+                }
+            }
+            State::Ns2 { t_srtt, t_rttvar, .. } => {
+                // `t_backoff_ < 64 || rtt_timeout() < maxrto_`.
+                let capped = self
+                    .rto
+                    .0
+                    .checked_shl(self.backoff)
+                    .is_none_or(|x| x >= self.p.max_rto.0);
+                if self.backoff < 6 || !capped {
+                    self.backoff += 1;
+                }
+                if self.backoff > 3 {
+                    *t_rttvar += *t_srtt >> 3;
+                    *t_srtt = 0;
+                }
+            }
         }
     }
 
     pub fn srtt(&self) -> Option<Time> {
-        self.has_sample.then(|| Time(self.srtt.round() as u64))
+        match self.state {
+            _ if !self.has_sample => None,
+            State::Rfc6298 { srtt, .. } => Some(Time(srtt.round() as u64)),
+            State::Ns2 { t_srtt: 0, .. } => None,
+            State::Ns2 { t_srtt, .. } => Some(Time(t_srtt as u64 * self.p.tick.0 / 8)),
+        }
     }
     pub fn rttvar(&self) -> Option<Time> {
-        self.has_sample.then(|| Time(self.rttvar.round() as u64))
+        match self.state {
+            _ if !self.has_sample => None,
+            State::Rfc6298 { rttvar, .. } => Some(Time(rttvar.round() as u64)),
+            State::Ns2 { t_rttvar, .. } => Some(Time(t_rttvar as u64 * self.p.tick.0 / 4)),
+        }
     }
     pub fn min_rtt(&self) -> Option<Time> {
         self.min_rtt
@@ -125,26 +224,33 @@ mod tests {
     use super::*;
 
     fn est(min_rto: Time) -> RttEstimator {
-        RttEstimator::new(RttParams {
-            min_rto,
-            ..RttParams::default()
-        })
+        RttEstimator::new(
+            RttParams {
+                min_rto,
+                ..RttParams::default()
+            },
+            0.0,
+        )
+    }
+
+    fn ms(x: u64) -> Time {
+        Time::from_millis(x)
     }
 
     #[test]
     fn rfc6298_first_sample_gives_three_r() {
         let mut e = est(Time::ZERO);
-        e.sample(Time::from_millis(100));
-        assert_eq!(e.rto(), Time::from_millis(300));
-        assert_eq!(e.srtt(), Some(Time::from_millis(100)));
-        assert_eq!(e.rttvar(), Some(Time::from_millis(50)));
+        e.sample(ms(0), ms(100));
+        assert_eq!(e.rto(), ms(300));
+        assert_eq!(e.srtt(), Some(ms(100)));
+        assert_eq!(e.rttvar(), Some(ms(50)));
     }
 
     #[test]
     fn rfc6298_second_sample_uses_old_srtt() {
         let mut e = est(Time::ZERO);
-        e.sample(Time::from_millis(100));
-        e.sample(Time::from_millis(200));
+        e.sample(ms(0), ms(100));
+        e.sample(ms(100), ms(300));
         // RTTVAR = 3/4·50 + 1/4·|100−200| = 62.5; SRTT = 7/8·100 + 1/8·200 = 112.5
         assert_eq!(e.rttvar(), Some(Time::from_micros(62_500)));
         assert_eq!(e.srtt(), Some(Time::from_micros(112_500)));
@@ -155,7 +261,7 @@ mod tests {
     fn min_rto_clamp_backoff_and_reset() {
         let mut e = est(Time::from_secs(1));
         assert_eq!(e.rto(), Time::from_secs(1), "initial RTO");
-        e.sample(Time::from_millis(10));
+        e.sample(ms(0), ms(10));
         assert_eq!(e.rto(), Time::from_secs(1));
         e.back_off();
         e.back_off();
@@ -164,19 +270,91 @@ mod tests {
             e.back_off();
         }
         assert_eq!(e.rto(), Time::from_secs(60), "capped at max_rto");
-        e.sample(Time::from_millis(10));
+        e.sample(ms(0), ms(10));
         assert_eq!(e.rto(), Time::from_secs(1), "new sample resets backoff");
     }
 
     #[test]
     fn tick_quantization_rounds_to_whole_ticks() {
-        let mut e = RttEstimator::new(RttParams {
-            tick: Time::from_millis(100),
-            ..RttParams::default()
-        });
-        e.sample(Time::from_millis(30));
-        assert_eq!(e.last(), Some(Time::from_millis(100)), "at least one tick");
-        e.sample(Time::from_millis(260));
-        assert_eq!(e.last(), Some(Time::from_millis(300)));
+        let mut e = RttEstimator::new(
+            RttParams {
+                tick: ms(100),
+                ..RttParams::default()
+            },
+            0.0,
+        );
+        e.sample(ms(0), ms(30));
+        assert_eq!(e.last(), Some(ms(100)), "at least one tick");
+        e.sample(ms(0), ms(260));
+        assert_eq!(e.last(), Some(ms(300)));
+    }
+
+    fn ns2(tick_ms: u64, phase: f64) -> RttEstimator {
+        RttEstimator::new(
+            RttParams {
+                tick: ms(tick_ms),
+                min_rto: ms(200),
+                init_rto: Time::from_secs(3),
+                estimator: Estimator::Ns2,
+                ..RttParams::default()
+            },
+            phase,
+        )
+    }
+
+    /// ns-2 `rtt_update` by hand, 10 ms ticks, clock phase 4 ms: a 95 ms RTT
+    /// sent at 0 crosses the boundaries at 6, 16, …, 86 ms: 9 ticks; sent at
+    /// 3 ms (ack 98 ms) it crosses 6..96: 10 ticks.
+    #[test]
+    fn ns2_samples_count_tick_boundaries_with_the_clock_phase() {
+        let mut e = ns2(10, 0.4);
+        assert_eq!(e.rto(), Time::from_secs(3), "rtxcur_init_");
+        e.sample(ms(0), ms(95));
+        assert_eq!(e.last(), Some(ms(90)));
+        // t_srtt = 72, t_rttvar = 18: RTO = 18 + 9 = 27 ticks.
+        assert_eq!(e.srtt(), Some(ms(90)));
+        assert_eq!(e.rto(), ms(270));
+        e.sample(ms(3), ms(98));
+        assert_eq!(e.last(), Some(ms(100)));
+        // δ = 10 − 9 = 1: t_srtt = 73; δ = 1 − (18 >> 2) = −3: t_rttvar = 15;
+        // RTO = 15 + (73 >> 3) = 24 ticks.
+        assert_eq!(e.rto(), ms(240));
+        // A sample of 1 tick under a 3 ms RTT still counts as one tick.
+        e.sample(ms(5), ms(6));
+        assert_eq!(e.last(), Some(ms(10)));
+    }
+
+    /// Constant 10-tick RTT: t_rttvar decays to 1–3, the truncation leaves
+    /// SRTT within 7/8 tick above R, and RTO ≥ min_rto applies first.
+    #[test]
+    fn ns2_steady_state_and_min_rto_before_backoff() {
+        let mut e = ns2(10, 0.0);
+        for k in 0..200 {
+            e.sample(ms(1000 * k), ms(1000 * k + 100));
+        }
+        let srtt = e.srtt().unwrap();
+        assert!(srtt >= ms(100) && srtt < ms(109), "{srtt}");
+        assert!(e.rttvar().unwrap() <= Time::from_micros(7500));
+        assert_eq!(e.rto(), ms(200), "(1..3) + 10 ticks < min_rto");
+        e.back_off();
+        assert_eq!(e.rto(), ms(400), "minrto_ · t_backoff_");
+    }
+
+    /// ns-2 `rtt_backoff`: past a multiplier of 8, SRTT is folded into RTTVAR
+    /// and cleared; the next sample initializes the estimator again.
+    #[test]
+    fn ns2_backoff_clobbers_srtt_after_eight() {
+        let mut e = ns2(10, 0.0);
+        e.sample(ms(0), ms(500));
+        assert_eq!(e.rto(), Time::from_secs(1) + ms(500), "t_rttvar 100 + 50 ticks");
+        for _ in 0..3 {
+            e.back_off();
+        }
+        assert!(e.srtt().is_some());
+        e.back_off();
+        assert_eq!(e.srtt(), None, "cleared at t_backoff_ = 16");
+        assert_eq!(e.rto(), Time::from_secs(24), "1.5 s × 16");
+        e.sample(ms(0), ms(100));
+        assert_eq!((e.srtt(), e.rto()), (Some(ms(100)), ms(300)), "fresh start");
     }
 }

@@ -3,25 +3,65 @@
 //! Implements, with RFC clauses next to the code:
 //! * slow start / congestion avoidance through the [`CongestionOps`] plug-in
 //!   (RFC 5681 §3.1);
-//! * fast retransmit on the `dupthresh`-th duplicate ACK and the three recovery
-//!   mechanics of [`Recovery`]: Tahoe, Reno fast recovery (RFC 5681 §3.2) and
-//!   NewReno partial ACKs (RFC 6582 §3.2, "careful" entry, impatient timer);
-//! * the retransmission timer of RFC 6298 §5 with Karn's rule (one timed
-//!   segment at a time, timing abandoned when anything is retransmitted);
+//! * loss recovery as one explicit state machine, [`LossState`] (Linux
+//!   `tcp_ca_state` names), driven by three recovery mechanics chosen by the
+//!   congestion-control module ([`Recovery`]): Tahoe (go-back-N from one
+//!   segment), Reno fast recovery (RFC 5681 §3.2) and NewReno partial ACKs
+//!   (RFC 6582 §3.2, "careful" entry, Impatient or Slow-but-Steady timer);
+//! * RFC 3042 limited transmit (option);
+//! * the retransmission timer of RFC 6298 §5 with Karn's rule (RFC 6298 §3:
+//!   one timed segment at a time, no sample if that segment is retransmitted;
+//!   timing also restarts when fast retransmit or a timeout begins a
+//!   recovery, as ns-2's `reset_rtx_timer` and BSD do);
 //! * ECN reaction of RFC 3168 §6.1.2 (at most once per window, CWR on the next
 //!   new segment, retransmissions sent Not-ECT);
 //! * the receiver's advertised window (every ACK's window field is honoured; a
 //!   shrinking window only stops new transmissions) and a persist probe when
 //!   the window is closed with nothing outstanding;
+//! * ns-2's `overhead_` (option `send_jitter`): a random delay before each
+//!   window-driven burst, which breaks the phase effects of a deterministic
+//!   simulation with drop-tail queues (Floyd & Jacobson 1992, "On traffic
+//!   phase effects in packet-switched gateways");
 //! * finite or infinite data, completion time.
 //!
+//! ```text
+//!          dupthresh-th dupack            full ACK (ack ≥ recover; Reno: any new ACK)
+//!   Open ───────────────────► FastRecovery ─────────────────────────────────► Open
+//!    │ ▲    (Reno, NewReno)        │
+//!    │ │                           │ RTO (ssthresh held: this window's
+//!    │ │ ack ≥ recover             ▼  reduction was already made)
+//!    │ └──────────────────────── Loss ◄─┐ RTO again (held while no ACK
+//!    └── RTO, Tahoe dupthresh ────►  └──┘  progress, RFC 5681 §3.1)
+//! ```
+//!
+//! **Timeouts during recovery.** RFC 5681 eq. 4 sets ssthresh from FlightSize at
+//! every loss indication, but a FlightSize taken during fast recovery is
+//! inflated by the recovery itself (new data clocked out by duplicate ACKs),
+//! and halving it can leave ssthresh above what the path holds: the next slow
+//! start overshoots, loses a large part of a window, NewReno repairs one loss
+//! per RTT, the repair ends in another timeout, and the cycle repeats. The
+//! sender therefore reduces ssthresh on a timeout only if no reduction has
+//! been made for this window yet, as Linux `tcp_enter_loss` does: not during
+//! an unfinished fast recovery (the recovery's ssthresh is kept), and not on a
+//! repeated timeout of the same data without ACK progress (RFC 5681 §3.1:
+//! "the value of ssthresh is held constant"). After a timeout the segments
+//! above the go-back-N point are treated as lost, not in flight (RFC 6675
+//! §5.1; Linux `tcp_timeout_mark_lost`), so FlightSize is `snd_nxt − snd_una`.
+//! A timeout records `recover = snd_max` and blocks fast retransmit until the
+//! cumulative ACK passes it (RFC 6582 §4 "bugfix"; ns-2 `bugFix_`, for all
+//! three variants).
+//!
 //! Deviations: no SYN/FIN exchange (as ns-2 one-way TCP); a segment is sent only
-//! if it fits entirely in the window (packet-mode behaviour).
+//! if it fits entirely in the window (packet-mode behaviour); cwnd is not
+//! capped by the receiver's window (as ns-2; FlightSize, and so every
+//! ssthresh computed from it, is bounded by the window actually used).
 
 use super::rtt::{RttEstimator, RttParams};
+use super::scoreboard::{NextSeg, Scoreboard};
 use super::{EndpointCtx, INFINITE};
 use crate::cc::{AckSample, CaEvent, CcState, CongestionOps, Recovery};
-use crate::packet::{flags, Ecn, FlowId, Kind, NodeId, Packet};
+use crate::packet::{flags, Ecn, Feedback, FlowId, Kind, NodeId, Packet};
+use crate::rng::Rng;
 use crate::units::Time;
 
 #[derive(Clone, Debug)]
@@ -45,9 +85,31 @@ pub struct SendParams {
     /// (RFC 6582 §3.2 step 3 option 1; off = ns-2 default).
     pub full_ack_flight: bool,
     /// NewReno: restart the retransmission timer on every partial ACK
-    /// ("Slow-but-Steady", RFC 6582 §4; ns-2's default, `newreno_changes1_ 0`)
-    /// instead of on the first one only ("Impatient", RFC 6582 §3.2 step 4).
+    /// ("Slow-but-Steady", RFC 6582 §4; ns-2 `newreno_changes1_ 0`) instead of
+    /// on the first one only ("Impatient", RFC 6582 §3.2 step 4; ns-2.35's
+    /// default `newreno_changes1_ 1`).
     pub partial_timer_every: bool,
+    /// Congestion avoidance credits the bytes an ACK acknowledges (RFC 3465
+    /// byte counting: +1 segment per RTT with or without delayed ACKs); off,
+    /// each ACK credits at most one segment (RFC 5681 eq. 3, ns-2's
+    /// `cwnd_ += 1/cwnd_` per ACK: +½ segment per RTT with delayed ACKs).
+    /// Slow start credits at most one segment per ACK either way (RFC 3465 L = 1).
+    pub byte_counting: bool,
+    /// SACK-based loss recovery (RFC 6675) instead of the module's dupack
+    /// mechanics; set only when both ends are willing (the receiver sends
+    /// SACK blocks, RFC 2018).
+    pub sack: bool,
+    /// RFC 3042 limited transmit: one new segment on each of the first
+    /// `dupthresh − 1` duplicate ACKs (ns-2.35 `singledup_ 1`, its default).
+    pub limited_transmit: bool,
+    /// What a retransmission timeout reduces ssthresh from (see the module docs).
+    pub rto_ssthresh: RtoSsthresh,
+    /// The window fast retransmit and ECN halve.
+    pub loss_window: LossWindow,
+    /// ns-2 `overhead_`: before each window-driven burst the sender waits a
+    /// uniform random time in [0, send_jitter) (zero = off). Retransmissions on
+    /// duplicate and partial ACKs are not delayed (as ns-2).
+    pub send_jitter: Time,
 }
 
 impl Default for SendParams {
@@ -63,8 +125,40 @@ impl Default for SendParams {
             ecn: false,
             full_ack_flight: false,
             partial_timer_every: false,
+            byte_counting: true,
+            sack: false,
+            limited_transmit: false,
+            rto_ssthresh: RtoSsthresh::Window,
+            loss_window: LossWindow::Flight,
+            send_jitter: Time::ZERO,
         }
     }
+}
+
+/// How a retransmission timeout sets ssthresh.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RtoSsthresh {
+    /// Reduce once per window of data, from FlightSize (Linux
+    /// `tcp_enter_loss`; RFC 5681 §3.1): not during an unfinished fast
+    /// recovery, not on a repeated timeout without ACK progress.
+    OncePerWindow,
+    /// At every timeout, from the window in use, min(cwnd, rwnd) with cwnd
+    /// not inflated by fast recovery (ns-2.35 `TcpAgent::timeout` →
+    /// `slowdown(CLOSE_SSTHRESH_HALF)`, which halves `window()`).
+    Window,
+}
+
+/// The window a loss indication by duplicate ACKs or ECN halves.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LossWindow {
+    /// FlightSize (RFC 5681 eq. 4); limited-transmit data excluded (§3.2).
+    Flight,
+    /// The congestion window, min(cwnd, rwnd): ns-2's `window()` halved by
+    /// `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)`, as Linux
+    /// `tcp_reno_ssthresh` (cwnd / 2). ns-2 counts windows in packets with a
+    /// fraction: ssthresh becomes whole segments, cwnd keeps the fraction
+    /// (at timeouts too).
+    Cwnd,
 }
 
 /// Counters for the flow table.
@@ -79,6 +173,28 @@ pub struct SenderStats {
     pub ecn_reductions: u64,
 }
 
+/// The loss-recovery state (Linux `tcp_ca_state`: Open, Recovery, Loss).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LossState {
+    /// No loss episode under way; duplicate ACKs are counted.
+    Open,
+    /// Fast recovery (RFC 5681 §3.2; RFC 6582 §3.2 for NewReno) until the
+    /// cumulative ACK reaches `recover`. `inflation`: bytes duplicate ACKs
+    /// added to the window (the window in use is cwnd + inflation);
+    /// `partial_seen`: a partial ACK has arrived (Impatient timer).
+    FastRecovery { inflation: u64, partial_seen: bool },
+    /// SACK-based loss recovery (RFC 6675 §5) until the cumulative ACK reaches
+    /// `recover` (RecoveryPoint): cwnd = ssthresh, and segments go out while
+    /// cwnd − pipe ≥ 1 SMSS, chosen by the scoreboard's NextSeg().
+    SackRecovery,
+    /// After a retransmission timeout, or Tahoe's fast retransmit: go-back-N
+    /// slow start from `snd_una` until the cumulative ACK reaches `recover`
+    /// (with SACK: every un-SACKed byte below `recover` is retransmitted,
+    /// SACKed ones are not, RFC 6675 §5.1).
+    /// `rto_streak`: timeouts since the last ACK that advanced `snd_una`.
+    Loss { rto_streak: u32 },
+}
+
 pub struct TcpSender {
     p: SendParams,
     cc: Box<dyn CongestionOps>,
@@ -89,17 +205,26 @@ pub struct TcpSender {
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
+    /// Congestion window in bytes, without fast-recovery inflation.
     cwnd: u64,
     ssthresh: u64,
     cwnd_cnt: u64,
     rwnd: u64,
     dupacks: u32,
-    in_recovery: bool,
+    /// Bytes sent by limited transmit since the last new ACK.
+    limited_bytes: u64,
+    /// The SACK scoreboard, when SACK is in use.
+    board: Option<Scoreboard>,
+    state: LossState,
+    /// RFC 6582 `recover`: highest sequence sent at the last loss indication.
     recover: Option<u64>,
-    partial_seen: bool,
     rtt: RttEstimator,
-    timed: Option<(u64, Time)>,
+    /// The timed segment: its first and past-the-end sequence numbers, send time.
+    timed: Option<(u64, u64, Time)>,
     rto_at: Option<Time>,
+    /// Time of a pending jittered burst (`send_jitter`).
+    send_at: Option<Time>,
+    jitter_rng: Rng,
     ecn_recover: Option<u64>,
     cwr_pending: bool,
     started: bool,
@@ -108,13 +233,24 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
-    pub fn new(p: SendParams, cc: Box<dyn CongestionOps>, flow: FlowId, src: NodeId, dst: NodeId) -> Self {
+    /// A sender; `rng` draws the `send_jitter` delays (one stream per flow).
+    pub fn new(
+        p: SendParams,
+        cc: Box<dyn CongestionOps>,
+        flow: FlowId,
+        src: NodeId,
+        dst: NodeId,
+        mut rng: Rng,
+    ) -> Self {
         let recovery = cc.recovery();
         let mss = p.mss as u64;
+        let board = p.sack.then(Scoreboard::new);
+        // The clock phase of a tick-based estimator (ns-2 `boot_time_`).
+        let phase = rng.uniform();
         TcpSender {
             cwnd: p.init_cwnd.max(1) as u64 * mss,
             ssthresh: p.init_ssthresh,
-            rtt: RttEstimator::new(p.rtt.clone()),
+            rtt: RttEstimator::new(p.rtt.clone(), phase),
             p,
             cc,
             recovery,
@@ -127,11 +263,14 @@ impl TcpSender {
             cwnd_cnt: 0,
             rwnd: INFINITE,
             dupacks: 0,
-            in_recovery: false,
+            limited_bytes: 0,
+            board,
+            state: LossState::Open,
             recover: None,
-            partial_seen: false,
             timed: None,
             rto_at: None,
+            send_at: None,
+            jitter_rng: rng,
             ecn_recover: None,
             cwr_pending: false,
             started: false,
@@ -144,8 +283,13 @@ impl TcpSender {
         self.p.mss as u64
     }
 
+    /// Congestion window in bytes (without fast-recovery inflation).
     pub fn cwnd(&self) -> u64 {
         self.cwnd
+    }
+    /// The window transmissions use: min(cwnd + inflation, advertised window).
+    pub fn window(&self) -> u64 {
+        (self.cwnd + self.inflation()).min(self.rwnd)
     }
     pub fn ssthresh(&self) -> u64 {
         self.ssthresh
@@ -159,8 +303,16 @@ impl TcpSender {
     pub fn snd_max(&self) -> u64 {
         self.snd_max
     }
+    pub fn loss_state(&self) -> LossState {
+        self.state
+    }
+    /// True during fast recovery (with or without SACK).
     pub fn in_recovery(&self) -> bool {
-        self.in_recovery
+        matches!(self.state, LossState::FastRecovery { .. } | LossState::SackRecovery)
+    }
+    /// True when SACK-based recovery is in use (negotiated by both ends).
+    pub fn sack(&self) -> bool {
+        self.board.is_some()
     }
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
@@ -174,9 +326,33 @@ impl TcpSender {
     pub fn cc_trace(&self) -> Option<(&'static str, f64)> {
         self.cc.trace()
     }
-    /// Time of the pending retransmission (or persist) timer.
+    /// Time of the next timer: retransmission (or persist), or a jittered burst.
     pub fn next_wake(&self) -> Option<Time> {
-        self.rto_at
+        match (self.rto_at, self.send_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn inflation(&self) -> u64 {
+        match self.state {
+            LossState::FastRecovery { inflation, .. } => inflation,
+            _ => 0,
+        }
+    }
+
+    /// FlightSize (RFC 5681 §2): bytes sent and not yet acknowledged, counted
+    /// from the go-back-N point after a timeout (RFC 6675 §5.1).
+    fn flight(&self) -> u64 {
+        match (&self.board, self.state) {
+            // After a timeout with SACK, what has been sent since (RFC 6675 §5.1).
+            (Some(b), LossState::Loss { .. }) => b.pipe(self.snd_una, self.snd_max, self.recover_point()),
+            _ => self.snd_nxt - self.snd_una,
+        }
+    }
+
+    fn recover_point(&self) -> u64 {
+        self.recover.unwrap_or(self.snd_una)
     }
 
     fn state(&self, now: Time) -> CcState {
@@ -185,8 +361,9 @@ impl TcpSender {
             mss: self.mss(),
             cwnd: self.cwnd,
             ssthresh: self.ssthresh,
-            flight: self.snd_max - self.snd_una,
+            flight: self.flight(),
             cwnd_cnt: self.cwnd_cnt,
+            byte_counting: self.p.byte_counting,
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
         }
@@ -196,6 +373,13 @@ impl TcpSender {
         self.cwnd = s.cwnd.max(self.mss());
         self.ssthresh = s.ssthresh;
         self.cwnd_cnt = s.cwnd_cnt;
+    }
+
+    /// Runs the algorithm's event hook and applies what it changed.
+    fn ca_event(&mut self, now: Time, ev: CaEvent) {
+        let mut st = self.state(now);
+        self.cc.cwnd_event(&mut st, ev);
+        self.apply(&st);
     }
 
     fn arm_rto(&mut self, now: Time) {
@@ -234,10 +418,12 @@ impl TcpSender {
         self.stats.bytes_sent += len as u64;
         if retx {
             self.stats.retransmits += 1;
-            // Karn: abandon the measurement once anything is retransmitted.
-            self.timed = None;
+            // Karn (RFC 6298 §3): the timed segment's ACK would be ambiguous.
+            if self.timed.is_some_and(|(s, _, _)| s == seq) {
+                self.timed = None;
+            }
         } else if self.timed.is_none() {
-            self.timed = Some((seq + len as u64, cx.now));
+            self.timed = Some((seq, seq + len as u64, cx.now));
         }
         cx.out.push(p);
         // RFC 6298 §5.1: start the timer when sending data if it is not running.
@@ -246,22 +432,96 @@ impl TcpSender {
         }
     }
 
-    /// Sends whatever the window allows.
+    /// Length of the segment starting at `snd_nxt`, if it fits below `limit`.
+    fn next_fits(&self, limit: u64) -> Option<u64> {
+        let len = (self.p.size - self.snd_nxt).min(self.mss());
+        (self.snd_nxt < self.p.size && self.snd_nxt + len <= limit).then_some(len)
+    }
+
+    /// Sends the segment at `snd_nxt` (new data, or go-back-N retransmission).
+    fn send_next(&mut self, cx: &mut EndpointCtx, len: u64) {
+        let seq = self.snd_nxt;
+        self.emit(cx, seq, seq < self.snd_max);
+        self.snd_nxt += len;
+        self.snd_max = self.snd_max.max(self.snd_nxt);
+    }
+
+    /// Sends whatever the window allows, now or after the jitter delay.
     fn try_send(&mut self, cx: &mut EndpointCtx) {
         if !self.started || self.completed.is_some() {
             return;
         }
-        let wnd = self.cwnd.min(self.rwnd);
-        let limit = self.snd_una.saturating_add(wnd);
-        while self.snd_nxt < self.p.size {
-            let len = (self.p.size - self.snd_nxt).min(self.mss());
-            if self.snd_nxt + len > limit {
-                break;
+        if self.sack_driven() {
+            // ACK-clocked recovery transmissions are not delayed (as ns-2's).
+            self.sack_send(cx);
+            return;
+        }
+        if self.p.send_jitter > Time::ZERO {
+            // ns-2 `send_much` with `overhead_`: nothing goes out while a
+            // delayed burst is pending; a new opportunity schedules one.
+            if self.send_at.is_none() && self.next_fits(self.snd_una.saturating_add(self.window())).is_some() {
+                let d = self.jitter_rng.range(0.0, self.p.send_jitter.as_secs_f64());
+                self.send_at = Some(cx.now + Time::from_secs_f64(d));
+                return;
             }
-            let seq = self.snd_nxt;
-            self.emit(cx, seq, seq < self.snd_max);
-            self.snd_nxt += len;
-            self.snd_max = self.snd_max.max(self.snd_nxt);
+            if self.send_at.is_some() {
+                return;
+            }
+        }
+        self.send_window(cx);
+    }
+
+    /// Whether transmissions follow RFC 6675's pipe and NextSeg() (a SACK
+    /// recovery, or the retransmissions after a timeout with SACK).
+    fn sack_driven(&self) -> bool {
+        self.board.is_some() && matches!(self.state, LossState::SackRecovery | LossState::Loss { .. })
+    }
+
+    /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 SMSS, send NextSeg().
+    /// After a timeout every un-SACKed byte below the recovery point counts
+    /// as lost (§5.1) and no rescue retransmission is made.
+    fn sack_send(&mut self, cx: &mut EndpointCtx) {
+        let Some(board) = self.board.as_ref() else { return };
+        let mss = self.mss();
+        let after_rto = matches!(self.state, LossState::Loss { .. });
+        let lost = if after_rto {
+            self.recover_point()
+        } else {
+            board.lost_boundary(self.snd_una, self.p.dupthresh, mss)
+        };
+        let mut pipe = board.pipe(self.snd_una, self.snd_max, lost);
+        while self.cwnd >= pipe + mss {
+            let new_len = (self.p.size - self.snd_max).min(mss);
+            let new_ok = self.snd_max < self.p.size && self.snd_max + new_len <= self.snd_una.saturating_add(self.rwnd);
+            let board = self.board.as_mut().expect("SACK in use");
+            match board.next_seg(self.snd_una, self.snd_max, lost, mss, new_ok, !after_rto) {
+                None => break,
+                Some(NextSeg::New) => {
+                    self.send_next(cx, new_len);
+                    pipe += new_len;
+                }
+                Some(NextSeg::Retransmit { seq, len }) => {
+                    board.retransmitted(seq + len);
+                    self.emit(cx, seq, true);
+                    pipe += len;
+                }
+                Some(NextSeg::Rescue { seq, len }) => {
+                    board.rescued(self.recover.unwrap_or(self.snd_max));
+                    self.emit(cx, seq, true);
+                    pipe += len;
+                }
+            }
+        }
+    }
+
+    fn send_window(&mut self, cx: &mut EndpointCtx) {
+        if self.sack_driven() {
+            self.sack_send(cx);
+            return;
+        }
+        let limit = self.snd_una.saturating_add(self.window());
+        while let Some(len) = self.next_fits(limit) {
+            self.send_next(cx, len);
         }
         // Closed receiver window with nothing outstanding: arm a persist probe.
         if self.snd_una == self.snd_max && self.snd_nxt < self.p.size && self.rto_at.is_none() {
@@ -276,26 +536,31 @@ impl TcpSender {
         }
         self.rwnd = pkt.wnd;
         let ece = self.p.ecn && pkt.has(flags::ECE);
+        // RFC 6675 Update(): record the SACK blocks.
+        let una = pkt.ack.min(self.snd_max).max(self.snd_una);
+        let newly_sacked = self.board.as_mut().map(|b| b.update(una, pkt.sack_blocks()));
         if pkt.ack > self.snd_una {
-            self.on_new_ack(pkt.ack.min(self.snd_max), ece, cx);
+            self.on_new_ack(pkt.ack.min(self.snd_max), ece, pkt.fb, cx);
             if self.completed.is_some() {
                 return;
             }
         } else if pkt.ack == self.snd_una && self.snd_max > self.snd_una {
-            self.on_dupack(cx);
+            // With SACK, a duplicate ACK is one that SACKs new data (RFC 6675 §2).
+            if newly_sacked.is_none_or(|n| n > 0) {
+                self.on_dupack(ece, pkt.fb, cx);
+            }
         }
         self.try_send(cx);
     }
 
-    fn on_new_ack(&mut self, ack: u64, ece: bool, cx: &mut EndpointCtx) {
+    fn on_new_ack(&mut self, ack: u64, ece: bool, fb: Feedback, cx: &mut EndpointCtx) {
         let now = cx.now;
         let acked = ack - self.snd_una;
         let mut rtt = None;
-        if let Some((end, t0)) = self.timed {
+        if let Some((_, end, t0)) = self.timed {
             if ack >= end {
-                let r = now - t0;
-                self.rtt.sample(r);
-                rtt = Some(r);
+                self.rtt.sample(t0, now);
+                rtt = Some(now - t0);
                 self.timed = None;
             }
         }
@@ -304,58 +569,75 @@ impl TcpSender {
             self.snd_nxt = self.snd_una;
         }
         self.dupacks = 0;
+        self.limited_bytes = 0;
         let sample = AckSample {
             acked,
             dup: false,
             rtt,
-            in_recovery: self.in_recovery,
+            in_recovery: self.in_recovery(),
+            ece,
+            feedback: fb,
         };
-        let st = self.state(now);
-        self.cc.pkts_acked(&st, &sample);
+        let controlled = self.observe(now, &sample);
 
+        let full = self.recover.is_none_or(|r| ack >= r);
         let mut restart_timer = true;
-        if self.in_recovery {
-            let full = self.recover.is_none_or(|r| ack >= r);
-            if full || self.recovery == Recovery::Reno {
-                // RFC 6582 §3.2 step 3 (full ACK) / RFC 5681 §3.2 step 6: deflate.
-                self.cwnd = if self.p.full_ack_flight {
-                    self.ssthresh
-                        .min((self.snd_max - self.snd_una).max(self.mss()) + self.mss())
+        match self.state {
+            LossState::FastRecovery {
+                inflation,
+                partial_seen,
+            } => {
+                if full || self.recovery == Recovery::Reno {
+                    self.exit_fast_recovery(now);
+                    // The ACK that ends recovery also grows the window, as an
+                    // ACK in the open state does (ns-2 `recv_newack_helper` →
+                    // `opencwnd`; Linux `tcp_cong_control` after leaving Recovery).
+                    if !controlled {
+                        self.grow(now, acked);
+                    }
                 } else {
-                    self.ssthresh
-                };
-                self.in_recovery = false;
-                self.cwnd_cnt = 0;
-                let mut st = self.state(now);
-                self.cc.cwnd_event(&mut st, CaEvent::ExitRecovery);
-                self.apply(&st);
-            } else {
-                // RFC 6582 §3.2 step 4 (partial ACK): retransmit the first
-                // unacknowledged segment, deflate by the amount acked, add back
-                // one MSS if that amount was at least one MSS.
-                let una = self.snd_una;
-                self.emit(cx, una, true);
-                self.cwnd = self.cwnd.saturating_sub(acked);
-                if acked >= self.mss() {
-                    self.cwnd += self.mss();
+                    restart_timer = !partial_seen || self.p.partial_timer_every;
+                    self.partial_ack(cx, acked, inflation);
                 }
-                self.cwnd = self.cwnd.max(self.mss());
-                // Reset the timer on the first partial ACK only ("Impatient"),
-                // or on each ("Slow-but-Steady").
-                restart_timer = !self.partial_seen || self.p.partial_timer_every;
-                self.partial_seen = true;
             }
-        } else if ece && self.ecn_recover.is_none_or(|r| ack > r) {
-            self.ecn_reduce(now);
-        } else {
-            let mut st = self.state(now);
-            self.cc.cong_avoid(&mut st, acked);
-            self.apply(&st);
+            LossState::SackRecovery => {
+                if full {
+                    // RFC 6675 step (A): the recovery ends; cwnd stays at
+                    // ssthresh (set on entry), and this ACK grows it.
+                    self.state = LossState::Open;
+                    self.cwnd_cnt = 0;
+                    self.ca_event(now, CaEvent::ExitRecovery);
+                    if !controlled {
+                        self.grow(now, acked);
+                    }
+                }
+                // Otherwise step (B): the sending loop runs after this ACK.
+            }
+            LossState::Loss { .. } => {
+                // Go-back-N slow start; the timeout's recovery ends once the
+                // cumulative ACK covers `recover` (Linux leaves TCP_CA_Loss).
+                self.state = if full {
+                    LossState::Open
+                } else {
+                    LossState::Loss { rto_streak: 0 }
+                };
+                if !controlled {
+                    self.grow(now, acked);
+                }
+            }
+            LossState::Open => {
+                if ece && self.ecn_recover.is_none_or(|r| ack > r) {
+                    self.ecn_reduce(now);
+                } else if !controlled {
+                    self.grow(now, acked);
+                }
+            }
         }
 
         if self.snd_una >= self.p.size {
             self.completed = Some(now);
             self.rto_at = None;
+            self.send_at = None;
             return;
         }
         // RFC 6298 §5.2 / §5.3.
@@ -366,78 +648,249 @@ impl TcpSender {
         }
     }
 
-    /// RFC 3168 §6.1.2: halve once per window, no retransmission, CWR next.
-    fn ecn_reduce(&mut self, now: Time) {
+    /// Shows the ACK to the algorithm (`pkts_acked`, then `cong_control`);
+    /// returns whether the algorithm set the window itself.
+    fn observe(&mut self, now: Time, sample: &AckSample) -> bool {
         let st = self.state(now);
-        self.ssthresh = self.cc.ssthresh(&st);
-        self.cwnd = self.ssthresh.max(self.mss());
+        self.cc.pkts_acked(&st, sample);
+        let mut st = self.state(now);
+        let controlled = self.cc.cong_control(&mut st, sample);
+        if controlled {
+            self.apply(&st);
+        }
+        controlled
+    }
+
+    /// Window growth through the algorithm (slow start / congestion avoidance).
+    fn grow(&mut self, now: Time, acked: u64) {
+        let acked = if self.p.byte_counting {
+            acked
+        } else {
+            acked.min(self.mss())
+        };
+        let mut st = self.state(now);
+        self.cc.cong_avoid(&mut st, acked);
+        self.apply(&st);
+    }
+
+    /// RFC 6582 §3.2 step 3 (full ACK) / RFC 5681 §3.2 step 6: deflate and leave.
+    fn exit_fast_recovery(&mut self, now: Time) {
+        self.cwnd = if self.p.full_ack_flight {
+            self.ssthresh
+                .min((self.snd_max - self.snd_una).max(self.mss()) + self.mss())
+        } else {
+            self.ssthresh
+        };
+        self.state = LossState::Open;
+        self.cwnd_cnt = 0;
+        self.ca_event(now, CaEvent::ExitRecovery);
+    }
+
+    /// RFC 6582 §3.2 step 4 (partial ACK): retransmit the first unacknowledged
+    /// segment, deflate the window by the amount acked, add back one MSS if
+    /// that amount was at least one MSS. The deflation takes the inflation
+    /// first, then cwnd (ns-2 `partialnewack`, same total as the RFC).
+    fn partial_ack(&mut self, cx: &mut EndpointCtx, acked: u64, inflation: u64) {
+        let una = self.snd_una;
+        self.emit(cx, una, true);
+        let mut total = (self.cwnd + inflation).saturating_sub(acked);
+        if acked >= self.mss() {
+            total += self.mss();
+        }
+        let inflation = if total >= self.cwnd {
+            total - self.cwnd
+        } else {
+            self.cwnd = total.max(self.mss());
+            0
+        };
+        self.state = LossState::FastRecovery {
+            inflation,
+            partial_seen: true,
+        };
+    }
+
+    /// The algorithm's view for a loss response: `flight` is the window that
+    /// `loss_window` names; RFC 5681 §3.2 step 2: data sent by limited
+    /// transmit is not counted.
+    fn loss_state_for(&self, now: Time) -> CcState {
+        let mut st = self.state(now);
+        st.flight = match self.p.loss_window {
+            LossWindow::Flight => st.flight - self.limited_bytes,
+            LossWindow::Cwnd => self.cwnd.min(self.rwnd),
+        };
+        st
+    }
+
+    /// Sets ssthresh from the algorithm's value `w` and returns the window a
+    /// reduction leaves cwnd at. With packet-counted windows (`loss_window =
+    /// "cwnd"`, ns-2 `slowdown`) ssthresh is whole segments, at least two
+    /// (`ssthresh_ = (int) halfwin`), while cwnd keeps the fraction
+    /// (`cwnd_ = halfwin`); otherwise both are `w` (RFC 5681, bytes).
+    fn set_ssthresh(&mut self, w: u64) -> u64 {
+        let mss = self.mss();
+        self.ssthresh = match self.p.loss_window {
+            LossWindow::Flight => w,
+            LossWindow::Cwnd => (w / mss * mss).max(2 * mss),
+        };
+        w
+    }
+
+    /// RFC 3168 §6.1.2: reduce once per window as the algorithm says (by
+    /// default as for a loss), no retransmission, CWR on the next segment.
+    fn ecn_reduce(&mut self, now: Time) {
+        let st = self.loss_state_for(now);
+        let Some(w) = self.cc.ecn_echo(&st) else { return };
+        self.cwnd = self.set_ssthresh(w).max(self.mss());
         self.cwnd_cnt = 0;
         self.ecn_recover = Some(self.snd_max);
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
-        let mut st = self.state(now);
-        self.cc.cwnd_event(&mut st, CaEvent::EcnReduce);
-        self.apply(&st);
+        self.ca_event(now, CaEvent::EcnReduce);
     }
 
-    fn on_dupack(&mut self, cx: &mut EndpointCtx) {
+    fn on_dupack(&mut self, ece: bool, fb: Feedback, cx: &mut EndpointCtx) {
         let now = cx.now;
         self.dupacks += 1;
         let sample = AckSample {
             acked: 0,
             dup: true,
             rtt: None,
-            in_recovery: self.in_recovery,
+            in_recovery: self.in_recovery(),
+            ece,
+            feedback: fb,
         };
-        let st = self.state(now);
-        self.cc.pkts_acked(&st, &sample);
-        if self.in_recovery {
-            // RFC 5681 §3.2 step 4: inflate by one segment per further dupack.
-            self.cwnd += self.mss();
-            return;
+        self.observe(now, &sample);
+        match self.state {
+            // RFC 6675 (B)–(C): the sending loop runs after this ACK.
+            LossState::SackRecovery => {}
+            LossState::Open
+                if self
+                    .board
+                    .as_ref()
+                    .is_some_and(|b| b.is_lost(self.snd_una, self.snd_una, self.p.dupthresh, self.mss())) =>
+            {
+                // RFC 6675 §5 step 3: IsLost(HighACK + 1) enters recovery
+                // before DupThresh duplicate ACKs.
+                self.fast_retransmit(cx)
+            }
+            LossState::FastRecovery {
+                inflation,
+                partial_seen,
+            } => {
+                // RFC 5681 §3.2 step 4: inflate by one segment per further dupack.
+                self.state = LossState::FastRecovery {
+                    inflation: inflation + self.mss(),
+                    partial_seen,
+                };
+            }
+            _ if self.dupacks < self.p.dupthresh => {
+                if self.p.limited_transmit && !self.sack_driven() {
+                    self.limited_transmit(cx);
+                }
+            }
+            LossState::Open if self.dupacks == self.p.dupthresh || self.board.is_some() => self.fast_retransmit(cx),
+            // Go-back-N after a timeout resends segments the receiver may hold:
+            // their duplicate ACKs are no loss signal (RFC 6582 §4).
+            LossState::Open | LossState::Loss { .. } => {}
         }
-        if self.dupacks != self.p.dupthresh {
-            return;
+    }
+
+    /// RFC 3042 §2: on each of the first dupthresh − 1 duplicate ACKs, send one
+    /// segment if the receiver's window allows and the data outstanding stays
+    /// within cwnd + (duplicate ACKs)·SMSS; cwnd is not changed. As ns-2's
+    /// `send_one` (`singledup_`), this also applies in the go-back-N phase
+    /// after a timeout, where the next segment is a retransmission (RFC 3042
+    /// speaks of new data only): a duplicate ACK there reports a duplicate
+    /// segment that left the network.
+    fn limited_transmit(&mut self, cx: &mut EndpointCtx) {
+        let allowance = (self.cwnd + self.dupacks as u64 * self.mss()).min(self.rwnd);
+        if let Some(len) = self.next_fits(self.snd_una.saturating_add(allowance)) {
+            self.send_next(cx, len);
+            self.limited_bytes += len;
         }
-        // RFC 6582 §3.2 step 1 ("careful" variant, also used for Tahoe): no new
-        // fast retransmit until the ACK covers more than `recover`.
-        if self.recovery != Recovery::Reno && self.recover.is_some_and(|r| self.snd_una <= r) {
+    }
+
+    /// The dupthresh-th duplicate ACK (RFC 5681 §3.2 steps 2–3; RFC 6582 §3.2).
+    fn fast_retransmit(&mut self, cx: &mut EndpointCtx) {
+        let now = cx.now;
+        // RFC 6582 §3.2 step 1 ("careful" variant) and §4: no new fast
+        // retransmit until the cumulative ACK covers more than `recover`. ns-2
+        // applies it to Tahoe and Reno as well (`bugFix_ true`, its default):
+        // a Reno that left recovery on a partial ACK does not halve again for
+        // further losses of the same window.
+        if self.recover.is_some_and(|r| self.snd_una <= r) {
             return;
         }
         self.stats.fast_retransmits += 1;
-        let st = self.state(now);
-        self.ssthresh = self.cc.ssthresh(&st);
+        if self.board.is_some() {
+            self.enter_sack_recovery(cx);
+            return;
+        }
+        let st = self.loss_state_for(now);
+        let w = self.cc.ssthresh(&st);
+        let w = self.set_ssthresh(w);
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
         self.cwnd_cnt = 0;
+        // The retransmission timer restarts with the retransmission (ns-2
+        // `reset_rtx_timer` in `dupack_action`; Linux re-arms it when the head
+        // segment is retransmitted), giving the recovery a full RTO.
+        self.arm_rto(now);
+        self.timed = None;
         match self.recovery {
             Recovery::Tahoe => {
                 // Tahoe: loss window of one segment, go back to snd_una.
                 self.cwnd = self.mss();
                 self.snd_nxt = self.snd_una;
-                self.timed = None;
-                let mut st = self.state(now);
-                self.cc.cwnd_event(&mut st, CaEvent::EnterRecovery);
-                self.apply(&st);
+                self.state = LossState::Loss { rto_streak: 0 };
+                self.ca_event(now, CaEvent::EnterRecovery);
             }
             Recovery::Reno | Recovery::NewReno => {
                 // RFC 5681 §3.2 steps 2–3: retransmit, cwnd = ssthresh + 3·SMSS.
                 let una = self.snd_una;
                 self.emit(cx, una, true);
-                self.in_recovery = true;
-                self.partial_seen = false;
-                let mut st = self.state(now);
-                st.cwnd = self.ssthresh;
-                self.cc.cwnd_event(&mut st, CaEvent::EnterRecovery);
-                self.apply(&st);
-                self.cwnd = self.ssthresh + self.p.dupthresh as u64 * self.mss();
+                self.cwnd = w.max(self.mss());
+                self.ca_event(now, CaEvent::EnterRecovery);
+                self.state = LossState::FastRecovery {
+                    inflation: self.p.dupthresh as u64 * self.mss(),
+                    partial_seen: false,
+                };
             }
         }
     }
 
-    /// The retransmission (or persist) timer fired at `cx.now`.
+    /// RFC 6675 §5 step 4: RecoveryPoint = HighData, ssthresh = cwnd from the
+    /// algorithm (FlightSize/2 for Reno), retransmit the first segment with
+    /// HighRxt = RescueRxt at its end, then send what pipe allows (step C).
+    fn enter_sack_recovery(&mut self, cx: &mut EndpointCtx) {
+        let now = cx.now;
+        let st = self.loss_state_for(now);
+        let w = self.cc.ssthresh(&st);
+        let w = self.set_ssthresh(w);
+        self.recover = Some(self.snd_max);
+        self.ecn_recover = Some(self.snd_max);
+        self.cwnd_cnt = 0;
+        self.cwnd = w.max(self.mss());
+        self.arm_rto(now);
+        self.timed = None;
+        let una = self.snd_una;
+        let len = (self.p.size - una).min(self.mss());
+        self.board.as_mut().expect("SACK in use").begin_recovery(una + len);
+        self.emit(cx, una, true);
+        self.state = LossState::SackRecovery;
+        self.ca_event(now, CaEvent::EnterRecovery);
+    }
+
+    /// A timer fired at `cx.now`: a jittered burst, the retransmission timer,
+    /// or the persist timer.
     pub fn on_timer(&mut self, cx: &mut EndpointCtx) {
         let now = cx.now;
+        if self.send_at.is_some_and(|t| t <= now) {
+            self.send_at = None;
+            if self.completed.is_none() {
+                self.send_window(cx);
+            }
+        }
         match self.rto_at {
             Some(t) if t <= now => {}
             _ => return,
@@ -448,33 +901,56 @@ impl TcpSender {
         }
         if self.snd_una == self.snd_max {
             // Persist: probe a closed window with one segment.
-            if self.snd_nxt < self.p.size {
-                let seq = self.snd_nxt;
-                let len = (self.p.size - seq).min(self.mss());
-                self.emit(cx, seq, false);
-                self.snd_nxt += len;
-                self.snd_max = self.snd_max.max(self.snd_nxt);
+            if let Some(len) = self.next_fits(u64::MAX) {
+                self.send_next(cx, len);
             }
             return;
         }
-        // RFC 6298 §5.4–5.7 and RFC 5681 §3.1 eq. 4: ssthresh from FlightSize,
-        // loss window of one segment, back off, go back to snd_una.
+        self.on_rto(cx);
+    }
+
+    /// RFC 6298 §5.4–5.7 and RFC 5681 §3.1: loss window of one segment, back
+    /// off, go back to snd_una; ssthresh as described in the module docs.
+    fn on_rto(&mut self, cx: &mut EndpointCtx) {
+        let now = cx.now;
         self.stats.timeouts += 1;
-        let st = self.state(now);
-        self.ssthresh = self.cc.ssthresh_timeout(&st);
+        let (reduce, streak) = match self.state {
+            // Linux `tcp_enter_loss`: this window's reduction was made when
+            // fast recovery began; keep the recovery's ssthresh.
+            LossState::FastRecovery { .. } | LossState::SackRecovery => (false, 1),
+            // RFC 5681 §3.1: the same data timed out again, hold ssthresh.
+            LossState::Loss { rto_streak } => (rto_streak == 0, rto_streak + 1),
+            LossState::Open => (true, 1),
+        };
+        let mut st = self.state(now);
+        match self.p.rto_ssthresh {
+            RtoSsthresh::OncePerWindow if reduce => {
+                let w = self.cc.ssthresh_timeout(&st);
+                self.set_ssthresh(w);
+            }
+            RtoSsthresh::OncePerWindow => {}
+            RtoSsthresh::Window => {
+                st.flight = self.cwnd.min(self.rwnd);
+                let w = self.cc.ssthresh_timeout(&st);
+                self.set_ssthresh(w);
+            }
+        }
         self.cwnd = self.mss();
         self.cwnd_cnt = 0;
-        self.in_recovery = false;
+        self.state = LossState::Loss { rto_streak: streak };
         self.dupacks = 0;
         // RFC 6582 §4: after a timeout, recover = highest sequence sent.
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
-        self.snd_nxt = self.snd_una;
+        match self.board.as_mut() {
+            // RFC 6675 §5.1: keep the SACK information, retransmit every
+            // un-SACKed byte below the recovery point.
+            Some(b) => b.clear_retransmissions(self.snd_una),
+            None => self.snd_nxt = self.snd_una,
+        }
         self.timed = None;
         self.rtt.back_off();
-        let mut st = self.state(now);
-        self.cc.cwnd_event(&mut st, CaEvent::Timeout);
-        self.apply(&st);
+        self.ca_event(now, CaEvent::Timeout);
         self.try_send(cx);
     }
 }
@@ -494,13 +970,16 @@ mod tests {
 
     impl Harness {
         fn new(cc: &str, init_cwnd: u32, p: impl FnOnce(&mut SendParams)) -> Harness {
+            Harness::with_cc(by_name(cc).unwrap(), init_cwnd, p)
+        }
+        fn with_cc(cc: Box<dyn CongestionOps>, init_cwnd: u32, p: impl FnOnce(&mut SendParams)) -> Harness {
             let mut params = SendParams {
                 mss: MSS as u32,
                 init_cwnd,
                 ..SendParams::default()
             };
             p(&mut params);
-            let mut s = TcpSender::new(params, by_name(cc).unwrap(), FlowId(0), NodeId(0), NodeId(1));
+            let mut s = TcpSender::new(params, cc, FlowId(0), NodeId(0), NodeId(1), Rng::new(7, 0));
             let mut sent = Vec::new();
             s.start(&mut EndpointCtx {
                 now: Time::ZERO,
@@ -573,12 +1052,13 @@ mod tests {
         assert_eq!(seqs(&out), vec![0], "3rd dupack retransmits snd_una");
         assert!(out[0].retx);
         assert_eq!(h.s.ssthresh(), 5 * MSS, "FlightSize/2");
-        assert_eq!(h.s.cwnd(), 8 * MSS, "ssthresh + 3 MSS");
+        assert_eq!(h.s.window(), 8 * MSS, "ssthresh + 3 MSS");
+        assert_eq!(h.s.cwnd(), 5 * MSS, "cwnd itself is not inflated");
         // Further dupacks inflate by one MSS; the 11th segment goes out when cwnd allows.
         h.ack(0, |_| ());
         h.ack(0, |_| ());
         let out = h.ack(0, |_| ());
-        assert_eq!(h.s.cwnd(), 11 * MSS);
+        assert_eq!(h.s.window(), 11 * MSS);
         assert_eq!(seqs(&out), vec![10_000]);
         // Reno leaves recovery on the first new ACK, even a partial one.
         h.ack(3000, |_| ());
@@ -599,16 +1079,19 @@ mod tests {
         assert!(h.s.in_recovery());
         let recover = h.s.snd_max();
         // Partial ACK: retransmit the next hole, deflate, stay in recovery.
-        let cwnd_before = h.s.cwnd();
+        let cwnd_before = h.s.window();
         let out = h.ack(5000, |_| ());
         assert_eq!(out.first().map(|p| p.seq), Some(5000));
         assert!(out[0].retx);
         assert!(h.s.in_recovery());
-        assert_eq!(h.s.cwnd(), cwnd_before - 3000 + MSS);
-        // Full ACK: exit with cwnd = ssthresh.
+        assert_eq!(h.s.window(), cwnd_before - 3000 + MSS);
+        // Full ACK: exit with cwnd = ssthresh (5.5 MSS), and the ACK itself
+        // counts for congestion avoidance: it acknowledges 8 MSS ≥ cwnd, one
+        // more MSS (RFC 3465 byte counting; ns-2 and Linux grow on it too).
+        assert_eq!((h.s.ssthresh(), recover - 5000), (5500, 8000));
         h.ack(recover, |_| ());
         assert!(!h.s.in_recovery());
-        assert_eq!(h.s.cwnd(), h.s.ssthresh());
+        assert_eq!(h.s.cwnd(), h.s.ssthresh() + MSS);
     }
 
     /// RFC 6582 §3.2 step 4 resets the retransmission timer on the first partial
@@ -708,5 +1191,395 @@ mod tests {
         h.ack(2500, |_| ());
         assert_eq!(h.s.completed(), Some(Time::from_millis(80)));
         assert_eq!(h.s.next_wake(), None);
+    }
+
+    /// Fast recovery entered from a 10-segment window (ssthresh 5), inflated
+    /// by two more dupacks; then the retransmission timer fires.
+    fn timeout_in_fast_recovery(rule: RtoSsthresh) -> Harness {
+        let mut h = Harness::new("newreno", 10, |p| p.rto_ssthresh = rule);
+        h.at(100);
+        for _ in 0..5 {
+            h.ack(0, |_| ());
+        }
+        assert!(h.s.in_recovery());
+        assert_eq!((h.s.cwnd(), h.s.window()), (5 * MSS, 10 * MSS));
+        h.at(1500);
+        let out = h.timer();
+        assert_eq!(seqs(&out), vec![0], "go-back-N from snd_una with cwnd = 1");
+        assert_eq!(h.s.loss_state(), LossState::Loss { rto_streak: 1 });
+        h
+    }
+
+    /// RFC 5681 §3.1 bounds ssthresh by FlightSize/2; FlightSize inflated by
+    /// fast recovery is not used. ns-2 halves the window in use (cwnd without
+    /// the inflation: 5 → 2 segments); Linux keeps the recovery's ssthresh.
+    #[test]
+    fn rfc5681_3_1_timeout_during_fast_recovery_uses_uninflated_window() {
+        let h = timeout_in_fast_recovery(RtoSsthresh::Window);
+        assert_eq!(h.s.ssthresh(), 2500, "ns-2: 5 / 2 segments (ns-2 truncates to 2)");
+        let h = timeout_in_fast_recovery(RtoSsthresh::OncePerWindow);
+        assert_eq!(h.s.ssthresh(), 5 * MSS, "Linux tcp_enter_loss: held");
+    }
+
+    /// RFC 5681 §3.1: "the value of ssthresh is held constant" when the same
+    /// segment times out again; ns-2 halves the one-segment window (floor 2).
+    #[test]
+    fn rfc5681_3_1_repeated_timeout_of_the_same_segment() {
+        for (rule, second) in [(RtoSsthresh::OncePerWindow, 4 * MSS), (RtoSsthresh::Window, 2 * MSS)] {
+            let mut h = Harness::new("newreno", 8, |p| {
+                p.rto_ssthresh = rule;
+                p.rtt.init_rto = Time::from_secs(1);
+            });
+            h.at(1000);
+            h.timer();
+            assert_eq!(h.s.ssthresh(), 4 * MSS, "first timeout: FlightSize 8 / 2");
+            h.at(3000);
+            let out = h.timer();
+            assert_eq!(seqs(&out), vec![0]);
+            assert_eq!(h.s.ssthresh(), second, "{rule:?}");
+            assert_eq!(h.s.loss_state(), LossState::Loss { rto_streak: 2 });
+            assert_eq!(h.s.stats.timeouts, 2);
+        }
+    }
+
+    /// After a timeout, FlightSize counts from the go-back-N point: the 12
+    /// segments sent before the timeout are not in flight any more.
+    #[test]
+    fn timeout_after_progress_reduces_from_go_back_n_flight() {
+        let mut h = Harness::new("newreno", 12, |p| {
+            p.rto_ssthresh = RtoSsthresh::OncePerWindow;
+            p.rtt.init_rto = Time::from_secs(1);
+        });
+        h.at(1000);
+        h.timer();
+        assert_eq!(h.s.ssthresh(), 6 * MSS);
+        // Segments 0-3 retransmitted and acknowledged one by one: slow start
+        // from 1 segment sends 1000, 2000+3000, ... (go-back-N, retransmissions).
+        h.at(1100);
+        let out = h.ack(1000, |_| ());
+        assert_eq!(seqs(&out), vec![1000, 2000]);
+        assert!(out.iter().all(|p| p.retx));
+        assert_eq!(h.s.loss_state(), LossState::Loss { rto_streak: 0 }, "progress");
+        // The ACK restarted the backed-off timer (2 s): it fires at 3.1 s.
+        h.at(3100);
+        h.timer();
+        assert_eq!(h.s.stats.timeouts, 2);
+        assert_eq!(h.s.ssthresh(), 2 * MSS, "FlightSize 2 segments (3000 - 1000), floor 2");
+    }
+
+    /// RFC 6582 §4 "bugfix": after a timeout, duplicate ACKs below `recover`
+    /// (here caused by go-back-N retransmissions of data the receiver holds)
+    /// do not trigger fast retransmit, for NewReno, Reno and Tahoe (ns-2 `bugFix_`).
+    #[test]
+    fn rfc6582_4_no_fast_retransmit_after_timeout_until_recover() {
+        for cc in ["newreno", "reno", "tahoe"] {
+            let mut h = Harness::new(cc, 10, |p| p.rtt.init_rto = Time::from_secs(1));
+            h.at(1000);
+            h.timer();
+            h.at(1100);
+            h.ack(5000, |_| ());
+            for _ in 0..4 {
+                h.ack(5000, |_| ());
+            }
+            assert_eq!(h.s.stats.fast_retransmits, 0, "{cc}");
+            assert!(matches!(h.s.loss_state(), LossState::Loss { .. }), "{cc}");
+            // The cumulative ACK reaches recover (10 000): the timeout's
+            // recovery is over; once it covers more than recover, a new loss
+            // may be fast-retransmitted.
+            h.ack(10_000, |_| ());
+            assert_eq!(h.s.loss_state(), LossState::Open, "{cc}");
+            for _ in 0..3 {
+                h.ack(10_000, |_| ());
+            }
+            assert_eq!(h.s.stats.fast_retransmits, 0, "{cc}: ack = recover is not above it");
+            h.ack(11_000, |_| ());
+            for _ in 0..3 {
+                h.ack(11_000, |_| ());
+            }
+            assert_eq!(h.s.stats.fast_retransmits, 1, "{cc}");
+        }
+    }
+
+    /// ns-2 applies the careful check to Reno too: after leaving fast recovery
+    /// on a partial ACK, more losses of the same window do not halve again.
+    #[test]
+    fn reno_does_not_halve_twice_for_one_window() {
+        let mut h = Harness::new("reno", 10, |_| ());
+        h.at(100);
+        for _ in 0..3 {
+            h.ack(0, |_| ());
+        }
+        assert_eq!(h.s.ssthresh(), 5 * MSS);
+        h.ack(3000, |_| ()); // partial ACK: Reno leaves recovery
+        assert!(!h.s.in_recovery());
+        for _ in 0..3 {
+            h.ack(3000, |_| ());
+        }
+        assert_eq!(h.s.stats.fast_retransmits, 1);
+        assert_eq!(h.s.ssthresh(), 5 * MSS);
+    }
+
+    /// RFC 3042 §2: one new segment per each of the first two duplicate ACKs,
+    /// cwnd unchanged; RFC 5681 §3.2 step 2: they do not count in FlightSize
+    /// when ssthresh is set on the third.
+    #[test]
+    fn rfc3042_limited_transmit() {
+        let mut h = Harness::new("newreno", 10, |p| p.limited_transmit = true);
+        h.at(100);
+        assert_eq!(seqs(&h.ack(0, |_| ())), vec![10_000]);
+        assert_eq!(seqs(&h.ack(0, |_| ())), vec![11_000]);
+        assert_eq!(h.s.cwnd(), 10 * MSS);
+        let out = h.ack(0, |_| ());
+        assert_eq!(seqs(&out), vec![0], "fast retransmit");
+        assert_eq!(
+            h.s.ssthresh(),
+            5 * MSS,
+            "FlightSize 12 − 2 limited-transmit segments, halved"
+        );
+        // Off (the default): duplicate ACKs below the threshold send nothing.
+        let mut h = Harness::new("newreno", 10, |_| ());
+        h.at(100);
+        assert!(h.ack(0, |_| ()).is_empty());
+    }
+
+    /// ns-2 (`reset_rtx_timer` in `dupack_action`) and Linux restart the
+    /// retransmission timer when fast retransmit sends the lost segment.
+    #[test]
+    fn fast_retransmit_restarts_the_retransmission_timer() {
+        let mut h = Harness::new("newreno", 10, |p| p.rtt.init_rto = Time::from_secs(1));
+        assert_eq!(h.s.next_wake(), Some(Time::from_secs(1)));
+        h.at(400);
+        for _ in 0..3 {
+            h.ack(0, |_| ());
+        }
+        assert_eq!(h.s.next_wake(), Some(Time::from_millis(1400)));
+    }
+
+    /// Congestion avoidance with delayed ACKs (each ACK covers 2 segments)
+    /// from cwnd = 10 MSS. Byte counting (RFC 3465): +1 MSS once a window of
+    /// bytes is acknowledged, on the 5th ACK. Per ACK (RFC 5681 eq. 3, ns-2):
+    /// MSS²/cwnd on each ACK, 100 B then 99 B, … : +½ segment per window.
+    #[test]
+    fn byte_counting_and_per_ack_counting_in_congestion_avoidance() {
+        let run = |byte_counting: bool| {
+            let mut h = Harness::new("newreno", 10, |p| {
+                p.init_ssthresh = 10 * MSS;
+                p.byte_counting = byte_counting;
+            });
+            h.at(100);
+            (1..=10)
+                .map(|n| {
+                    h.ack(2 * n * MSS, |_| ());
+                    h.s.cwnd()
+                })
+                .collect::<Vec<u64>>()
+        };
+        assert_eq!(
+            run(true),
+            [10_000, 10_000, 10_000, 10_000, 11_000, 11_000, 11_000, 11_000, 11_000, 11_000]
+        );
+        let per_ack = run(false);
+        assert_eq!(per_ack[..3], [10_100, 10_199, 10_297]);
+        assert_eq!(per_ack[9], 10_956, "≈ +½ segment for 10 segments acknowledged");
+    }
+
+    /// Packet-counted windows (ns-2 `slowdown(CLOSE_SSTHRESH_HALF |
+    /// CLOSE_CWND_HALF)`): a loss halves cwnd, 9.111 segments → ssthresh 4
+    /// whole segments, cwnd 4.555 (the fraction kept); by FlightSize (RFC 5681),
+    /// 9 segments → 4.5 for both.
+    #[test]
+    fn loss_window_cwnd_is_ns2_packet_counted_halving() {
+        for (window, ssthresh, cwnd) in [(LossWindow::Cwnd, 4000, 4555), (LossWindow::Flight, 4500, 4500)] {
+            let mut h = Harness::new("newreno", 9, |p| {
+                p.init_ssthresh = 5 * MSS;
+                p.byte_counting = false;
+                p.loss_window = window;
+            });
+            h.at(100);
+            h.ack(1000, |_| ());
+            assert_eq!(h.s.cwnd(), 9111, "MSS²/cwnd = 111 B");
+            for _ in 0..3 {
+                h.ack(1000, |_| ());
+            }
+            assert_eq!((h.s.ssthresh(), h.s.cwnd()), (ssthresh, cwnd), "{window:?}");
+        }
+    }
+
+    /// An ACK of `ack` carrying SACK blocks (RFC 2018), most recent first.
+    fn with_sack(blocks: &'static [(u64, u64)]) -> impl FnOnce(&mut Packet) {
+        move |a: &mut Packet| {
+            for (i, &b) in blocks.iter().enumerate() {
+                a.sack[i] = b;
+            }
+            a.nsack = blocks.len() as u8;
+        }
+    }
+
+    /// RFC 6675 §5, one loss: segment 0 of 10 is lost; the third ACK that
+    /// SACKs new data enters recovery (RecoveryPoint 10 000, ssthresh = cwnd =
+    /// 5 MSS) and retransmits segment 0. pipe = 1000 (the retransmission) +
+    /// 6000 (segments 4–9, not lost) = 7000: nothing more until pipe ≤ cwnd −
+    /// MSS. Each further SACK takes 1000 off pipe; the third sends segment 10.
+    #[test]
+    fn rfc6675_one_loss_pipe_and_exit() {
+        let mut h = Harness::new("newreno", 10, |p| p.sack = true);
+        h.at(100);
+        assert!(h.ack(0, with_sack(&[(1000, 2000)])).is_empty());
+        assert!(h.ack(0, with_sack(&[(1000, 3000)])).is_empty());
+        let out = h.ack(0, with_sack(&[(1000, 4000)]));
+        assert_eq!(seqs(&out), vec![0], "retransmit HighACK + 1");
+        assert_eq!(h.s.loss_state(), LossState::SackRecovery);
+        assert_eq!((h.s.ssthresh(), h.s.cwnd()), (5 * MSS, 5 * MSS));
+        assert!(h.ack(0, with_sack(&[(1000, 5000)])).is_empty(), "pipe 6000");
+        assert!(h.ack(0, with_sack(&[(1000, 6000)])).is_empty(), "pipe 5000");
+        assert_eq!(seqs(&h.ack(0, with_sack(&[(1000, 7000)]))), vec![10_000], "pipe 4000");
+        // An ACK with no new SACK information is not a duplicate ACK.
+        assert!(h.ack(0, with_sack(&[(1000, 7000)])).is_empty());
+        // The retransmission arrives: the cumulative ACK passes RecoveryPoint.
+        h.ack(10_000, |_| ());
+        assert_eq!(h.s.loss_state(), LossState::Open);
+        assert_eq!(h.s.stats.fast_retransmits, 1);
+        assert_eq!(h.s.stats.retransmits, 1);
+    }
+
+    /// Several losses in one window (0, 3 and 6 of 10) are all retransmitted
+    /// within one RTT as IsLost marks them, without waiting for partial ACKs
+    /// (NewReno would need three RTTs).
+    #[test]
+    fn rfc6675_several_losses_repaired_in_one_rtt() {
+        let mut h = Harness::new("newreno", 10, |p| p.sack = true);
+        h.at(100);
+        h.ack(0, with_sack(&[(1000, 2000)]));
+        h.ack(0, with_sack(&[(1000, 3000)]));
+        h.ack(0, with_sack(&[(4000, 5000), (1000, 3000)]));
+        // Segments 1, 2 and 4 SACKed: 3000 B (more than 2·SMSS) above 0.
+        assert_eq!(h.s.loss_state(), LossState::SackRecovery);
+        h.ack(0, with_sack(&[(4000, 6000), (1000, 3000)]));
+        let out = h.ack(0, with_sack(&[(7000, 8000), (4000, 6000), (1000, 3000)]));
+        // Segment 3 has 3 ranges / 3000 B SACKed above it: lost, retransmitted.
+        assert!(seqs(&out).contains(&3000), "{:?}", seqs(&out));
+        h.ack(0, with_sack(&[(7000, 9000), (4000, 6000), (1000, 3000)]));
+        let out = h.ack(0, with_sack(&[(7000, 10_000), (4000, 6000), (1000, 3000)]));
+        let all: Vec<u64> = h.sent.iter().filter(|p| p.retx).map(|p| p.seq).collect();
+        assert_eq!(
+            all,
+            vec![0, 3000, 6000],
+            "each hole once; last ACK sent {:?}",
+            seqs(&out)
+        );
+        assert_eq!(h.s.stats.timeouts, 0);
+    }
+
+    /// RFC 6675 §5.1: a timeout during SACK recovery keeps the SACK
+    /// information; the retransmissions after it skip SACKed segments.
+    #[test]
+    fn rfc6675_5_1_timeout_retransmits_only_unsacked() {
+        let mut h = Harness::new("newreno", 6, |p| {
+            p.sack = true;
+            p.rtt.init_rto = Time::from_secs(1);
+        });
+        h.at(100);
+        h.ack(0, with_sack(&[(1000, 2000)]));
+        h.ack(0, with_sack(&[(3000, 4000), (1000, 2000)]));
+        h.ack(0, with_sack(&[(5000, 6000), (3000, 4000), (1000, 2000)]));
+        assert_eq!(h.s.loss_state(), LossState::SackRecovery);
+        h.at(1200);
+        let out = h.timer();
+        assert_eq!(seqs(&out), vec![0], "cwnd = 1 MSS");
+        h.at(1300);
+        // Segment 0 arrives; cwnd 2: segments 2 and 4 (not 1, 3 or 5).
+        let out = h.ack(1000, with_sack(&[(5000, 6000), (3000, 4000), (1000, 2000)]));
+        assert_eq!(seqs(&out), vec![2000, 4000]);
+        assert!(out.iter().all(|p| p.retx));
+    }
+
+    /// Both ends must be willing: without the receiver's SACK blocks the
+    /// sender keeps its module's recovery (NewReno here).
+    #[test]
+    fn sack_needs_both_ends() {
+        let v = serde_json::json!({"sack": true, "sack_blocks": 0});
+        let mut t = crate::cfg::Tab::new("flows[0]".into(), &v).unwrap();
+        let (snd, rcv, _) = super::super::params::read(&mut t).unwrap();
+        assert!(!snd.sack && rcv.sack_blocks == 0);
+        let v = serde_json::json!({"sack": true});
+        let mut t = crate::cfg::Tab::new("flows[0]".into(), &v).unwrap();
+        let (snd, rcv, _) = super::super::params::read(&mut t).unwrap();
+        assert!(snd.sack && rcv.sack_blocks == 3);
+    }
+
+    /// A model-based test algorithm: records what each ACK showed it, sets
+    /// cwnd to 100·(echoed load factor) segments per ACK (`cong_control`), and
+    /// ignores ECN echoes.
+    struct Echo {
+        seen: Seen,
+    }
+
+    /// (ECE, load field, ce_seen) of each ACK.
+    type Seen = std::sync::Arc<std::sync::Mutex<Vec<(bool, Option<u16>, bool)>>>;
+
+    impl CongestionOps for Echo {
+        fn name(&self) -> &'static str {
+            "echo"
+        }
+        fn ssthresh(&mut self, s: &CcState) -> u64 {
+            s.cwnd / 2
+        }
+        fn cong_avoid(&mut self, _s: &mut CcState, _acked: u64) {
+            unreachable!("cong_control takes over");
+        }
+        fn pkts_acked(&mut self, _s: &CcState, a: &AckSample) {
+            self.seen
+                .lock()
+                .unwrap()
+                .push((a.ece, a.feedback.load, a.feedback.ce_seen));
+        }
+        fn cong_control(&mut self, s: &mut CcState, a: &AckSample) -> bool {
+            if let Some(f) = a.feedback.load_factor() {
+                s.cwnd = (100.0 * f) as u64 * s.mss;
+            }
+            true
+        }
+        fn ecn_echo(&mut self, _s: &CcState) -> Option<u64> {
+            None
+        }
+    }
+
+    /// The algorithm sees each ACK's ECN echo and the receiver's feedback
+    /// option; `cong_control` sets the window directly; `ecn_echo` returning
+    /// `None` overrides RFC 3168's halving (no reduction, no CWR).
+    #[test]
+    fn feedback_reaches_the_algorithm_which_sets_the_window() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let cc = Box::new(Echo { seen: seen.clone() });
+        let mut h = Harness::with_cc(cc, 4, |p| p.ecn = true);
+        h.at(50);
+        h.ack(1000, |a| a.fb.set_load_factor(0.08));
+        assert_eq!(h.s.cwnd(), 8 * MSS);
+        let out = h.ack(2000, |a| {
+            a.flags |= flags::ECE;
+            a.fb.set_load_factor(0.125);
+            a.fb.ce_seen = true;
+        });
+        assert_eq!(h.s.cwnd(), 12 * MSS, "no RFC 3168 halving");
+        assert_eq!(h.s.stats.ecn_reductions, 0);
+        assert!(out.iter().all(|p| !p.has(flags::CWR)));
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen[0], (false, Some(1311), false));
+        assert_eq!(seen[1], (true, Some(2048), true));
+    }
+
+    /// ns-2 `overhead_`: a window-driven burst waits U(0, send_jitter), then
+    /// goes out whole and in order; the draw is deterministic per seed.
+    #[test]
+    fn send_jitter_delays_bursts_in_order() {
+        let mut h = Harness::new("newreno", 3, |p| p.send_jitter = Time::from_millis(10));
+        assert!(h.sent.is_empty(), "the first burst waits");
+        let t = h.s.next_wake().expect("burst scheduled");
+        assert!(t < Time::from_millis(10), "{t}");
+        h.now = t;
+        let out = h.timer();
+        assert_eq!(seqs(&out), vec![0, 1000, 2000]);
+        let again = Harness::new("newreno", 3, |p| p.send_jitter = Time::from_millis(10));
+        assert_eq!(again.s.next_wake(), Some(t), "same seed, same delay");
     }
 }

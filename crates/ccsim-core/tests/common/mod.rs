@@ -1,5 +1,5 @@
-//! Helpers shared by the whole-engine tests: reading result columns and
-//! fingerprinting outputs.
+//! Readers for the result tables and output fingerprints, shared by the engine
+//! test files.
 #![allow(dead_code)] // each test binary uses a subset
 
 use ccsim_core::output::{Column, Output};
@@ -13,6 +13,7 @@ pub fn col<'a>(o: &'a Output, table: &str, name: &str) -> &'a Column {
         .1
 }
 
+/// A numeric column as f64 values.
 pub fn f64s(c: &Column) -> Vec<f64> {
     match c {
         Column::F64(v) => v.clone(),
@@ -21,6 +22,7 @@ pub fn f64s(c: &Column) -> Vec<f64> {
     }
 }
 
+/// A text column.
 pub fn strs(c: &Column) -> Vec<String> {
     match c {
         Column::Str(v) => v.clone(),
@@ -28,13 +30,18 @@ pub fn strs(c: &Column) -> Vec<String> {
     }
 }
 
-/// One value of the `queues` table.
+/// One value of the queues table, by queue name (`"R1->R2"`) and column.
 pub fn queue_value(o: &Output, queue: &str, name: &str) -> f64 {
     let i = strs(col(o, "queues", "queue"))
         .iter()
         .position(|n| n == queue)
         .expect("queue");
     f64s(col(o, "queues", name))[i]
+}
+
+/// A numeric column of the flows table, one value per flow.
+pub fn flow_values(o: &Output, name: &str) -> Vec<f64> {
+    f64s(col(o, "flows", name))
 }
 
 /// Every table and the summary as text, floats by their bits.

@@ -1,0 +1,187 @@
+//! BMCC's receiver: the load-factor estimate f̂ built from ADPM marks and
+//! echoed in every ACK (Qazi, Andrew & Znati, "Incremental deployment of new
+//! ECN-compatible congestion control", PFLDNeT 2009; ADPM: Andrew, Hanly,
+//! Chan & Cui, IEEE Comm. Letters 10(11), 2006). Spec: `specs/bmcc.md` §2.3
+//! (the hash) and §3 (the estimator), `corrections.md` (BMCC).
+//!
+//! Each data packet carries a threshold h, a deterministic hash of its IP id
+//! (§2.3: bit-reversed 16-bit IP id, mapped piecewise-linearly so that ¼ of
+//! packets fall in (η₀, η), ¼ in (η, 1) and ½ in (1, u)); routers set ECT(1)
+//! when their load factor exceeds h and CE in severe overload. On each packet:
+//!
+//! * `11` (CE): f̂ = u (unmodified design), or, with the modified router of
+//!   §6.1, f̂ unchanged and `ce_seen` reported (spec B11);
+//! * `10` (ECT(0), unmarked) and h < f̂: f̂ = h (the load is at most h);
+//! * `01` (ECT(1), marked) and h > f̂: f̂ = h (the load exceeds h);
+//! * `00`: ignored.
+//!
+//! The ACK carries f̂ in the feedback option's 16-bit load field (resolution
+//! 6.1·10⁻⁵, below the hash's own step in every range) and `ce_seen` when the
+//! packet that triggered it was CE (spec B5). Deviation: the exact hash of
+//! the BMCC paper's reference [11] is not available; the bit-reversed mapping
+//! is the spec's choice (B1), plain IP id / 65536 a switch.
+
+use super::ReceiverFeedback;
+use crate::cfg::{Res, Tab};
+use crate::packet::{Ecn, Feedback, Packet};
+
+/// η₀: the lowest signalled load, and a new flow's estimate (corrections.md).
+pub const ETA0: f64 = 0.15;
+/// η: the boundary between low and high load.
+pub const ETA: f64 = 0.75;
+/// u: the largest load ADPM signals.
+pub const U: f64 = 1.2;
+
+/// How the IP id maps to a threshold (spec B1).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Hash {
+    /// bitreverse16(IP id) / 65536: consecutive packets probe well-spread
+    /// thresholds (van der Corput order).
+    BitReverse,
+    /// IP id / 65536.
+    Plain,
+}
+
+/// The ADPM threshold h ∈ (η₀, u) of a packet (bmcc.md §2.3); routers and
+/// receivers compute the same value.
+pub fn threshold(ip_id: u16, hash: Hash) -> f64 {
+    let x = match hash {
+        Hash::BitReverse => ip_id.reverse_bits(),
+        Hash::Plain => ip_id,
+    };
+    let r = x as f64 / 65536.0;
+    if r < 0.25 {
+        ETA0 + (r / 0.25) * (ETA - ETA0)
+    } else if r < 0.5 {
+        ETA + ((r - 0.25) / 0.25) * (1.0 - ETA)
+    } else {
+        1.0 + ((r - 0.5) / 0.5) * (U - 1.0)
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Params {
+    pub hash: Hash,
+    /// A CE packet only sets `ce_seen` and leaves f̂ (the modified BMCC router
+    /// of §6.1); otherwise it sets f̂ = u.
+    pub ce_flag_only: bool,
+}
+
+impl Params {
+    pub fn read(t: &mut Tab) -> Res<Params> {
+        let hash = match t.choice("hash", Some("bitreverse"), &["bitreverse", "plain"])?.as_str() {
+            "plain" => Hash::Plain,
+            _ => Hash::BitReverse,
+        };
+        let on_ce = t.choice("on_ce", Some("estimate"), &["estimate", "flag"])?;
+        Ok(Params {
+            hash,
+            ce_flag_only: on_ce == "flag",
+        })
+    }
+}
+
+pub struct Estimator {
+    p: Params,
+    f_hat: f64,
+    /// The last data packet was CE.
+    last_ce: bool,
+}
+
+impl Estimator {
+    pub fn new(p: Params) -> Estimator {
+        Estimator {
+            p,
+            f_hat: ETA0,
+            last_ce: false,
+        }
+    }
+    pub fn estimate(&self) -> f64 {
+        self.f_hat
+    }
+}
+
+impl ReceiverFeedback for Estimator {
+    fn name(&self) -> &'static str {
+        "bmcc"
+    }
+    fn on_data(&mut self, pkt: &Packet) {
+        self.last_ce = pkt.ecn == Ecn::Ce;
+        let h = threshold(pkt.ip_id, self.p.hash);
+        match pkt.ecn {
+            Ecn::Ce if !self.p.ce_flag_only => self.f_hat = U,
+            Ecn::Ect0 if h < self.f_hat => self.f_hat = h,
+            Ecn::Ect1 if h > self.f_hat => self.f_hat = h,
+            _ => {}
+        }
+    }
+    fn fill(&mut self, fb: &mut Feedback) {
+        fb.set_load_factor(self.f_hat);
+        fb.ce_seen = self.last_ce;
+    }
+    fn trace(&self) -> Option<(&'static str, f64)> {
+        Some(("load_estimate", self.f_hat))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{FlowId, Kind, NodeId};
+    use crate::units::Time;
+
+    fn data(ip_id: u16, ecn: Ecn) -> Packet {
+        let mut p = Packet::new(0, FlowId(0), NodeId(0), NodeId(1), 1040, Kind::Data, Time::ZERO);
+        p.ip_id = ip_id;
+        p.ecn = ecn;
+        p
+    }
+
+    /// bmcc.md §2.3: ¼ of IP ids in (η₀, η), ¼ in (η, 1), ½ in (1, u); the
+    /// bit reversal makes ids 0, 1, 2, 3 probe 0.15, 1.0, 0.75, 1.1.
+    #[test]
+    fn spec_2_3_threshold_distribution_and_order() {
+        let hs: Vec<f64> = (0..=u16::MAX).map(|i| threshold(i, Hash::BitReverse)).collect();
+        let low = hs.iter().filter(|&&h| h < ETA).count();
+        let mid = hs.iter().filter(|&&h| (ETA..1.0).contains(&h)).count();
+        assert_eq!((low, mid, hs.len() - low - mid), (16384, 16384, 32768));
+        assert!(hs.iter().all(|&h| (ETA0..U).contains(&h)));
+        for (id, want) in [(0, 0.15), (1, 1.0), (2, 0.75), (3, 1.1)] {
+            assert!((threshold(id, Hash::BitReverse) - want).abs() < 1e-12, "IP id {id}");
+        }
+        assert_eq!(threshold(1, Hash::Plain), 0.15 + 0.6 / 16384.0);
+    }
+
+    /// bmcc.md §3 by hand: from f̂ = 0.15, a marked packet with h = 1.0 raises
+    /// f̂ to 1.0; an unmarked one with h = 0.75 lowers it to 0.75; a marked one
+    /// with h = 0.75 changes nothing; CE sets u (or only the flag, §6.1).
+    #[test]
+    fn spec_3_estimator_follows_marks() {
+        let mut e = Estimator::new(Params {
+            hash: Hash::BitReverse,
+            ce_flag_only: false,
+        });
+        e.on_data(&data(1, Ecn::Ect1));
+        assert_eq!(e.estimate(), 1.0);
+        e.on_data(&data(2, Ecn::Ect0));
+        assert_eq!(e.estimate(), threshold(2, Hash::BitReverse));
+        e.on_data(&data(2, Ecn::Ect1));
+        assert_eq!(e.estimate(), threshold(2, Hash::BitReverse), "h not above f̂");
+        e.on_data(&data(0, Ecn::NotEct));
+        assert_eq!(e.estimate(), threshold(2, Hash::BitReverse), "00 ignored");
+        e.on_data(&data(3, Ecn::Ce));
+        assert_eq!(e.estimate(), U);
+        let mut fb = Feedback::default();
+        e.fill(&mut fb);
+        assert!(fb.ce_seen);
+        assert!((fb.load_factor().unwrap() - 1.2).abs() < 1e-4);
+        let mut m = Estimator::new(Params {
+            hash: Hash::BitReverse,
+            ce_flag_only: true,
+        });
+        m.on_data(&data(3, Ecn::Ce));
+        assert_eq!(m.estimate(), ETA0, "modified router: the estimate stays");
+        m.fill(&mut fb);
+        assert!(fb.ce_seen && fb.load_factor() == Some(2458.0 / 16384.0));
+    }
+}

@@ -1,0 +1,208 @@
+//! The keys of a TCP flow table (`[[flows]] kind = "tcp"`), read with their
+//! defaults into [`SendParams`] and [`RecvParams`]; docs/user-guide.md lists
+//! them.
+//!
+//! `conventions` selects the defaults of the keys where simulators and RFCs
+//! differ (each key can still be set on its own):
+//!
+//! | key | `"ccsim"` (default) | `"ns2"` (ns-2.35 one-way TCP) |
+//! |---|---|---|
+//! | `init_rto` | 1 s (RFC 6298) | 3 s (`rtxcur_init_`) |
+//! | `rtt_estimator`, `rtt_tick` | RFC 6298, exact | ns-2 fixed point, 10 ms (`tcpTick_`) |
+//! | `limited_transmit` | off | on (`singledup_ 1`) |
+//! | `byte_counting` | on (RFC 3465) | off: SMSS²/cwnd per ACK (`cwnd_ += 1/cwnd_`) |
+//! | `loss_window` | `"flight"` (RFC 5681 eq. 4) | `"cwnd"` (`slowdown` halves `window()`) |
+//!
+//! Both share IW 2, min RTO 0.2 s, max RTO 60 s, dupthresh 3, NewReno's
+//! Impatient timer and full-ACK cwnd = ssthresh, and a timeout halving the
+//! window in use (`rto_ssthresh = "window"`). ns-2's buffer convention (a
+//! DropTail `limit_` N holds N − 1 waiting packets) is a queue matter, not a
+//! TCP one; docs/validation.md lists every difference measured.
+
+use super::{Estimator, LossWindow, RecvParams, RtoSsthresh, RttParams, SendParams, INFINITE};
+use crate::cc;
+use crate::cfg::{time_str, Res, Tab};
+use crate::units::Time;
+use serde_json::Value;
+
+/// Defaults selected by `conventions`.
+struct Conventions {
+    init_rto: &'static str,
+    rtt_estimator: &'static str,
+    rtt_tick: &'static str,
+    limited_transmit: bool,
+    byte_counting: bool,
+    loss_window: &'static str,
+}
+
+const CCSIM: Conventions = Conventions {
+    init_rto: "1s",
+    rtt_estimator: "rfc6298",
+    rtt_tick: "0s",
+    limited_transmit: false,
+    byte_counting: true,
+    loss_window: "flight",
+};
+
+const NS2: Conventions = Conventions {
+    init_rto: "3s",
+    rtt_estimator: "ns2",
+    rtt_tick: "10ms",
+    limited_transmit: true,
+    byte_counting: false,
+    loss_window: "cwnd",
+};
+
+/// Reads a TCP flow's keys; returns the sender's and receiver's parameters
+/// and the congestion-control name.
+pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, String)> {
+    let conv = match t.choice("conventions", Some("ccsim"), &["ccsim", "ns2"])?.as_str() {
+        "ns2" => &NS2,
+        _ => &CCSIM,
+    };
+    let cc_name = t.choice("cc", Some("newreno"), cc::NAMES)?;
+    let mss = t.uint("mss", Some(1460), 1, 65_495)? as u32;
+    let header = t.uint("header", Some(40), 0, 1000)? as u32;
+    let ack_size = t.uint("ack_size", Some(40), 1, 1500)? as u32;
+    let size = t.size_or_inf("size", "inf")?;
+    if size == Some(0) {
+        return Err(t.error("size", &Value::from(0), "a positive size or \"inf\""));
+    }
+    let init_cwnd = t.uint("init_cwnd", Some(2), 1, 10_000)? as u32;
+    let init_ssthresh = t.size_or_inf("init_ssthresh", "inf")?;
+    let dupthresh = t.uint("dupthresh", Some(3), 1, 1000)? as u32;
+    let rtt = RttParams {
+        init_rto: t.time("init_rto", Some(conv.init_rto))?,
+        min_rto: t.time("min_rto", Some("200ms"))?,
+        max_rto: t.time("max_rto", Some("60s"))?,
+        granularity: t.time("clock_granularity", Some("0s"))?,
+        tick: t.time("rtt_tick", Some(conv.rtt_tick))?,
+        estimator: match t
+            .choice("rtt_estimator", Some(conv.rtt_estimator), &["rfc6298", "ns2"])?
+            .as_str()
+        {
+            "ns2" => Estimator::Ns2,
+            _ => Estimator::Rfc6298,
+        },
+    };
+    if rtt.estimator == Estimator::Ns2 && rtt.tick == Time::ZERO {
+        return Err(t.error(
+            "rtt_tick",
+            &Value::String(time_str(rtt.tick)),
+            "a positive clock tick such as \"10ms\" (ns-2's tcpTick_) with rtt_estimator = \"ns2\"",
+        ));
+    }
+    if rtt.max_rto < rtt.min_rto || rtt.init_rto == Time::ZERO {
+        return Err(t.error(
+            "max_rto",
+            &Value::String(time_str(rtt.max_rto)),
+            "max_rto ≥ min_rto and a positive init_rto",
+        ));
+    }
+    let rwnd = t.size_or_inf("rwnd", "inf")?;
+    if let Some(w) = rwnd.filter(|&w| w < mss as u64) {
+        return Err(t.error(
+            "rwnd",
+            &Value::from(w),
+            format!("a receive buffer of at least one MSS ({mss} B) or \"inf\""),
+        ));
+    }
+    let delayed = t.boolean("delayed_ack", false)?;
+    let delack_timeout = t.time("delack_timeout", Some("100ms"))?;
+    let ecn = t.boolean("ecn", false)?;
+    let full_ack = t.choice("full_ack", Some("ssthresh"), &["ssthresh", "flight"])?;
+    let partial_timer = t.choice("partial_ack_timer", Some("first"), &["first", "every"])?;
+    // SACK (RFC 2018 option, RFC 6675 recovery) needs both ends: the sender
+    // willing (`sack`) and the receiver sending blocks (`sack_blocks`).
+    let sack = t.boolean("sack", false)?;
+    let sack_blocks = t.uint("sack_blocks", Some(if sack { 3 } else { 0 }), 0, 4)? as u8;
+    let limited_transmit = t.boolean("limited_transmit", conv.limited_transmit)?;
+    let byte_counting = t.boolean("byte_counting", conv.byte_counting)?;
+    let loss_window = match t
+        .choice("loss_window", Some(conv.loss_window), &["flight", "cwnd"])?
+        .as_str()
+    {
+        "cwnd" => LossWindow::Cwnd,
+        _ => LossWindow::Flight,
+    };
+    let rto_ssthresh = match t
+        .choice("rto_ssthresh", Some("window"), &["window", "once-per-window"])?
+        .as_str()
+    {
+        "once-per-window" => RtoSsthresh::OncePerWindow,
+        _ => RtoSsthresh::Window,
+    };
+    let send_jitter = t.time("send_jitter", Some("0s"))?;
+    let snd = SendParams {
+        mss,
+        header,
+        init_cwnd,
+        init_ssthresh: init_ssthresh.unwrap_or(INFINITE),
+        dupthresh,
+        rtt,
+        size: size.unwrap_or(INFINITE),
+        ecn,
+        full_ack_flight: full_ack == "flight",
+        partial_timer_every: partial_timer == "every",
+        byte_counting,
+        sack: sack && sack_blocks > 0,
+        limited_transmit,
+        rto_ssthresh,
+        loss_window,
+        send_jitter,
+    };
+    let feedback = match t.table("feedback")? {
+        Some(mut f) => {
+            let spec = crate::feedback::read(&mut f)?;
+            t.put("feedback", f.finish()?);
+            Some(spec)
+        }
+        None => None,
+    };
+    let rcv = RecvParams {
+        buffer: rwnd.unwrap_or(INFINITE),
+        delack: delayed.then_some(delack_timeout),
+        ack_size,
+        sack_blocks,
+        feedback,
+    };
+    Ok((snd, rcv, cc_name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn resolved(v: Value) -> Value {
+        let mut t = Tab::new("flows[0]".into(), &v).unwrap();
+        read(&mut t).unwrap();
+        t.finish().unwrap()
+    }
+
+    #[test]
+    fn ns2_conventions_set_defaults_and_keys_still_win() {
+        let r = resolved(json!({"conventions": "ns2", "limited_transmit": false}));
+        assert_eq!(r["init_rto"], "3s");
+        assert_eq!(r["rtt_estimator"], "ns2");
+        assert_eq!(r["rtt_tick"], "0.01s");
+        assert_eq!(r["byte_counting"], false);
+        assert_eq!(r["loss_window"], "cwnd");
+        assert_eq!(r["limited_transmit"], false, "an explicit key wins");
+        let d = resolved(json!({}));
+        assert_eq!(
+            (d["conventions"].as_str(), d["init_rto"].as_str()),
+            (Some("ccsim"), Some("1s"))
+        );
+        assert_eq!(d["byte_counting"], true);
+    }
+
+    #[test]
+    fn ns2_estimator_needs_a_tick() {
+        let v = json!({"rtt_estimator": "ns2"});
+        let mut t = Tab::new("flows[0]".into(), &v).unwrap();
+        let e = read(&mut t).unwrap_err();
+        assert_eq!(e.path, "flows[0].rtt_tick");
+        assert!(e.expected.contains("tcpTick_"), "{e}");
+    }
+}

@@ -1,0 +1,284 @@
+"""ccsim against ns-2.35 on TCP scenarios: one command, a markdown table.
+
+    python validation/ns2/run.py              # every case, 10 seeds each
+    python validation/ns2/run.py --quick      # 3 seeds, shorter runs
+    python validation/ns2/run.py --write docs/validation.md
+
+Each case runs over several seeds (flow start times and access delays drawn
+from the seed, the same for both simulators) in ns-2 and in ccsim with ns-2's
+conventions (``ns2tcp.py``). The table gives, per case, the mean over seeds of
+bottleneck utilization, drops at the bottleneck, retransmitted segments and
+timeouts (sums over flows), and the Jain index of the flows' goodputs; the
+single-flow cases also compare the cwnd traces. Exits 0 with a one-line
+message (and no table) where ``ns`` is not installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from ns2tcp import Case, Outcome, have_ns, run_ccsim, run_ns2  # noqa: E402
+
+MARK_BEGIN = "<!-- ns2-tcp:begin -->"
+MARK_END = "<!-- ns2-tcp:end -->"
+
+
+def cases(quick: bool) -> list[Case]:
+    """The validation cases (quick: shorter runs)."""
+    d, w = (30.0, 5.0) if quick else (60.0, 10.0)
+    one = dict(pairs=1, rate_mbps=10, delay_ms=20, access_ms=(1.0, 5.0), duration_s=d, warmup_s=w)
+    out = []
+    for cc in ("tahoe", "reno", "newreno"):
+        for delack in (False, True):
+            tag = "delack" if delack else "ack-every"
+            out.append(
+                Case(
+                    f"1 flow {cc} {tag} B=1BDP",
+                    cc=cc,
+                    buffer_pkts=55,
+                    delayed_ack=delack,
+                    trace=(0,),
+                    **one,
+                )
+            )
+    out.append(Case("1 flow newreno B=0.25BDP", buffer_pkts=14, trace=(0,), **one))
+    out.append(Case("1 flow SACK B=1BDP", sack=True, buffer_pkts=55, trace=(0,), **one))
+    out.append(Case("1 flow SACK B=0.25BDP", sack=True, buffer_pkts=14, trace=(0,), **one))
+    out.append(
+        Case(
+            "1 flow newreno B=1BDP, ccsim rto_ssthresh=once-per-window",
+            buffer_pkts=55,
+            rto_ssthresh="once-per-window",
+            trace=(0,),
+            **one,
+        )
+    )
+    two = dict(
+        pairs=2,
+        rate_mbps=10,
+        delay_ms=20,
+        access_ms=(1.0, 5.0),
+        start_max_s=1.0,
+        buffer_pkts=57,
+        duration_s=d,
+        warmup_s=w,
+    )
+    for cc in ("reno", "newreno"):
+        out.append(Case(f"2 flows {cc} B=1BDP", cc=cc, **two))
+    out.append(Case("2 flows newreno delack B=1BDP", delayed_ack=True, **two))
+    out.append(
+        Case(
+            "2 flows newreno B=1BDP, ccsim rto_ssthresh=once-per-window",
+            rto_ssthresh="once-per-window",
+            **two,
+        )
+    )
+    eight = dict(
+        pairs=8,
+        rate_mbps=100,
+        delay_ms=20,
+        access_mbps=1000,
+        access_ms=(1.0, 5.0),
+        start_max_s=0.1,
+        buffer_pkts=100,
+        mss=1448,
+        duration_s=20.0 if quick else 40.0,
+        warmup_s=5.0,
+    )
+    out.append(Case("8 flows newreno 100Mbps B=100pkt", **eight))
+    out.append(Case("8 flows tahoe 100Mbps B=100pkt", cc="tahoe", **eight))
+    out.append(Case("8 flows SACK 100Mbps B=100pkt", sack=True, **eight))
+    # Identical access delays: the flows synchronize, and how much depends on
+    # sub-microsecond timing (see docs/validation.md).
+    same = dict(eight, access_ms=(1.0, 1.0))
+    out.append(Case("8 flows newreno 100Mbps B=100pkt, equal RTTs", **same))
+    out.append(Case("8 flows tahoe 100Mbps B=100pkt, equal RTTs", cc="tahoe", **same))
+    # Many flows with small windows: timeouts dominate (Fig. 8's regime).
+    many = dict(
+        rate_mbps=100,
+        delay_ms=50,
+        access_mbps=2000,
+        access_ms=(0.0, 10.0),
+        start_max_s=10.0,
+        mss=960,
+        duration_s=50.0,
+        warmup_s=25.0,
+    )
+    out.append(
+        Case("100 flows newreno 100Mbps RTT 100ms B=60pkt", pairs=100, buffer_pkts=60, **many)
+    )
+    out.append(
+        Case(
+            "100 flows reno 100Mbps RTT 100ms B=60pkt", cc="reno", pairs=100, buffer_pkts=60, **many
+        )
+    )
+    out.append(
+        Case(
+            "100 flows SACK 100Mbps RTT 100ms B=60pkt", sack=True, pairs=100, buffer_pkts=60, **many
+        )
+    )
+    fig8 = dict(many, rate_mbps=200)
+    out.append(
+        Case(
+            "Fig. 8: 200 flows newreno 200Mbps RTT 100ms B=0.05BDP",
+            pairs=200,
+            buffer_pkts=125,
+            **fig8,
+        )
+    )
+    fig8_300 = dict(fig8, delay_ms=150, duration_s=90.0, warmup_s=60.0)
+    out.append(
+        Case(
+            "Fig. 8: 200 flows newreno 200Mbps RTT 300ms B=0.05BDP",
+            pairs=200,
+            buffer_pkts=375,
+            **fig8_300,
+        )
+    )
+    return out
+
+
+def jain(x: list[float]) -> float:
+    s = sum(x)
+    q = sum(v * v for v in x)
+    return s * s / (len(x) * q) if q > 0 else float("nan")
+
+
+@dataclasses.dataclass
+class Row:
+    case: Case
+    ns2: list[Outcome]
+    ccsim: list[Outcome]
+
+    def stat(self, side: str, f) -> float:
+        return statistics.fmean(f(o) for o in getattr(self, side))
+
+    def ci(self, side: str, f) -> float:
+        """Half-width of the 95 % confidence interval of the mean over seeds."""
+        xs = [f(o) for o in getattr(self, side)]
+        if len(xs) < 2:
+            return float("nan")
+        return T95.get(len(xs) - 1, 1.96) * statistics.stdev(xs) / len(xs) ** 0.5
+
+
+#: Student t quantiles (two-sided 95 %) by degrees of freedom.
+T95 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26}
+
+
+def cwnd_decile_gap(a: Outcome, b: Outcome) -> float:
+    """Largest gap between the cwnd deciles (segments) of the two traces.
+
+    Compares the distributions rather than the traces sample by sample: the
+    sawtooth of one simulator drifts a few milliseconds against the other's
+    over a run, which a pointwise gap would count many times over.
+    """
+    x = sorted(c for _, _, c, _ in a.cwnd)
+    y = sorted(c for _, _, c, _ in b.cwnd)
+    if not x or not y:
+        return float("nan")
+    q = [k / 10 for k in range(1, 10)]
+    return max(abs(x[int(p * (len(x) - 1))] - y[int(p * (len(y) - 1))]) for p in q)
+
+
+def mean_cwnd(o: Outcome) -> float:
+    return statistics.fmean(c for _, _, c, _ in o.cwnd) if o.cwnd else float("nan")
+
+
+def table(rows: list[Row], seeds: int) -> str:
+    head = (
+        "| case | util ns-2 | util ccsim | drops ns-2 | drops ccsim | retx ns-2 | retx ccsim "
+        "| timeouts ns-2 | timeouts ccsim | Jain ns-2 | Jain ccsim | mean cwnd ns-2 / ccsim "
+        "| cwnd decile gap |"
+    )
+    lines = [head, "|" + "---|" * 13]
+    for r in rows:
+
+        def both(f, fmt):
+            return fmt.format(r.stat("ns2", f)), fmt.format(r.stat("ccsim", f))
+
+        def with_ci(f, fmt):
+            return tuple(
+                f"{fmt.format(r.stat(side, f))} ± {fmt.format(r.ci(side, f))}"
+                for side in ("ns2", "ccsim")
+            )
+
+        u = with_ci(lambda o: o.utilization, "{:.4f}")
+        d = with_ci(lambda o: o.drops, "{:.1f}")
+        x = both(lambda o: o.retransmits, "{:.1f}")
+        t = both(lambda o: o.timeouts, "{:.2f}")
+        j = both(lambda o: jain(o.goodputs), "{:.3f}")
+        if r.case.trace:
+            cw = f"{r.stat('ns2', mean_cwnd):.1f} / {r.stat('ccsim', mean_cwnd):.1f}"
+            gap = statistics.fmean(cwnd_decile_gap(a, b) for a, b in zip(r.ns2, r.ccsim))
+            gap_s = f"{gap:.2f}"
+        else:
+            cw, gap_s = "—", "—"
+        lines.append(
+            f"| {r.case.name} | {u[0]} | {u[1]} | {d[0]} | {d[1]} | {x[0]} | {x[1]} "
+            f"| {t[0]} | {t[1]} | {j[0]} | {j[1]} | {cw} | {gap_s} |"
+        )
+    lines.append("")
+    lines.append(
+        f"Means over {seeds} seeds per case (± the 95 % confidence half-width over "
+        "seeds). Utilization and drops at the bottleneck "
+        "R1->R2 over the measurement window; retransmissions and timeouts summed over "
+        "flows for the whole run; Jain index of the flows' whole-run goodputs; cwnd "
+        "sampled every 10 ms (single-flow cases): its mean, and the largest gap "
+        "between the two simulators' cwnd deciles, in segments."
+    )
+    return "\n".join(lines)
+
+
+def run(quick: bool, seeds: int, only: str | None) -> list[Row]:
+    rows = []
+    for c in cases(quick):
+        if only and only not in c.name:
+            continue
+        ns, cc = [], []
+        for seed in range(1, seeds + 1):
+            ns.append(run_ns2(c, seed))
+            cc.append(run_ccsim(c, seed))
+        rows.append(Row(c, ns, cc))
+        print(f"done: {c.name}", file=sys.stderr)
+    return rows
+
+
+def write(path: Path, text: str) -> None:
+    """Replaces the marked TCP section of ``path`` (created if missing)."""
+    block = f"{MARK_BEGIN}\n{text}\n{MARK_END}"
+    old = path.read_text() if path.exists() else ""
+    if MARK_BEGIN in old and MARK_END in old:
+        a = old.index(MARK_BEGIN)
+        b = old.index(MARK_END) + len(MARK_END)
+        new = old[:a] + block + old[b:]
+    else:
+        new = old + ("\n" if old and not old.endswith("\n") else "") + block + "\n"
+    path.write_text(new)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="3 seeds, shorter runs")
+    ap.add_argument("--seeds", type=int, default=None, help="seeds per case (default 10, quick 3)")
+    ap.add_argument("--only", help="run only cases whose name contains this text")
+    ap.add_argument("--write", type=Path, help="replace the TCP table in this markdown file")
+    a = ap.parse_args(argv)
+    if not have_ns():
+        print("ns-2 validation skipped: the `ns` binary is not installed (apt-get install ns2)")
+        return 0
+    seeds = a.seeds or (3 if a.quick else 10)
+    text = table(run(a.quick, seeds, a.only), seeds)
+    print(text)
+    if a.write:
+        write(a.write, text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
