@@ -149,6 +149,50 @@ def test_scenario_error_is_a_value_error():
     assert issubclass(ccsim.SimulationError, RuntimeError)
 
 
+def test_builder_selects_queue_disciplines_per_link():
+    sc = (
+        ccsim.Scenario(duration="3s")
+        .dumbbell(pairs=2, rate="10Mbps", delay="10ms")
+        .queue("red", limit="100pkt", min_th=5, max_th=15, mean_pktsize="1500B", ecn=True)
+        .queue("fq", where="access", limit="50pkt")
+        .tcp(pairs="all", ecn=True)
+        .monitor(interval="50ms", queues=["R1->R2"])
+    )
+    r = ccsim.run(sc)
+    q = r.queues.set_index("queue")
+    assert q.loc["R1->R2", "kind"] == "red" and q.loc["s0->R1", "kind"] == "fq"
+    assert q.loc["R2->R1", "kind"] == "red"  # reverse_queue defaults to the forward one
+    assert {"avg", "max_p", "p_b"} <= set(r.timeseries["qdisc"]["name"])
+    assert r.scenario["topology"]["bottleneck"]["queue"]["gentle"] is True  # ns-2.35 default
+    g = ccsim.Scenario(duration="1s").graph(
+        ["a", "b"], [{"from": "a", "to": "b", "rate": "1Mbps", "delay": "1ms"}]
+    )
+    assert g.queue("drr", where=0, limit="20pkt", quantum="1000B").to_dict()["topology"]["links"][
+        0
+    ]["queue"] == {"kind": "drr", "limit": "20pkt", "quantum": "1000B"}
+    with pytest.raises(ccsim.ScenarioError, match="where: got 'middle'"):
+        sc.queue("red", where="middle")
+
+
+def test_queue_errors_name_the_key_path():
+    sc = (
+        ccsim.Scenario(duration="1s")
+        .dumbbell(pairs=1, rate="10Mbps", delay="10ms")
+        .tcp(pairs="all")
+    )
+    cases = [
+        (dict(kind="red", limit="100pkt", min_th=20, max_th=10), r"queue\.max_th: got 10"),
+        (dict(kind="red", max_p=0), r"queue\.max_p: got 0, expected a number in \(0, 1\]"),
+        (dict(kind="red", q_weight=3), r"queue\.q_weight: got 3"),
+        (dict(kind="red", limit="10pkt", min_th=5, max_th=15), r"queue\.limit: got \"10pkt\""),
+        (dict(kind="fq", limit="inf"), r"queue\.limit: got \"inf\", expected a finite shared"),
+        (dict(kind="fifo"), r"queue\.kind: got \"fifo\", expected one of"),
+    ]
+    for q, msg in cases:
+        with pytest.raises(ccsim.ScenarioError, match=msg):
+            ccsim.run(sc.queue(**q))
+
+
 # --------------------------------------------------------------------------- hostile input
 
 HOSTILE = [

@@ -109,7 +109,7 @@ def test_open_results_reader(store_dir):
     assert len(both) == 4 and {LIMIT, PAIRS} <= set(both.columns)
 
     pid = a[0].point_id
-    assert res.timeseries_names(pid) == ["component", "flow", "queue"]
+    assert res.timeseries_names(pid) == ["component", "flow", "qdisc", "queue"]
     q = res.timeseries(pid, "queue")
     assert isinstance(q, pd.DataFrame) and len(q) > 10
     with pytest.raises(KeyError, match="keep_timeseries"):

@@ -20,7 +20,7 @@ from ccsim._ccsim import ScenarioError, SimulationError, __version__
 from ccsim.api import memory_limit, resolve, run
 from ccsim.engine import fingerprint
 from ccsim.results import Results
-from ccsim.scenario import Scenario, load_scenario, set_path
+from ccsim.scenario import Scenario, load_scenario, queue, set_path
 
 __all__ = [
     "Results",
@@ -32,6 +32,7 @@ __all__ = [
     "load_scenario",
     "memory_limit",
     "open_results",
+    "queue",
     "resolve",
     "run",
     "set_path",

@@ -28,6 +28,7 @@ __all__ = [
     "get_path",
     "load_scenario",
     "parse_override",
+    "queue",
     "scenario_error",
     "set_path",
 ]
@@ -254,6 +255,35 @@ def load_scenario(scenario: Any, overrides: list[str] | dict | None = None) -> d
     return d
 
 
+def queue(kind: str = "droptail", limit: str | None = None, **params: Any) -> dict:
+    """A queue table: ``kind`` plus that discipline's own keys.
+
+    Kinds: ``droptail``, ``red``, ``ared``, ``fq``, ``drr``, ``prio_discard`` (keys in
+    ``docs/models/``). The engine checks the keys and reports errors by key path.
+
+    >>> queue("red", limit="100pkt", min_th=5, max_th=15, ecn=True)
+    {'kind': 'red', 'limit': '100pkt', 'min_th': 5, 'max_th': 15, 'ecn': True}
+    >>> queue("fq", "300KB", drop="head")
+    {'kind': 'fq', 'limit': '300KB', 'drop': 'head'}
+    """
+    if not isinstance(kind, str):
+        raise TypeError(f"queue kind must be a string such as 'red', got {kind!r}")
+    q: dict[str, Any] = {"kind": kind}
+    if limit is not None:
+        q["limit"] = limit
+    q.update(params)
+    return q
+
+
+# Where Scenario.queue puts a queue table on a dumbbell.
+_DUMBBELL_QUEUES = {
+    "bottleneck": "topology.bottleneck.queue",
+    "reverse": "topology.bottleneck.reverse_queue",
+    "access": "topology.access.queue",
+    "receiver_access": "topology.receiver_access.queue",
+}
+
+
 def _read_toml(p: Path) -> dict:
     if not p.is_file():
         raise ScenarioError(f"{p}: scenario file not found")
@@ -282,6 +312,8 @@ class Scenario:
     ...      .monitor(interval="10ms"))
     >>> s.to_dict()["topology"]["bottleneck"]["queue"]
     {'kind': 'droptail', 'limit': '50pkt'}
+    >>> s.queue("red", limit="50pkt", min_th=5, max_th=15).to_dict()["topology"]["bottleneck"]["queue"]
+    {'kind': 'red', 'limit': '50pkt', 'min_th': 5, 'max_th': 15}
     """
 
     def __init__(self, duration: str, seed: int = 1, **top: Any):
@@ -310,6 +342,27 @@ class Scenario:
             "access": {"rate": access_rate, "delay": access_delay},
             **extra,
         }
+        return self
+
+    def queue(self, kind: str, where: str | int = "bottleneck", **params: Any) -> Scenario:
+        """Set the queue discipline of a link (see :func:`queue` for ``kind`` and keys).
+
+        ``where`` is, on a dumbbell, ``"bottleneck"`` (R1->R2), ``"reverse"`` (R2->R1),
+        ``"access"`` or ``"receiver_access"``; on a graph, a link's index (its forward
+        queue); or any key path such as ``"topology.links[2].reverse_queue"``.
+        """
+        if isinstance(where, int):
+            path = f"topology.links[{where}].queue"
+        elif where in _DUMBBELL_QUEUES:
+            path = _DUMBBELL_QUEUES[where]
+        elif "." in where:
+            path = where
+        else:
+            raise ScenarioError(
+                f"where: got {where!r}, expected one of {', '.join(map(repr, _DUMBBELL_QUEUES))}, "
+                "a graph link index, or a key path"
+            )
+        set_path(self._d, path, queue(kind, **params))
         return self
 
     def graph(self, nodes: list[str], links: list[dict], **extra: Any) -> Scenario:

@@ -1,17 +1,23 @@
-//! Engine benchmarks: whole scenarios and the event queue.
+//! Engine benchmarks: whole scenarios, the event queue and queue disciplines.
 //!
-//! `cargo bench -p ccsim-core [-- FILTER]` (release build). Each scenario is run
+//! `cargo bench -p ccsim-core [-- FILTER]` (release build; FILTER is a part of a
+//! name, or `=name` for exactly one). Each scenario is run
 //! `REPEAT` times and the best wall time is reported with events/s, delivered
 //! data packets per wall second, simulated seconds per wall second and the
 //! largest number of events pending at once. The event-queue benchmark is the
 //! classic "hold" model (pop the earliest event, push one a random
 //! exponential time later) at a fixed number of pending events, in ns per hold.
+//! The queue-discipline benchmark keeps n flows backlogged in one discipline
+//! (dequeue a packet, enqueue one for the same flow, time advancing by its
+//! transmission) and reports ns per packet (one enqueue and one dequeue).
 //! Results are machine-dependent; docs/performance.md records ours.
 
+use ccsim_core::packet::{FlowId, Kind, NodeId, Packet};
+use ccsim_core::qdisc::{self, Limit, LinkInfo, Qdisc, QdiscCtx};
 use ccsim_core::rng::Rng;
 use ccsim_core::sched::Scheduler;
-use ccsim_core::units::Time;
-use serde_json::json;
+use ccsim_core::units::{Rate, Time};
+use serde_json::{json, Value};
 use std::time::Instant;
 
 const REPEAT: usize = 3;
@@ -66,6 +72,34 @@ fn token_gate_5() -> String {
     .to_string()
 }
 
+/// The dumbbell-8 benchmark with another bottleneck queue.
+fn dumbbell_8_with(queue: Value) -> String {
+    let mut v: Value = serde_json::from_str(&from_toml(DUMBBELL_8)).expect("json");
+    v["topology"]["bottleneck"]["queue"] = queue;
+    v.to_string()
+}
+
+/// The dumbbell-8 topology with 8 Poisson sources of 1500-B packets (1.2 C in
+/// all) instead of TCP: every discipline sees the same arrivals and delivers
+/// the same number of packets, so only its own cost differs.
+fn poisson_8(queue: Value) -> String {
+    let mut v: Value = serde_json::from_str(&from_toml(DUMBBELL_8)).expect("json");
+    v["topology"]["bottleneck"]["queue"] = queue;
+    v["flows"] = json!([{"kind": "poisson", "pairs": "all", "rate": "15Mbps", "packet_size": "1500B"}]);
+    v.to_string()
+}
+
+/// 1000 Poisson sources of 1000-B packets offering 1.2 Gbps to a 1 Gbps
+/// bottleneck with `queue`: every flow stays backlogged under fair queueing.
+fn poisson_1000(queue: Value) -> String {
+    json!({"name": "bench-poisson-1000", "duration": "2s",
+        "topology": {"kind": "dumbbell", "pairs": 1000,
+            "bottleneck": {"rate": "1Gbps", "delay": "10ms", "queue": queue},
+            "access": {"rate": "10Gbps", "delay": "1ms"}},
+        "flows": [{"kind": "poisson", "pairs": "all", "rate": "1.2Mbps"}]})
+    .to_string()
+}
+
 fn scenario(name: &str, text: &str) {
     let mut best: Option<(f64, ccsim_core::output::Output)> = None;
     for _ in 0..REPEAT {
@@ -79,10 +113,15 @@ fn scenario(name: &str, text: &str) {
     let (wall, out) = best.expect("REPEAT > 0");
     let s = &out.summary;
     let n = |k: &str| s[k].as_f64().unwrap_or(f64::NAN);
+    // TCP data packets; for datagram-only scenarios, every packet delivered.
+    let data = match n("data_packets_delivered") {
+        x if x > 0.0 => x,
+        _ => n("packets_delivered"),
+    };
     println!(
         "{name:<22} {wall:>8.3} s  {:>7.2} M events/s  {:>7.0} k data pkts/s  {:>7.1} sim s/s  peak queue {:>5}",
         n("events") / wall / 1e6,
-        n("data_packets_delivered") / wall / 1e3,
+        data / wall / 1e3,
         n("duration_s") / wall,
         s["peak_pending_events"],
     );
@@ -109,15 +148,118 @@ fn hold(n: usize, holds: usize) {
     println!("event queue hold, {n:>6} pending: {ns:>6.1} ns per pop+push (checksum {sink})");
 }
 
+/// n flows kept backlogged (4 packets each, sizes 40–1500 B) in a discipline;
+/// ns per packet for `packets` enqueue+dequeue pairs. RED's thresholds (2n, 8n
+/// packets of 1000 B) put its average in the early-drop region.
+fn qdisc_hold(kind: &str, n: usize, packets: usize) {
+    let link = LinkInfo {
+        rate: Rate(1_000_000_000),
+        delay: Time::from_millis(10),
+        limit: Limit::Packets(8 * n as u64 + 1),
+        max_packet: 1500,
+        path: "bench".into(),
+    };
+    let spec = match kind {
+        "red" => json!({"kind": "red", "min_th": 2 * n, "max_th": 8 * n, "mean_pktsize": "1000B",
+            "queue_in_bytes": false, "byte_mode": false}),
+        _ => json!({"kind": kind}),
+    };
+    let mut t = ccsim_core::cfg::Tab::new("bench".into(), &spec).expect("table");
+    let mut q: Box<dyn Qdisc> = qdisc::read(&mut t).and_then(|s| s.build(&link)).expect("builds");
+    let mut rng = Rng::new(1, 0);
+    let sizes: Vec<u32> = (0..1024).map(|_| 40 + (rng.next_u64() % 1461) as u32).collect();
+    let pkt = |flow: u32, uid: u64| {
+        Packet::new(
+            uid,
+            FlowId(flow),
+            NodeId(0),
+            NodeId(1),
+            sizes[uid as usize & 1023],
+            Kind::Data,
+            Time::ZERO,
+        )
+    };
+    let (mut drops, mut marks) = (Vec::new(), Vec::new());
+    let mut cx = QdiscCtx {
+        now: Time::ZERO,
+        rng: &mut rng,
+        drops: &mut drops,
+        marks: &mut marks,
+    };
+    let mut uid = 0u64;
+    for f in 0..n as u32 {
+        for _ in 0..4 {
+            uid += 1;
+            q.enqueue(pkt(f, uid), &mut cx);
+        }
+    }
+    let start = Instant::now();
+    let mut sink = 0u64;
+    for _ in 0..packets {
+        let p = q.dequeue(&mut cx).expect("backlogged");
+        cx.now += Time(p.size as u64 * 8); // 1 Gbps: 8 ns per byte
+        sink = sink.wrapping_add(p.uid);
+        uid += 1;
+        q.enqueue(pkt(p.flow.0, uid), &mut cx);
+        cx.drops.clear();
+    }
+    let ns = start.elapsed().as_nanos() as f64 / packets as f64;
+    println!("qdisc {kind:<9} {n:>6} flows backlogged: {ns:>6.1} ns per packet (checksum {sink})");
+}
+
 fn main() {
-    // `cargo bench` passes `--bench`; anything else is a name filter.
+    // `cargo bench` passes `--bench`; anything else is a name filter (a part of
+    // the name, or `=name` for exactly that one).
     let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
-    let want = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
-    let runs: [(&str, String); 4] = [
+    let want = |name: &str| {
+        filter.is_empty()
+            || filter.iter().any(|f| {
+                f.strip_prefix('=')
+                    .map_or(name.contains(f.as_str()), |exact| name == exact)
+            })
+    };
+    let red_8 = || json!({"kind": "red", "limit": "100pkt", "mean_pktsize": "1500B"});
+    let runs: [(&str, String); 15] = [
         ("dumbbell-8", from_toml(DUMBBELL_8)),
+        // RED with ns-2.35's defaults (automatic thresholds 20.8/62.5 packets of 1500 B).
+        (
+            "dumbbell-8-red",
+            dumbbell_8_with(json!({"kind": "red", "limit": "100pkt", "mean_pktsize": "1500B"})),
+        ),
+        (
+            "dumbbell-8-drr",
+            dumbbell_8_with(json!({"kind": "drr", "limit": "100pkt"})),
+        ),
+        (
+            "dumbbell-8-fq",
+            dumbbell_8_with(json!({"kind": "fq", "limit": "100pkt"})),
+        ),
+        (
+            "poisson-8-droptail",
+            poisson_8(json!({"kind": "droptail", "limit": "100pkt"})),
+        ),
+        ("poisson-8-red", poisson_8(red_8())),
+        ("poisson-8-drr", poisson_8(json!({"kind": "drr", "limit": "100pkt"}))),
+        ("poisson-8-fq", poisson_8(json!({"kind": "fq", "limit": "100pkt"}))),
         ("dumbbell-200", dumbbell_200()),
         ("parking-lot", from_toml(PARKING_LOT)),
         ("token-gate-5", token_gate_5()),
+        (
+            "poisson-1000-droptail",
+            poisson_1000(json!({"kind": "droptail", "limit": "4000pkt"})),
+        ),
+        (
+            "poisson-1000-red",
+            poisson_1000(json!({"kind": "red", "limit": "4000pkt", "mean_pktsize": "1000B"})),
+        ),
+        (
+            "poisson-1000-drr",
+            poisson_1000(json!({"kind": "drr", "limit": "4000pkt"})),
+        ),
+        (
+            "poisson-1000-fq",
+            poisson_1000(json!({"kind": "fq", "limit": "4000pkt"})),
+        ),
     ];
     for (name, text) in &runs {
         if want(name) {
@@ -127,6 +269,13 @@ fn main() {
     if want("hold") {
         for n in [16, 256, 4096, 65536] {
             hold(n, 2_000_000);
+        }
+    }
+    for kind in ["droptail", "red", "drr", "fq"] {
+        for n in [10, 100, 1000, 10_000, 100_000] {
+            if want(&format!("qdisc-{kind}-{n}")) {
+                qdisc_hold(kind, n, 2_000_000);
+            }
         }
     }
 }

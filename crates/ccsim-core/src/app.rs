@@ -1,7 +1,9 @@
 //! Unreliable packet sources for cross traffic and queueing tests: constant
 //! bit rate (CBR) and Poisson (exponential inter-departure times), with fixed
 //! or exponentially distributed packet sizes (baseline.md §9). The mean bit
-//! rate is the configured rate in both cases.
+//! rate is the configured rate in both cases. With `ecn` the packets are sent
+//! ECN-capable (ECT(0), RFC 3168 §5) and the receiver counts those arriving
+//! with CE; the source does not react (an unresponsive ECN-capable flow).
 
 use crate::rng::Rng;
 use crate::units::Time;
@@ -41,11 +43,15 @@ pub struct UdpSource {
     pub rate_bps: f64,
     pub size: SizeDist,
     pub stop: Time,
+    /// Send ECT(0) packets.
+    pub ecn: bool,
     pub rng: Rng,
     pub sent_packets: u64,
     pub sent_bytes: u64,
     pub received_packets: u64,
     pub received_bytes: u64,
+    /// Packets received with CE set.
+    pub received_ce: u64,
 }
 
 impl UdpSource {

@@ -52,15 +52,33 @@ pub const PACKET_BYTES: u64 = 2 * (std::mem::size_of::<Packet>() as u64 + 8);
 /// Engine bytes per flow (sender, receiver, scoreboard, tables), generous.
 pub const FLOW_BYTES: u64 = 4096;
 
-/// Forwarding tables: one `u32` next hop per (node, destination), kept twice while
-/// building (`scenario::route`'s table and each `Node::fwd` copy). This is the term
-/// to change when routing changes.
-pub fn routing_bytes(nodes: u64) -> u64 {
-    nodes.saturating_mul(nodes).saturating_mul(8)
+/// Engine bytes per link (the link, its queue discipline, statistics twice, name,
+/// queue view), generous: measured about 1.8 KB per link on a 100 000-pair dumbbell.
+pub const LINK_BYTES: u64 = 2048;
+
+/// Engine bytes per node (name, route, components), generous.
+pub const NODE_BYTES: u64 = 256;
+
+/// The network: its links and nodes, and the forwarding tables.
+pub fn network_bytes(routers: u64, nodes: u64, links: u64) -> u64 {
+    links
+        .saturating_mul(LINK_BYTES)
+        .saturating_add(nodes.saturating_mul(NODE_BYTES))
+        .saturating_add(routing_bytes(routers, nodes))
+}
+
+/// Forwarding tables: one `u32` next hop per (router, destination) — only nodes
+/// with several output links keep a table (`routing::route`) — plus the search's
+/// per-node work space (link lists, distances: 64 B per node).
+pub fn routing_bytes(routers: u64, nodes: u64) -> u64 {
+    routers
+        .saturating_mul(nodes)
+        .saturating_mul(4)
+        .saturating_add(nodes.saturating_mul(64))
 }
 
 /// Time series: `samples` rows for each monitored queue (40 B), flow (80 B) and
-/// component value (32 B), counted four times: the engine's vectors with the slack
+/// component or queue-discipline value (32 B), counted four times: the engine's vectors with the slack
 /// of growing them, and the two copies the Python layer makes (bytes, DataFrame).
 pub fn monitor_bytes(samples: u64, queues: u64, flows: u64, component_values: u64) -> u64 {
     let per_sample = queues * 40 + flows * 80 + component_values * 32;
@@ -121,8 +139,12 @@ mod tests {
 
     #[test]
     fn estimates_saturate_instead_of_overflowing() {
-        assert_eq!(routing_bytes(200_002), 200_002u64 * 200_002 * 8);
-        assert_eq!(routing_bytes(u64::MAX), u64::MAX);
+        assert_eq!(routing_bytes(2, 200_002), 2 * 200_002 * 4 + 200_002 * 64);
+        assert_eq!(routing_bytes(u64::MAX, 2), u64::MAX);
+        assert_eq!(
+            network_bytes(2, 200_002, 400_002),
+            400_002 * 2048 + 200_002 * 256 + routing_bytes(2, 200_002)
+        );
         assert_eq!(monitor_bytes(u64::MAX, 1, 1, 0), u64::MAX);
     }
 
@@ -132,16 +154,16 @@ mod tests {
         assert!(l.check("topology.pairs", "5".into(), "x", 1 << 29, "fix").is_ok());
         let e = l
             .check(
-                "topology.pairs",
-                "100000".into(),
+                "topology.nodes",
+                "200002 nodes".into(),
                 "routing",
-                routing_bytes(200_002),
-                "use fewer pairs",
+                routing_bytes(200_002, 200_002),
+                "use fewer routers",
             )
             .unwrap_err();
-        assert_eq!(e.path, "topology.pairs");
+        assert_eq!(e.path, "topology.nodes");
         assert!(
-            e.expected.contains("320.0 GB") && e.expected.contains("budget 1.1 GB"),
+            e.expected.contains("160.0 GB") && e.expected.contains("budget 1.1 GB"),
             "{e}"
         );
     }

@@ -7,8 +7,8 @@
 //! `sched` (event queue), `packet`, `link`
 //! and `qdisc` (channels and queue disciplines), `router` (router-level
 //! components), `tcp` and `cc` (transport and congestion control), `app`
-//! (datagram sources), `monitor`, `scenario` (schema + builder), `sim` (world
-//! and event loop), `output`.
+//! (datagram sources), `monitor`, `scenario` (schema + builder), `routing`,
+//! `sim` (world and event loop), `output`.
 
 pub mod app;
 pub mod budget;
@@ -23,6 +23,7 @@ pub mod packet;
 pub mod qdisc;
 pub mod rng;
 pub mod router;
+pub mod routing;
 pub mod scenario;
 pub mod sched;
 pub mod sim;

@@ -22,10 +22,11 @@ pub struct QueueStats {
     /// Packets whose serialization completed (sent onto the wire).
     pub departures: u64,
     pub departure_bytes: u64,
-    pub drops: [u64; 5],
+    /// Drops by reason, indexed by [`DropReason::index`].
+    pub drops: [u64; DropReason::COUNT],
     pub drop_bytes: u64,
-    pub marks_early: u64,
-    pub marks_forced: u64,
+    /// Marks by reason, indexed by [`MarkReason::index`].
+    pub marks: [u64; MarkReason::COUNT],
     /// Time the transmitter spent serializing, in ns.
     pub busy_ns: u64,
     /// Integrals of the backlog over time (packet·ns, byte·ns).
@@ -37,21 +38,25 @@ pub struct QueueStats {
 
 impl QueueStats {
     pub fn drop_count(&self, r: DropReason) -> u64 {
-        self.drops[DropReason::ALL.iter().position(|&x| x == r).unwrap()]
+        self.drops[r.index()]
     }
     pub fn total_drops(&self) -> u64 {
         self.drops.iter().sum()
     }
+    pub fn mark_count(&self, r: MarkReason) -> u64 {
+        self.marks[r.index()]
+    }
+    pub fn total_marks(&self) -> u64 {
+        self.marks.iter().sum()
+    }
+    #[inline]
     pub(crate) fn count_drop(&mut self, r: DropReason, bytes: u32) {
-        let i = DropReason::ALL.iter().position(|&x| x == r).unwrap();
-        self.drops[i] += 1;
+        self.drops[r.index()] += 1;
         self.drop_bytes += bytes as u64;
     }
+    #[inline]
     pub(crate) fn count_mark(&mut self, r: MarkReason) {
-        match r {
-            MarkReason::Early => self.marks_early += 1,
-            MarkReason::Forced => self.marks_forced += 1,
-        }
+        self.marks[r.index()] += 1;
     }
     /// Counters accumulated since `earlier` (for a measurement window).
     pub fn since(&self, earlier: &QueueStats) -> QueueStats {
@@ -60,12 +65,13 @@ impl QueueStats {
         d.arrival_bytes -= earlier.arrival_bytes;
         d.departures -= earlier.departures;
         d.departure_bytes -= earlier.departure_bytes;
-        for i in 0..d.drops.len() {
-            d.drops[i] -= earlier.drops[i];
+        for (x, e) in d.drops.iter_mut().zip(earlier.drops) {
+            *x -= e;
         }
         d.drop_bytes -= earlier.drop_bytes;
-        d.marks_early -= earlier.marks_early;
-        d.marks_forced -= earlier.marks_forced;
+        for (x, e) in d.marks.iter_mut().zip(earlier.marks) {
+            *x -= e;
+        }
         d.busy_ns -= earlier.busy_ns;
         d.len_pkt_ns -= earlier.len_pkt_ns;
         d.len_byte_ns -= earlier.len_byte_ns;
@@ -87,7 +93,10 @@ pub struct Link {
     pub tx: Option<(Packet, Time)>,
     /// Packets propagating, with their arrival times (non-decreasing).
     pub pipe: VecDeque<(Time, Packet)>,
+    /// The loss model's random stream.
     pub rng: Rng,
+    /// The queue discipline's random stream (RED's drop decisions).
+    pub qrng: Rng,
     pub stats: QueueStats,
     /// Last time the backlog integrals were brought up to date.
     pub last_change: Time,
@@ -105,6 +114,7 @@ impl Link {
         loss: f64,
         qdisc: Box<dyn Qdisc>,
         rng: Rng,
+        qrng: Rng,
     ) -> Link {
         Link {
             id,
@@ -118,6 +128,7 @@ impl Link {
             tx: None,
             pipe: VecDeque::new(),
             rng,
+            qrng,
             stats: QueueStats::default(),
             last_change: Time::ZERO,
         }

@@ -1,10 +1,12 @@
 //! Time series sampled at a fixed interval: queue backlog per selected link,
-//! TCP state per selected flow (cwnd, ssthresh, SRTT, delivered bytes, highest
-//! sequence sent, bytes in flight, the algorithm's traced state) and router
-//! component state. Off unless an interval is set; when off it costs one
+//! the queue discipline's named state values (RED's average and max_p, fair
+//! queueing's per-flow backlog), TCP state per selected flow (cwnd, ssthresh,
+//! SRTT, delivered bytes, highest sequence sent, bytes in flight, the
+//! algorithm's traced state) and router component state. Off unless an interval is set; when off it costs one
 //! `Option` check at build time and nothing per packet.
 
 use crate::link::Link;
+use crate::qdisc::TraceValue;
 use crate::sim::{Endpoint, Flow, Node};
 use crate::units::Time;
 
@@ -14,6 +16,7 @@ pub struct Monitor {
     pub queues: Vec<usize>,
     pub flows: Vec<usize>,
     pub queue_ts: QueueSeries,
+    pub qdisc_ts: QdiscSeries,
     pub flow_ts: FlowSeries,
     pub comp_ts: CompSeries,
 }
@@ -24,8 +27,18 @@ pub struct QueueSeries {
     pub link: Vec<u32>,
     pub packets: Vec<i64>,
     pub bytes: Vec<i64>,
-    /// Qdisc trace value (e.g. RED average), NaN if none.
-    pub state: Vec<f64>,
+}
+
+/// Named values of queue disciplines (long format: one row per value).
+#[derive(Default)]
+pub struct QdiscSeries {
+    pub time: Vec<f64>,
+    pub link: Vec<u32>,
+    pub name: Vec<&'static str>,
+    /// Flow index for per-flow values, -1 otherwise.
+    pub flow: Vec<i64>,
+    pub value: Vec<f64>,
+    buf: Vec<TraceValue>,
 }
 
 #[derive(Default)]
@@ -47,6 +60,8 @@ pub struct FlowSeries {
 pub struct CompSeries {
     pub time: Vec<f64>,
     pub node: Vec<u32>,
+    /// Index of the component among its node's components.
+    pub comp: Vec<u32>,
     pub name: Vec<&'static str>,
     pub value: Vec<f64>,
 }
@@ -61,7 +76,16 @@ impl Monitor {
             q.link.push(i as u32);
             q.packets.push(l.qdisc.backlog_packets() as i64);
             q.bytes.push(l.qdisc.backlog_bytes() as i64);
-            q.state.push(l.qdisc.trace().map_or(f64::NAN, |x| x.1));
+            let d = &mut self.qdisc_ts;
+            d.buf.clear();
+            l.qdisc.trace(&mut d.buf);
+            for v in &d.buf {
+                d.time.push(t);
+                d.link.push(i as u32);
+                d.name.push(v.name);
+                d.flow.push(v.flow.map_or(-1, |f| f.0 as i64));
+                d.value.push(v.value);
+            }
         }
         for &i in &self.flows {
             let f = &flows[i];
@@ -79,11 +103,12 @@ impl Monitor {
             s.cc_state.push(snd.cc_trace().map_or(f64::NAN, |x| x.1));
         }
         for (i, n) in nodes.iter().enumerate() {
-            if let Some(c) = &n.comp {
+            for (k, c) in n.comps.iter().enumerate() {
                 for (name, v) in c.trace() {
                     let s = &mut self.comp_ts;
                     s.time.push(t);
                     s.node.push(i as u32);
+                    s.comp.push(k as u32);
                     s.name.push(name);
                     s.value.push(v);
                 }

@@ -1,7 +1,7 @@
 //! Results of a run as column tables (flows, queues, time series) and a JSON
 //! summary. The Python layer turns the columns into pandas DataFrames.
 
-use crate::qdisc::DropReason;
+use crate::qdisc::{DropReason, MarkReason};
 use crate::sim::{Endpoint, Sim};
 use serde_json::{json, Value};
 
@@ -104,7 +104,7 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
                 c_cwnd.push(0);
                 c_srtt.push(f64::NAN);
                 c_minrtt.push(f64::NAN);
-                c_ce.push(0);
+                c_ce.push(u.received_ce as i64);
             }
         }
     }
@@ -151,10 +151,13 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
         q.departures.push(s.departures as i64);
         q.departure_bytes.push(s.departure_bytes as i64);
         q.drops.push(s.total_drops() as i64);
-        for (k, r) in DropReason::ALL.iter().enumerate() {
-            q.by_reason[k].push(s.drop_count(*r) as i64);
+        for r in DropReason::ALL {
+            q.by_reason[r.index()].push(s.drop_count(*r) as i64);
         }
-        q.marks.push((s.marks_early + s.marks_forced) as i64);
+        q.marks.push(s.total_marks() as i64);
+        for r in MarkReason::ALL {
+            q.marks_by_reason[r.index()].push(s.mark_count(*r) as i64);
+        }
         q.util.push(if window > 0.0 {
             s.departure_bytes as f64 * 8.0 / (l.rate.0 as f64 * window)
         } else {
@@ -184,11 +187,14 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
         ("departure_bytes", Column::I64(q.departure_bytes)),
         ("drops", Column::I64(q.drops)),
     ];
-    for (k, col) in q.by_reason.into_iter().enumerate() {
-        qcols.push((DROP_COLS[k], Column::I64(col)));
+    for (r, col) in DropReason::ALL.iter().zip(q.by_reason) {
+        qcols.push((r.column(), Column::I64(col)));
+    }
+    qcols.push(("marks", Column::I64(q.marks)));
+    for (r, col) in MarkReason::ALL.iter().zip(q.marks_by_reason) {
+        qcols.push((r.column(), Column::I64(col)));
     }
     qcols.extend([
-        ("marks", Column::I64(q.marks)),
         ("loss_rate", Column::F64(q.loss)),
         ("utilization", Column::F64(q.util)),
         ("mean_len_pkts", Column::F64(q.mean_pkts)),
@@ -215,7 +221,34 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
                 ),
                 ("packets", Column::I64(qt.packets.clone())),
                 ("bytes", Column::I64(qt.bytes.clone())),
-                ("state", Column::F64(qt.state.clone())),
+            ],
+        });
+        let dt = &m.qdisc_ts;
+        tables.push(Table {
+            name: "ts_qdisc",
+            columns: vec![
+                ("time_s", Column::F64(dt.time.clone())),
+                (
+                    "queue",
+                    Column::Str(dt.link.iter().map(|&i| sim.links[i as usize].name.clone()).collect()),
+                ),
+                ("name", Column::Str(dt.name.iter().map(|s| s.to_string()).collect())),
+                (
+                    "flow",
+                    Column::Str(
+                        dt.flow
+                            .iter()
+                            .map(|&f| {
+                                if f < 0 {
+                                    String::new()
+                                } else {
+                                    sim.flows[f as usize].name.clone()
+                                }
+                            })
+                            .collect(),
+                    ),
+                ),
+                ("value", Column::F64(dt.value.clone())),
             ],
         });
         let ft = &m.flow_ts;
@@ -246,6 +279,16 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
                     "node",
                     Column::Str(ct.node.iter().map(|&i| sim.nodes[i as usize].name.clone()).collect()),
                 ),
+                (
+                    "component",
+                    Column::Str(
+                        ct.node
+                            .iter()
+                            .zip(&ct.comp)
+                            .map(|(&i, &k)| component_key(&sim.nodes[i as usize].name, k as usize))
+                            .collect(),
+                    ),
+                ),
                 ("name", Column::Str(ct.name.iter().map(|s| s.to_string()).collect())),
                 ("value", Column::F64(ct.value.clone())),
             ],
@@ -254,10 +297,10 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
 
     let mut comps = serde_json::Map::new();
     for node in &sim.nodes {
-        if let Some(c) = &node.comp {
+        for (k, c) in node.comps.iter().enumerate() {
             let stats: serde_json::Map<String, Value> =
                 c.stats().into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
-            comps.insert(node.name.clone(), json!({"kind": c.kind(), "stats": stats}));
+            comps.insert(component_key(&node.name, k), json!({"kind": c.kind(), "stats": stats}));
         }
     }
     let c = &sim.counters;
@@ -284,13 +327,15 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
     }
 }
 
-const DROP_COLS: [&str; 5] = [
-    "drops_overflow",
-    "drops_early",
-    "drops_forced",
-    "drops_link_loss",
-    "drops_component",
-];
+/// Name of the `k`-th component of a node in results: the node's name for the
+/// first, `"<node>#<k>"` for later ones (scenario order).
+pub fn component_key(node: &str, k: usize) -> String {
+    if k == 0 {
+        node.to_string()
+    } else {
+        format!("{node}#{k}")
+    }
+}
 
 #[derive(Default)]
 struct QueueCols {
@@ -305,8 +350,9 @@ struct QueueCols {
     departures: Vec<i64>,
     departure_bytes: Vec<i64>,
     drops: Vec<i64>,
-    by_reason: [Vec<i64>; 5],
+    by_reason: [Vec<i64>; DropReason::COUNT],
     marks: Vec<i64>,
+    marks_by_reason: [Vec<i64>; MarkReason::COUNT],
     util: Vec<f64>,
     mean_pkts: Vec<f64>,
     mean_bytes: Vec<f64>,

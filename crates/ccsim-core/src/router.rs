@@ -10,13 +10,29 @@
 //!   header fields, let it pass, hold it, or drop it ([`Component::on_forward`]);
 //! * sees every queue event at every output port of the node
 //!   ([`Component::on_queue`]): enqueue, dequeue (start of transmission), drop;
+//! * reads a view of each output queue of the node at any callback
+//!   ([`CompCtx::queue`]): total backlog and backlog per flow;
 //! * may release held packets at any later callback through [`CompCtx::release`],
 //!   and may ask to be woken at a time ([`CompCtx::wake_at`]).
+//!
+//! A node may host several components; they are applied in the order the
+//! scenario lists them. A forwarded packet passes them in that order until one
+//! holds or drops it; a packet released by component `k` continues with
+//! component `k + 1` (seeing `in_link = None`) and is then enqueued. Queue
+//! events and wakeups are delivered to each component in order.
+//!
+//! Queue events of one queue operation are reported after the operation, with
+//! the view showing the queue after it: first the packets the operation dropped
+//! (victims pushed out to make room, or the arrival itself), then the arrival's
+//! `Enqueued`; at the start of a transmission, drops made by the dequeue, then
+//! `Dequeued`. Components see the stored packet by reference (no copy).
 //!
 //! Held packets stay counted as "in flight" by the conservation check via
 //! [`Component::held`]. Components never touch the event queue themselves.
 
-use crate::packet::{LinkId, NodeId, Packet};
+use crate::packet::{FlowId, LinkId, NodeId, Packet};
+use crate::qdisc::conv::FlowMap;
+use crate::qdisc::DropReason;
 use crate::units::Time;
 
 /// What happens to a forwarded packet.
@@ -35,35 +51,133 @@ pub enum QueueEvent {
     Enqueued,
     /// Left the queue and started transmission.
     Dequeued,
-    Dropped,
+    /// Dropped by the queue discipline (the arrival or a queued victim).
+    Dropped(DropReason),
 }
 
-/// Read-only view of an output queue at the moment of an event.
-#[derive(Copy, Clone, Debug)]
+/// Packets and bytes one flow has waiting in a queue.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlowBacklog {
+    pub packets: u32,
+    pub bytes: u64,
+}
+
+/// Read-only view of an output queue of a node hosting components: the
+/// backlog in total and per flow (packets waiting, not the one in
+/// transmission). Kept by the engine from the packets it hands to the queue
+/// discipline and gets back from it, so every discipline offers it.
+#[derive(Clone, Debug)]
 pub struct QueueView {
-    pub link: LinkId,
-    pub backlog_packets: usize,
-    pub backlog_bytes: u64,
+    node: NodeId,
+    link: LinkId,
+    packets: usize,
+    bytes: u64,
+    flows: FlowMap<FlowBacklog>,
+}
+
+impl QueueView {
+    /// An empty view of output `link` of `node`.
+    pub fn new(node: NodeId, link: LinkId) -> QueueView {
+        QueueView {
+            node,
+            link,
+            packets: 0,
+            bytes: 0,
+            flows: FlowMap::default(),
+        }
+    }
+    /// A view with a given total backlog and no per-flow detail (for unit
+    /// tests of components driven without a simulator).
+    pub fn with_backlog(node: NodeId, link: LinkId, packets: usize, bytes: u64) -> QueueView {
+        QueueView {
+            packets,
+            bytes,
+            ..QueueView::new(node, link)
+        }
+    }
+    pub fn link(&self) -> LinkId {
+        self.link
+    }
+    pub fn node(&self) -> NodeId {
+        self.node
+    }
+    pub fn backlog_packets(&self) -> usize {
+        self.packets
+    }
+    pub fn backlog_bytes(&self) -> u64 {
+        self.bytes
+    }
+    /// Backlog of one flow (zero if it has nothing queued).
+    pub fn flow(&self, f: FlowId) -> FlowBacklog {
+        self.flows.get(&f).copied().unwrap_or_default()
+    }
+    /// Number of flows with packets queued.
+    pub fn active_flows(&self) -> usize {
+        self.flows.len()
+    }
+    /// Flows with packets queued, in increasing flow id.
+    pub fn flows(&self) -> Vec<(FlowId, FlowBacklog)> {
+        let mut v: Vec<_> = self.flows.iter().map(|(f, b)| (*f, *b)).collect();
+        v.sort_unstable_by_key(|x| x.0);
+        v
+    }
+    /// A packet joined the queue.
+    pub fn add(&mut self, p: &Packet) {
+        self.packets += 1;
+        self.bytes += p.size as u64;
+        let e = self.flows.entry(p.flow).or_default();
+        e.packets += 1;
+        e.bytes += p.size as u64;
+    }
+    /// A packet left the queue (dequeued or dropped).
+    pub fn remove(&mut self, p: &Packet) {
+        self.packets -= 1;
+        self.bytes -= p.size as u64;
+        let e = self.flows.get_mut(&p.flow).expect("flow has a backlog");
+        e.packets -= 1;
+        e.bytes -= p.size as u64;
+        if e.packets == 0 {
+            self.flows.remove(&p.flow);
+        }
+    }
 }
 
 /// What a component may do during a callback.
 pub struct CompCtx<'a> {
     pub now: Time,
     pub node: NodeId,
+    views: &'a [Option<Box<QueueView>>],
     pub(crate) released: &'a mut Vec<(Packet, LinkId)>,
     pub(crate) wake: &'a mut Option<Time>,
 }
 
 impl<'a> CompCtx<'a> {
-    pub fn new(now: Time, node: NodeId, released: &'a mut Vec<(Packet, LinkId)>, wake: &'a mut Option<Time>) -> Self {
+    /// A context at `now` for a component of `node`; `views` are the output
+    /// queue views indexed by link id (empty in unit tests that need none).
+    pub fn new(
+        now: Time,
+        node: NodeId,
+        views: &'a [Option<Box<QueueView>>],
+        released: &'a mut Vec<(Packet, LinkId)>,
+        wake: &'a mut Option<Time>,
+    ) -> Self {
         CompCtx {
             now,
             node,
+            views,
             released,
             wake,
         }
     }
-    /// Sends a held packet on to output `link` (enqueued after the callback returns).
+    /// The view of output queue `link` of this node (None for other links).
+    pub fn queue(&self, link: LinkId) -> Option<&QueueView> {
+        self.views
+            .get(link.idx())
+            .and_then(|v| v.as_deref())
+            .filter(|v| v.node == self.node)
+    }
+    /// Sends a held packet on to output `link` (after the callback returns, it
+    /// passes the node's later components and is enqueued).
     pub fn release(&mut self, pkt: Packet, link: LinkId) {
         self.released.push((pkt, link));
     }
@@ -78,11 +192,11 @@ impl<'a> CompCtx<'a> {
 /// A router-level mechanism hosted by one node.
 pub trait Component: Send {
     fn kind(&self) -> &'static str;
-    /// A packet arriving on `in_link` (None if it originated at this node) is
-    /// about to be enqueued at `out_link`.
+    /// A packet arriving on `in_link` (None if it originated at this node, or
+    /// was released by an earlier component) is about to be enqueued at `out_link`.
     fn on_forward(&mut self, cx: &mut CompCtx, in_link: Option<LinkId>, out_link: LinkId, pkt: Packet) -> Verdict;
-    /// A queue event at output `q.link` of this node concerning `pkt`.
-    fn on_queue(&mut self, _cx: &mut CompCtx, _ev: QueueEvent, _pkt: &Packet, _q: QueueView) {}
+    /// A queue event at output `q.link()` of this node concerning `pkt`.
+    fn on_queue(&mut self, _cx: &mut CompCtx, _ev: QueueEvent, _pkt: &Packet, _q: &QueueView) {}
     /// Called at a time requested with [`CompCtx::wake_at`].
     fn on_wake(&mut self, _cx: &mut CompCtx) {}
     /// Packets currently held (for the conservation check).
@@ -94,5 +208,86 @@ pub trait Component: Send {
     /// Named end-of-run statistics for the summary.
     fn stats(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
+    }
+}
+
+// ----- calling the components of a node (used by the simulator)
+
+/// What components asked for during callbacks, applied afterwards.
+#[derive(Default)]
+pub(crate) struct Requests {
+    /// (component index, packet, output link)
+    pub(crate) released: Vec<(usize, Packet, LinkId)>,
+    /// (component index, wake time)
+    pub(crate) wakes: Vec<(usize, Time)>,
+}
+
+impl Requests {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.released.is_empty() && self.wakes.is_empty()
+    }
+}
+
+/// Calls `f` on component `k` of `node` and collects its requests.
+pub(crate) fn call_one<R>(
+    nodes: &mut [crate::sim::Node],
+    views: &[Option<Box<QueueView>>],
+    now: Time,
+    node: NodeId,
+    k: usize,
+    req: &mut Requests,
+    f: impl FnOnce(&mut dyn Component, &mut CompCtx) -> R,
+) -> R {
+    let mut released = Vec::new();
+    let mut wake = None;
+    let r = {
+        let mut cx = CompCtx::new(now, node, views, &mut released, &mut wake);
+        f(nodes[node.idx()].comps[k].as_mut(), &mut cx)
+    };
+    req.released.extend(released.into_iter().map(|(p, l)| (k, p, l)));
+    if let Some(t) = wake {
+        req.wakes.push((k, t));
+    }
+    r
+}
+
+/// Calls `f` on every component of `node`, in order.
+pub(crate) fn call_each(
+    nodes: &mut [crate::sim::Node],
+    views: &[Option<Box<QueueView>>],
+    now: Time,
+    node: NodeId,
+    req: &mut Requests,
+    mut f: impl FnMut(&mut dyn Component, &mut CompCtx),
+) {
+    for k in 0..nodes[node.idx()].comps.len() {
+        call_one(nodes, views, now, node, k, req, &mut f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::Kind;
+
+    #[test]
+    fn view_tracks_total_and_per_flow_backlog() {
+        let mut v = QueueView::new(NodeId(0), LinkId(3));
+        let p = |f: u32, size| Packet::new(0, FlowId(f), NodeId(0), NodeId(1), size, Kind::Data, Time::ZERO);
+        v.add(&p(2, 1000));
+        v.add(&p(1, 40));
+        v.add(&p(2, 500));
+        assert_eq!((v.backlog_packets(), v.backlog_bytes()), (3, 1540));
+        assert_eq!(
+            v.flow(FlowId(2)),
+            FlowBacklog {
+                packets: 2,
+                bytes: 1500
+            }
+        );
+        assert_eq!(v.flows().iter().map(|x| x.0 .0).collect::<Vec<_>>(), vec![1, 2]);
+        v.remove(&p(1, 40));
+        assert_eq!(v.active_flows(), 1);
+        assert_eq!(v.flow(FlowId(1)), FlowBacklog::default());
     }
 }

@@ -13,24 +13,28 @@ use crate::cfg::{show, time_str, Res, ScenarioError, Tab};
 use crate::components;
 use crate::link::Link;
 use crate::packet::{FlowId, LinkId, NodeId};
-use crate::qdisc::{self, Limit, Qdisc};
+use crate::qdisc::{self, Limit, LinkInfo, QdiscSpec};
 use crate::rng::Rng;
-use crate::sim::{Endpoint, Flow, Node, Sim, NO_ROUTE};
+use crate::routing;
+use crate::sim::{Endpoint, Flow, Node, Sim};
 use crate::tcp::{RecvParams, SendParams, TcpReceiver, TcpSender};
 use crate::units::{BufferSize, Rate, Time};
 use serde_json::{json, Value};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// RNG stream numbers (per object, see rng.rs).
 const STREAM_BUILD: u64 = 1;
 const STREAM_LINK: u64 = 1 << 20;
 const STREAM_FLOW: u64 = 2 << 20;
+const STREAM_QDISC: u64 = 4 << 20;
 
-/// A queue as written: kind and parameters; limits resolved after flows are known.
+/// A queue as written: the discipline's parameters and the buffer; the buffer
+/// is resolved (and the discipline built) per link once flows are known.
 #[derive(Clone, Debug)]
 struct QueueSpec {
     path: String,
-    kind: String,
+    spec: Arc<dyn QdiscSpec>,
     limit: BufferSize,
     resolved: Value,
 }
@@ -68,13 +72,13 @@ fn read_queue(t: &mut Tab, key: &'static str, default_limit: &str) -> Res<QueueS
     let empty = json!({});
     let v = t.raw(key).unwrap_or(&empty);
     let mut q = Tab::new(path.clone(), v)?;
-    let kind = q.choice("kind", Some("droptail"), qdisc::KINDS)?;
+    let spec = qdisc::read(&mut q)?;
     let limit = q.buffer("limit", Some(default_limit))?;
     let resolved = q.finish()?;
     t.put(key, resolved.clone());
     Ok(QueueSpec {
         path,
-        kind,
+        spec,
         limit,
         resolved,
     })
@@ -318,34 +322,6 @@ fn read_graph(t: &mut Tab, net: &mut Net) -> Res<()> {
     Ok(())
 }
 
-/// Shortest-path (hop count) forwarding tables; ties go to the lower link id.
-fn route(n: usize, links: &[LinkSpec]) -> Vec<Vec<u32>> {
-    let mut incoming: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (i, l) in links.iter().enumerate() {
-        incoming[l.to].push(i);
-    }
-    let mut fwd = vec![vec![NO_ROUTE; n]; n];
-    for dst in 0..n {
-        // BFS backwards from dst: the first link found from a node is its next hop.
-        let mut dist = vec![usize::MAX; n];
-        dist[dst] = 0;
-        let mut q = VecDeque::from([dst]);
-        while let Some(v) = q.pop_front() {
-            for &li in &incoming[v] {
-                let u = links[li].from;
-                if dist[u] == usize::MAX {
-                    dist[u] = dist[v] + 1;
-                    fwd[u][dst] = li as u32;
-                    q.push_back(u);
-                } else if dist[u] == dist[v] + 1 && (li as u32) < fwd[u][dst] {
-                    fwd[u][dst] = li as u32;
-                }
-            }
-        }
-    }
-    fwd
-}
-
 struct FlowPlan {
     name: String,
     src: usize,
@@ -366,6 +342,7 @@ enum FlowKind {
         rate: Rate,
         size: SizeDist,
         stop: Time,
+        ecn: bool,
     },
 }
 
@@ -441,6 +418,7 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: 
                 }
                 let dist = t.choice("size_dist", Some("fixed"), &["fixed", "exponential"])?;
                 let stop = t.time("stop", Some(&time_str(duration)))?;
+                let ecn = t.boolean("ecn", false)?;
                 let size = if dist == "fixed" {
                     SizeDist::Fixed(psize as u32)
                 } else {
@@ -452,6 +430,7 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: 
                     rate,
                     size,
                     stop,
+                    ecn,
                 }
             }
         };
@@ -619,19 +598,27 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
         topo.put("bdp_rtt", Value::String(time_str(r)));
     }
     root.put("topology", topo.finish()?);
+
+    let plans = read_flows(&mut root, &net, &mut rng, duration, limits)?;
+    // The network and its flows must fit (routing needs routers × nodes entries).
     let (size_key, size) = match kind.as_str() {
         "dumbbell" => ("topology.pairs", net.pairs.len().to_string()),
         _ => ("topology.nodes", format!("{} nodes", net.names.len())),
     };
     let nodes = net.names.len() as u64;
-    let what = format!("the forwarding tables of {nodes} nodes");
-    limits.check(size_key, size, &what, budget::routing_bytes(nodes), "use fewer nodes")?;
-
-    let plans = read_flows(&mut root, &net, &mut rng, duration, limits)?;
-    let fwd = route(net.names.len(), &net.links);
+    let ends: Vec<(usize, usize)> = net.links.iter().map(|l| (l.from, l.to)).collect();
+    let routers = routing::routers(net.names.len(), &ends) as u64;
+    let (links, nflows) = (net.links.len() as u64, plans.len() as u64);
+    let what = format!(
+        "the network of {nodes} nodes and {links} links (forwarding tables of {routers} routers) with {nflows} flows"
+    );
+    let bytes = budget::network_bytes(routers, nodes, links).saturating_add(nflows.saturating_mul(budget::FLOW_BYTES));
+    limits.check(size_key, size, &what, bytes, "use fewer nodes, links or flows")?;
+    let routes = routing::route(net.names.len(), &ends);
     for (i, p) in plans.iter().enumerate() {
         let needs_back = matches!(p.kind, FlowKind::Tcp { .. });
-        if fwd[p.src][p.dst] == NO_ROUTE || (needs_back && fwd[p.dst][p.src] == NO_ROUTE) {
+        let there = routing::path(&routes, &ends, p.src, p.dst).is_some();
+        if !there || (needs_back && routing::path(&routes, &ends, p.dst, p.src).is_none()) {
             return Err(ScenarioError {
                 path: format!("flows (flow {i}, {:?})", p.name),
                 value: format!("{:?} -> {:?}", net.names[p.src], net.names[p.dst]),
@@ -653,13 +640,8 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     });
 
     let mut sim = Sim::new(seed, duration, warmup);
-    for (i, name) in net.names.iter().enumerate() {
-        sim.nodes.push(Node {
-            name: name.clone(),
-            fwd: fwd[i].clone(),
-            comp: None,
-            comp_wake: None,
-        });
+    for (name, r) in net.names.iter().zip(routes) {
+        sim.nodes.push(Node::new(name.clone(), r));
     }
     let max_pkt = plans
         .iter()
@@ -684,7 +666,14 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
                 });
             }
         }
-        let q: Box<dyn Qdisc> = qdisc::build(&l.queue.kind, limit);
+        let info = LinkInfo {
+            rate: l.rate,
+            delay: l.delay,
+            limit,
+            max_packet: max_pkt,
+            path: l.queue.path.clone(),
+        };
+        let q = l.queue.spec.build(&info)?;
         let name = format!("{}->{}", net.names[l.from], net.names[l.to]);
         sim.links.push(Link::new(
             LinkId(i as u32),
@@ -696,6 +685,7 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
             l.loss,
             q,
             Rng::new(seed, STREAM_LINK + i as u64),
+            Rng::new(seed, STREAM_QDISC + i as u64),
         ));
     }
     for (i, p) in plans.into_iter().enumerate() {
@@ -719,6 +709,7 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
                 rate,
                 size,
                 stop,
+                ecn,
             } => {
                 let k = if pattern == Pattern::Cbr { "cbr" } else { "poisson" };
                 let u = UdpSource {
@@ -726,11 +717,13 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
                     rate_bps: rate.0 as f64,
                     size,
                     stop,
+                    ecn,
                     rng: Rng::new(seed, STREAM_FLOW + i as u64),
                     sent_packets: 0,
                     sent_bytes: 0,
                     received_packets: 0,
                     received_bytes: 0,
+                    received_ce: 0,
                 };
                 (k, Endpoint::Udp(Box::new(u)))
             }
@@ -744,6 +737,7 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
             ep,
             wake: None,
             delivered_at_warmup: 0,
+            ip_id: Flow::initial_ip_ids(seed, i),
         });
     }
 
@@ -761,15 +755,8 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
                 value: format!("{node_name:?}"),
                 expected: format!("one of the topology's nodes: {}", preview(&net.names)),
             })?;
-            if sim.nodes[node].comp.is_some() {
-                return Err(t.error(
-                    "node",
-                    &Value::String(node_name),
-                    "a node that hosts no other component",
-                ));
-            }
             let comp = components::build(&mut t, &sim, NodeId(node as u32))?;
-            sim.nodes[node].comp = Some(comp);
+            sim.add_component(NodeId(node as u32), comp);
             out.push(t.finish()?);
         }
         root.put("components", Value::Array(out));
@@ -814,8 +801,24 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
         if iv > Time::ZERO {
             let samples = duration.0 / iv.0 + 1;
             let tcp = flows.iter().filter(|&&i| sim.flows[i].kind == "tcp").count() as u64;
-            let comps = sim.nodes.iter().filter(|n| n.comp.is_some()).count() as u64;
-            let bytes = budget::monitor_bytes(samples, queues.len() as u64, tcp, 8 * comps);
+            let comps = sim.nodes.iter().map(|n| n.comps.len()).sum::<usize>() as u64;
+            // Queue disciplines' named values: those they trace now, plus one per
+            // flow for the per-flow backlog of per-conversation disciplines.
+            let qdisc_values: u64 = queues
+                .iter()
+                .map(|&i| {
+                    let q = &sim.links[i].qdisc;
+                    let mut v = Vec::new();
+                    q.trace(&mut v);
+                    v.len() as u64
+                        + if matches!(q.kind(), "fq" | "drr") {
+                            sim.flows.len() as u64
+                        } else {
+                            0
+                        }
+                })
+                .sum();
+            let bytes = budget::monitor_bytes(samples, queues.len() as u64, tcp, 8 * comps + qdisc_values);
             let what = format!("{samples} samples of {} queues and {tcp} flows", queues.len());
             let fix = "sample less often or select fewer queues and flows (monitor.queues, monitor.flows)";
             let written = m.raw("interval").map_or_else(String::new, show);

@@ -7,9 +7,10 @@
 use crate::app::UdpSource;
 use crate::link::{Link, QueueStats};
 use crate::monitor::Monitor;
-use crate::packet::{FlowId, Kind, LinkId, NodeId, Packet};
+use crate::packet::{Ecn, FlowId, Kind, LinkId, NodeId, Packet};
 use crate::qdisc::{DropReason, MarkReason, QdiscCtx};
-use crate::router::{CompCtx, Component, QueueEvent, QueueView, Verdict};
+use crate::rng::Rng;
+use crate::router::{call_each, call_one, Component, QueueEvent, QueueView, Requests, Verdict};
 use crate::sched::Scheduler;
 use crate::tcp::{EndpointCtx, TcpReceiver, TcpSender};
 use crate::units::Time;
@@ -17,6 +18,9 @@ use std::fmt;
 
 /// No route marker in forwarding tables.
 pub const NO_ROUTE: u32 = u32::MAX;
+
+/// RNG stream of the IP id counters of flow `i` (`STREAM_IP_ID + i`, see rng.rs).
+pub const STREAM_IP_ID: u64 = 3 << 20;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Ev {
@@ -38,12 +42,47 @@ pub enum Ev {
     Warmup,
 }
 
+/// How a node chooses the output link of a packet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// No output link at all.
+    Nowhere,
+    /// A node with one output link (a host) sends everything through it.
+    Only(LinkId),
+    /// A router: next link towards each destination node (`NO_ROUTE` if unreachable).
+    Table(Vec<u32>),
+}
+
 pub struct Node {
     pub name: String,
-    /// Next link towards each destination node (`NO_ROUTE` if unreachable).
-    pub fwd: Vec<u32>,
-    pub comp: Option<Box<dyn Component>>,
-    pub comp_wake: Option<Time>,
+    pub route: Route,
+    /// Router components, in the order the scenario lists them.
+    pub comps: Vec<Box<dyn Component>>,
+    /// Wakeup each component asked for.
+    pub comp_wakes: Vec<Option<Time>>,
+    /// Time of the live `CompWake` event, if any (lazy cancellation).
+    pub wake_ev: Option<Time>,
+}
+
+impl Node {
+    pub fn new(name: String, route: Route) -> Node {
+        Node {
+            name,
+            route,
+            comps: Vec::new(),
+            comp_wakes: Vec::new(),
+            wake_ev: None,
+        }
+    }
+    /// The output link towards `dst` (None if unreachable or `dst` is this node).
+    #[inline]
+    pub fn next_hop(&self, dst: NodeId) -> Option<LinkId> {
+        match &self.route {
+            Route::Nowhere => None,
+            Route::Only(l) => Some(*l),
+            Route::Table(t) => Some(t[dst.idx()]).filter(|&l| l != NO_ROUTE).map(LinkId),
+        }
+    }
 }
 
 pub enum Endpoint {
@@ -62,9 +101,27 @@ pub struct Flow {
     pub wake: Option<Time>,
     /// In-order bytes delivered at the start of the measurement window.
     pub delivered_at_warmup: u64,
+    /// Next IP id of each direction: `[0]` for packets sent by `src`, `[1]`
+    /// for packets sent by `dst` (each end's own per-flow counter).
+    pub ip_id: [u16; 2],
 }
 
 impl Flow {
+    /// Initial IP ids for flow `index`: a random 16-bit start per direction, as
+    /// a host's counter (bmcc.md §2.3), from the flow's own stream.
+    pub fn initial_ip_ids(seed: u64, index: usize) -> [u16; 2] {
+        let mut r = Rng::new(seed, STREAM_IP_ID + index as u64);
+        [r.next_u64() as u16, r.next_u64() as u16]
+    }
+    /// Stamps the next IP id of the direction `pkt` travels (consecutive per
+    /// flow and direction, wrapping mod 2^16).
+    #[inline]
+    fn stamp_ip_id(&mut self, pkt: &mut Packet) {
+        let d = (pkt.src != self.src) as usize;
+        pkt.ip_id = self.ip_id[d];
+        self.ip_id[d] = self.ip_id[d].wrapping_add(1);
+    }
+
     /// Bytes delivered to the receiving application.
     pub fn delivered_bytes(&self) -> u64 {
         match &self.ep {
@@ -107,6 +164,8 @@ pub struct Sim {
     pub monitor: Monitor,
     /// Link statistics at the start of the measurement window.
     pub link_base: Vec<QueueStats>,
+    /// Views of the output queues of nodes hosting components, by link id.
+    pub views: Vec<Option<Box<QueueView>>>,
     /// Bytes this run may hold (see [`crate::budget`]); checked by [`Sim::step`].
     pub memory_limit: u64,
     /// The current instant and the events processed at it (zero-time loop guard).
@@ -130,6 +189,7 @@ impl Sim {
             counters: Counters::default(),
             monitor: Monitor::default(),
             link_base: Vec::new(),
+            views: Vec::new(),
             memory_limit: crate::budget::DEFAULT_MEMORY,
             instant: (Time::ZERO, 0),
             next_uid: 0,
@@ -143,8 +203,28 @@ impl Sim {
         self.sched.now()
     }
 
+    /// Places a router component on `node`, after those already there. Call
+    /// before the run starts (the queue views begin empty).
+    pub fn add_component(&mut self, node: NodeId, comp: Box<dyn Component>) {
+        let n = &mut self.nodes[node.idx()];
+        n.comps.push(comp);
+        n.comp_wakes.push(None);
+        self.views.resize_with(self.links.len(), || None);
+        for l in &self.links {
+            if l.from == node && self.views[l.id.idx()].is_none() {
+                self.views[l.id.idx()] = Some(Box::new(QueueView::new(node, l.id)));
+            }
+        }
+    }
+
+    /// The output link `node` uses towards `dst`.
+    pub fn next_hop(&self, node: NodeId, dst: NodeId) -> Option<LinkId> {
+        self.nodes[node.idx()].next_hop(dst)
+    }
+
     /// Schedules the initial events; call once after building the world.
     pub fn prime(&mut self) {
+        self.views.resize_with(self.links.len(), || None);
         for i in 0..self.flows.len() {
             let f = &self.flows[i];
             self.sched.schedule(f.start, Ev::FlowStart(FlowId(i as u32)));
@@ -220,8 +300,9 @@ impl Sim {
         let c = &self.counters;
         let packets = c.created.saturating_sub(c.delivered + c.dropped);
         let m = &self.monitor;
-        let rows =
-            m.queue_ts.time.len() as u64 * 40 + m.flow_ts.time.len() as u64 * 80 + m.comp_ts.time.len() as u64 * 32;
+        let rows = m.queue_ts.time.len() as u64 * 40
+            + m.flow_ts.time.len() as u64 * 80
+            + (m.comp_ts.time.len() + m.qdisc_ts.time.len()) as u64 * 32;
         packets * crate::budget::PACKET_BYTES + self.sched.len() as u64 * 64 + rows * 2
     }
 
@@ -280,143 +361,215 @@ impl Sim {
         self.next_uid
     }
 
-    /// A packet created by an endpoint at `node` enters the network.
+    /// A packet created by an endpoint at `node` enters the network. (Its IP id
+    /// is the sending end's, stamped by the flow; the uid is global.)
     fn inject(&mut self, node: NodeId, mut pkt: Packet) {
         pkt.uid = self.alloc_uid();
-        pkt.ip_id = pkt.uid as u16;
         self.counters.created += 1;
         self.forward(node, None, pkt);
     }
 
-    /// Routes `pkt` at `node`: deliver locally or hand it to the output queue.
+    /// Routes `pkt` at `node`: deliver locally or hand it to the output queue
+    /// (through the node's components, if any).
     fn forward(&mut self, node: NodeId, in_link: Option<LinkId>, pkt: Packet) {
         if pkt.dst == node {
             self.deliver(pkt);
             return;
         }
-        let next = self.nodes[node.idx()].fwd[pkt.dst.idx()];
-        debug_assert_ne!(next, NO_ROUTE, "validated at build time");
-        if next == NO_ROUTE {
+        let Some(out) = self.nodes[node.idx()].next_hop(pkt.dst) else {
+            debug_assert!(false, "routes are validated at build time");
             self.counters.dropped += 1;
             return;
-        }
-        let out = LinkId(next);
-        if self.nodes[node.idx()].comp.is_some() {
-            let mut verdict = None;
-            self.with_component(node, |c, cx| verdict = Some(c.on_forward(cx, in_link, out, pkt)));
-            match verdict.expect("component present") {
-                Verdict::Forward(p) => self.enqueue(out, p),
-                Verdict::Hold => {}
-                Verdict::Drop(p) => {
-                    self.counters.dropped += 1;
-                    self.links[out.idx()].stats.count_drop(DropReason::Component, p.size);
-                }
-            }
-        } else {
+        };
+        if self.nodes[node.idx()].comps.is_empty() {
             self.enqueue(out, pkt);
+        } else {
+            self.through_components(node, 0, in_link, out, pkt);
         }
     }
 
-    /// Runs a component callback, then applies its releases and wake request.
-    fn with_component(&mut self, node: NodeId, f: impl FnOnce(&mut dyn Component, &mut CompCtx)) {
-        let now = self.now();
-        let mut comp = self.nodes[node.idx()].comp.take().expect("component present");
-        let mut released = Vec::new();
-        let mut wake = None;
-        {
-            let mut cx = CompCtx::new(now, node, &mut released, &mut wake);
-            f(comp.as_mut(), &mut cx);
-        }
-        self.nodes[node.idx()].comp = Some(comp);
-        if let Some(t) = wake {
-            let n = &mut self.nodes[node.idx()];
-            if n.comp_wake.is_none_or(|w| t < w || w < now) {
-                n.comp_wake = Some(t.max(now));
-                self.sched.schedule(t.max(now), Ev::CompWake(node));
+    /// Offers `pkt` to components `first..` of `node` in order, then enqueues it
+    /// at `out` unless one of them held or dropped it.
+    fn through_components(&mut self, node: NodeId, first: usize, in_link: Option<LinkId>, out: LinkId, pkt: Packet) {
+        let mut pkt = pkt;
+        for k in first..self.nodes[node.idx()].comps.len() {
+            let mut req = Requests::default();
+            let verdict = call_one(
+                &mut self.nodes,
+                &self.views,
+                self.sched.now(),
+                node,
+                k,
+                &mut req,
+                |c, cx| c.on_forward(cx, in_link, out, pkt),
+            );
+            self.apply(node, req);
+            match verdict {
+                Verdict::Forward(p) => pkt = p,
+                Verdict::Hold => return,
+                Verdict::Drop(p) => {
+                    self.counters.dropped += 1;
+                    self.links[out.idx()].stats.count_drop(DropReason::Component, p.size);
+                    return;
+                }
             }
         }
-        for (p, link) in released {
-            self.enqueue(link, p);
+        self.enqueue(out, pkt);
+    }
+
+    /// Applies what components asked for during callbacks: wakeups, then
+    /// releases (each continues with the components after its releaser).
+    fn apply(&mut self, node: NodeId, req: Requests) {
+        if req.is_empty() {
+            return;
+        }
+        let now = self.now();
+        for (k, t) in req.wakes {
+            let t = t.max(now);
+            let n = &mut self.nodes[node.idx()];
+            if n.comp_wakes[k].is_none_or(|w| t < w || w < now) {
+                n.comp_wakes[k] = Some(t);
+            }
+            if n.wake_ev.is_none_or(|w| t < w || w < now) {
+                n.wake_ev = Some(t);
+                self.sched.schedule(t, Ev::CompWake(node));
+            }
+        }
+        for (k, p, link) in req.released {
+            self.through_components(node, k + 1, None, link, p);
         }
     }
 
     fn comp_wake(&mut self, node: NodeId) {
         let now = self.now();
-        if self.nodes[node.idx()].comp_wake != Some(now) {
+        if self.nodes[node.idx()].wake_ev != Some(now) {
             return;
         }
-        self.nodes[node.idx()].comp_wake = None;
-        self.with_component(node, |c, cx| c.on_wake(cx));
-    }
-
-    fn notify_queue(&mut self, link: LinkId, ev: QueueEvent, pkt: &Packet) {
-        let node = self.links[link.idx()].from;
-        if self.nodes[node.idx()].comp.is_none() {
-            return;
+        self.nodes[node.idx()].wake_ev = None;
+        for k in 0..self.nodes[node.idx()].comps.len() {
+            if self.nodes[node.idx()].comp_wakes[k].is_none_or(|w| w > now) {
+                continue;
+            }
+            self.nodes[node.idx()].comp_wakes[k] = None;
+            let mut req = Requests::default();
+            call_one(&mut self.nodes, &self.views, now, node, k, &mut req, |c, cx| {
+                c.on_wake(cx)
+            });
+            self.apply(node, req);
         }
-        let l = &self.links[link.idx()];
-        let view = QueueView {
-            link,
-            backlog_packets: l.qdisc.backlog_packets(),
-            backlog_bytes: l.qdisc.backlog_bytes(),
-        };
-        self.with_component(node, |c, cx| c.on_queue(cx, ev, pkt, view));
+        // Components whose wakeups are still ahead keep one live event.
+        let n = &mut self.nodes[node.idx()];
+        if let Some(t) = n.comp_wakes.iter().flatten().copied().min() {
+            if n.wake_ev.is_none_or(|w| t < w || w < now) {
+                n.wake_ev = Some(t);
+                self.sched.schedule(t, Ev::CompWake(node));
+            }
+        }
     }
 
     /// Offers `pkt` to the link's queue discipline (the link wrapper keeps the stats).
     pub(crate) fn enqueue(&mut self, link: LinkId, pkt: Packet) {
         let now = self.now();
-        let l = &mut self.links[link.idx()];
-        l.integrate(now);
-        l.stats.arrivals += 1;
-        l.stats.arrival_bytes += pkt.size as u64;
-        let uid = pkt.uid;
-        let watch = self.nodes[l.from.idx()].comp.is_some();
-        let copy = if watch { Some(pkt.clone()) } else { None };
-        {
-            let mut cx = QdiscCtx {
-                now,
-                rng: &mut l.rng,
-                drops: &mut self.drop_buf,
-                marks: &mut self.mark_buf,
-            };
-            l.qdisc.enqueue(pkt, &mut cx);
-        }
-        l.note_backlog();
-        for m in self.mark_buf.drain(..) {
-            l.stats.count_mark(m);
-        }
-        let mut arriving_dropped = false;
-        let drops = std::mem::take(&mut self.drop_buf);
-        for (p, r) in &drops {
-            l.stats.count_drop(*r, p.size);
-            self.counters.dropped += 1;
-            arriving_dropped |= p.uid == uid;
-        }
-        if watch {
-            let c = copy.expect("copied");
-            if !arriving_dropped {
-                self.notify_queue(link, QueueEvent::Enqueued, &c);
+        let li = link.idx();
+        if self.views[li].is_some() {
+            self.enqueue_watched(link, pkt);
+        } else {
+            let l = &mut self.links[li];
+            l.integrate(now);
+            l.stats.arrivals += 1;
+            l.stats.arrival_bytes += pkt.size as u64;
+            {
+                let mut cx = QdiscCtx {
+                    now,
+                    rng: &mut l.qrng,
+                    drops: &mut self.drop_buf,
+                    marks: &mut self.mark_buf,
+                };
+                l.qdisc.enqueue(pkt, &mut cx);
             }
-            for (p, _) in &drops {
-                self.notify_queue(link, QueueEvent::Dropped, p);
+            l.note_backlog();
+            for m in self.mark_buf.drain(..) {
+                l.stats.count_mark(m);
+            }
+            for (p, r) in self.drop_buf.drain(..) {
+                l.stats.count_drop(r, p.size);
+                self.counters.dropped += 1;
             }
         }
-        self.drop_buf = drops;
-        self.drop_buf.clear();
-        if self.links[link.idx()].tx.is_none() {
+        if self.links[li].tx.is_none() {
             self.start_tx(link);
         }
     }
 
+    /// `enqueue` at an output of a node hosting components: keeps the queue
+    /// view and reports the drops, then the arrival, to the components.
+    fn enqueue_watched(&mut self, link: LinkId, pkt: Packet) {
+        let now = self.now();
+        let li = link.idx();
+        let uid = pkt.uid;
+        let mut req = Requests::default();
+        let Sim {
+            links,
+            nodes,
+            views,
+            drop_buf,
+            mark_buf,
+            counters,
+            ..
+        } = self;
+        let l = &mut links[li];
+        l.integrate(now);
+        l.stats.arrivals += 1;
+        l.stats.arrival_bytes += pkt.size as u64;
+        let mut view = views[li].take().expect("watched link");
+        view.add(&pkt);
+        let stored = {
+            let mut cx = QdiscCtx {
+                now,
+                rng: &mut l.qrng,
+                drops: drop_buf,
+                marks: mark_buf,
+            };
+            l.qdisc.enqueue(pkt, &mut cx)
+        };
+        debug_assert!(stored.is_none_or(|p| p.uid == uid), "enqueue returns the arrival");
+        for m in mark_buf.drain(..) {
+            l.stats.count_mark(m);
+        }
+        for (p, r) in drop_buf.iter() {
+            l.stats.count_drop(*r, p.size);
+            counters.dropped += 1;
+            view.remove(p);
+        }
+        l.stats.max_pkts = l.stats.max_pkts.max(view.backlog_packets() as u64);
+        l.stats.max_bytes = l.stats.max_bytes.max(view.backlog_bytes());
+        views[li] = Some(view);
+        let node = l.from;
+        let q = views[li].as_deref().expect("just put back");
+        for (p, r) in drop_buf.iter() {
+            call_each(nodes, views, now, node, &mut req, |c, cx| {
+                c.on_queue(cx, QueueEvent::Dropped(*r), p, q)
+            });
+        }
+        if let Some(p) = stored {
+            call_each(nodes, views, now, node, &mut req, |c, cx| {
+                c.on_queue(cx, QueueEvent::Enqueued, p, q)
+            });
+        }
+        drop_buf.clear();
+        debug_assert_eq!(l.qdisc.backlog_bytes(), q.backlog_bytes(), "view agrees with the qdisc");
+        self.apply(node, req);
+    }
+
     fn start_tx(&mut self, link: LinkId) {
         let now = self.now();
-        let l = &mut self.links[link.idx()];
+        let li = link.idx();
+        let l = &mut self.links[li];
         l.integrate(now);
         let pkt = {
             let mut cx = QdiscCtx {
                 now,
-                rng: &mut l.rng,
+                rng: &mut l.qrng,
                 drops: &mut self.drop_buf,
                 marks: &mut self.mark_buf,
             };
@@ -425,19 +578,65 @@ impl Sim {
         for m in self.mark_buf.drain(..) {
             l.stats.count_mark(m);
         }
-        for (p, r) in self.drop_buf.drain(..) {
-            l.stats.count_drop(r, p.size);
+        for (p, r) in &self.drop_buf {
+            l.stats.count_drop(*r, p.size);
             self.counters.dropped += 1;
         }
-        let Some(pkt) = pkt else { return };
+        let watched = self.views[li].is_some();
+        if !watched {
+            self.drop_buf.clear();
+        }
+        let Some(pkt) = pkt else {
+            if watched && !self.drop_buf.is_empty() {
+                self.notify_dequeue(link, None);
+            }
+            return;
+        };
         let done = now + l.rate.tx_time(pkt.size as u64);
-        let watch = self.nodes[l.from.idx()].comp.is_some();
-        let copy = if watch { Some(pkt.clone()) } else { None };
         l.tx = Some((pkt, done));
         self.sched.schedule(done, Ev::TxDone(link));
-        if let Some(c) = copy {
-            self.notify_queue(link, QueueEvent::Dequeued, &c);
+        if watched {
+            self.notify_dequeue(link, Some(()));
         }
+    }
+
+    /// Reports the drops of a dequeue, then the start of transmission of the
+    /// packet now in `tx` (if `started`), to the node's components.
+    fn notify_dequeue(&mut self, link: LinkId, started: Option<()>) {
+        let now = self.now();
+        let li = link.idx();
+        let mut req = Requests::default();
+        let Sim {
+            links,
+            nodes,
+            views,
+            drop_buf,
+            ..
+        } = self;
+        let l = &links[li];
+        let mut view = views[li].take().expect("watched link");
+        for (p, _) in drop_buf.iter() {
+            view.remove(p);
+        }
+        let sent = started.and(l.tx.as_ref()).map(|t| &t.0);
+        if let Some(p) = sent {
+            view.remove(p);
+        }
+        views[li] = Some(view);
+        let q = views[li].as_deref().expect("just put back");
+        for (p, r) in drop_buf.iter() {
+            call_each(nodes, views, now, l.from, &mut req, |c, cx| {
+                c.on_queue(cx, QueueEvent::Dropped(*r), p, q)
+            });
+        }
+        if let Some(p) = sent {
+            call_each(nodes, views, now, l.from, &mut req, |c, cx| {
+                c.on_queue(cx, QueueEvent::Dequeued, p, q)
+            });
+        }
+        drop_buf.clear();
+        let node = l.from;
+        self.apply(node, req);
     }
 
     fn tx_done(&mut self, link: LinkId) {
@@ -488,6 +687,7 @@ impl Sim {
                 (Endpoint::Udp(u), Kind::Datagram) => {
                     u.received_packets += 1;
                     u.received_bytes += pkt.size as u64;
+                    u.received_ce += (pkt.ecn == Ecn::Ce) as u64;
                 }
                 _ => debug_assert!(false, "packet kind does not match its flow"),
             }
@@ -498,7 +698,8 @@ impl Sim {
 
     /// Injects what an endpoint emitted and re-arms its wakeup.
     fn flush_endpoint(&mut self, fid: FlowId, out: &mut Vec<Packet>) {
-        for p in out.drain(..) {
+        for mut p in out.drain(..) {
+            self.flows[fid.idx()].stamp_ip_id(&mut p);
             // A packet leaves from the node of the endpoint that emitted it.
             self.inject(p.src, p);
         }
@@ -567,7 +768,11 @@ impl Sim {
         u.sent_packets += 1;
         u.sent_bytes += size as u64;
         let gap = u.next_gap();
-        let p = Packet::new(0, fid, f.src, f.dst, size, Kind::Datagram, now);
+        let mut p = Packet::new(0, fid, f.src, f.dst, size, Kind::Datagram, now);
+        if u.ecn {
+            p.ecn = Ecn::Ect0;
+        }
+        f.stamp_ip_id(&mut p);
         let src = f.src;
         self.sched.schedule(now + gap, Ev::Source(fid));
         self.inject(src, p);
@@ -609,16 +814,12 @@ impl Sim {
     /// Packets inside the network now: queues, transmitters, pipes, components.
     pub fn in_flight(&self) -> u64 {
         let links: u64 = self.links.iter().map(|l| l.packets_inside()).sum();
-        let held: u64 = self
-            .nodes
-            .iter()
-            .filter_map(|n| n.comp.as_ref())
-            .map(|c| c.held())
-            .sum();
+        let held: u64 = self.nodes.iter().flat_map(|n| &n.comps).map(|c| c.held()).sum();
         links + held
     }
 
-    /// Checks the end-of-run invariants: packet conservation and queue bounds.
+    /// Checks the end-of-run invariants: packet conservation, queue views
+    /// agreeing with their disciplines, and queue bounds.
     pub fn check_invariants(&self) -> Result<(), SimError> {
         let c = &self.counters;
         let inside = self.in_flight();
@@ -627,6 +828,19 @@ impl Sim {
                 "packet conservation violated: created {} != delivered {} + dropped {} + in flight {}",
                 c.created, c.delivered, c.dropped, inside
             )));
+        }
+        for (l, v) in self.links.iter().zip(&self.views) {
+            if let Some(v) = v {
+                let q = (l.qdisc.backlog_packets(), l.qdisc.backlog_bytes());
+                if q != (v.backlog_packets(), v.backlog_bytes()) {
+                    return Err(SimError(format!(
+                        "queue view of {} disagrees with its discipline: {:?} vs {:?}",
+                        l.name,
+                        (v.backlog_packets(), v.backlog_bytes()),
+                        q
+                    )));
+                }
+            }
         }
         for l in &self.links {
             let lim = l.qdisc.limit();

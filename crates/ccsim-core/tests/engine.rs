@@ -2,13 +2,12 @@
 
 mod common;
 
-use ccsim_core::output::{Column, Output};
 use ccsim_core::packet::{Kind, LinkId, Packet};
 use ccsim_core::router::{CompCtx, Component, Verdict};
 use ccsim_core::scenario::build;
 use ccsim_core::sim::Endpoint;
 use ccsim_core::units::Time;
-use common::queue_value;
+use common::{fingerprint, queue_value};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -102,14 +101,15 @@ fn component_holds_and_releases_packets_without_loss() {
         let (mut sim, _) = build(&s.to_string()).unwrap();
         let r1 = sim.nodes.iter().position(|n| n.name == "R1").unwrap();
         if delay_ms > 0 {
-            sim.nodes[r1].comp = Some(Box::new(AckDelay {
+            let c = AckDelay {
                 delay: Time::from_millis(delay_ms),
                 held: Default::default(),
-            }));
+            };
+            sim.add_component(ccsim_core::packet::NodeId(r1 as u32), Box::new(c));
         }
         sim.run_until(until);
         sim.check_invariants().expect("conservation counts held packets");
-        let held = sim.nodes[r1].comp.as_ref().map_or(0, |c| c.held());
+        let held: u64 = sim.nodes[r1].comps.iter().map(|c| c.held()).sum();
         let done = match &sim.flows[0].ep {
             Endpoint::Tcp { snd, .. } => snd.completed(),
             _ => None,
@@ -124,6 +124,73 @@ fn component_holds_and_releases_packets_without_loss() {
     let (_, delayed) = run(50, Time::from_secs(3));
     let (plain, delayed) = (plain.unwrap(), delayed.unwrap());
     assert!(delayed > plain + Time::from_millis(50), "{delayed} vs {plain}");
+}
+
+/// Records (flow, kind, ip id) of every packet its node forwards.
+struct IpIds(std::sync::Arc<std::sync::Mutex<Vec<(u32, Kind, u16)>>>);
+
+impl Component for IpIds {
+    fn kind(&self) -> &'static str {
+        "ip_ids"
+    }
+    fn on_forward(&mut self, _cx: &mut CompCtx, _in: Option<LinkId>, _out: LinkId, pkt: Packet) -> Verdict {
+        self.0.lock().unwrap().push((pkt.flow.0, pkt.kind, pkt.ip_id));
+        Verdict::Forward(pkt)
+    }
+    fn held(&self) -> u64 {
+        0
+    }
+}
+
+#[test]
+fn ip_ids_count_up_per_flow_and_direction_like_a_host_counter() {
+    // Two TCP flows and a datagram source through R1: each direction of each
+    // flow numbers its packets consecutively (retransmissions included),
+    // from its own start value, whatever the other flows send in between.
+    let s = json!({
+        "seed": 4, "duration": "2s",
+        "topology": {"kind": "dumbbell", "pairs": 2,
+            "bottleneck": {"rate": "5Mbps", "delay": "10ms", "queue": {"limit": "8pkt"}},
+            "access": {"rate": "100Mbps", "delay": "1ms"}},
+        "flows": [{"pairs": "all", "mss": 1000}, {"kind": "poisson", "pairs": [0], "rate": "1Mbps"}]
+    });
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (mut sim, _) = build(&s.to_string()).unwrap();
+    let r1 = sim.nodes.iter().position(|n| n.name == "R1").unwrap();
+    sim.add_component(ccsim_core::packet::NodeId(r1 as u32), Box::new(IpIds(seen.clone())));
+    sim.run_until(Time::from_secs(2));
+    let seen = seen.lock().unwrap();
+    let mut starts = Vec::new();
+    for (flow, kind) in [
+        (0, Kind::Data),
+        (0, Kind::Ack),
+        (1, Kind::Data),
+        (1, Kind::Ack),
+        (2, Kind::Datagram),
+    ] {
+        let ids: Vec<u16> = seen
+            .iter()
+            .filter(|x| x.0 == flow && x.1 == kind)
+            .map(|x| x.2)
+            .collect();
+        assert!(ids.len() > 100, "flow {flow} {kind:?}: {} packets", ids.len());
+        for w in ids.windows(2) {
+            assert_eq!(w[1], w[0].wrapping_add(1), "flow {flow} {kind:?}");
+        }
+        starts.push(ids[0]);
+    }
+    let retx: u64 = sim
+        .flows
+        .iter()
+        .filter_map(|f| match &f.ep {
+            Endpoint::Tcp { snd, .. } => Some(snd.stats.retransmits),
+            _ => None,
+        })
+        .sum();
+    assert!(retx > 0, "the 8-packet buffer makes retransmissions");
+    starts.sort();
+    starts.dedup();
+    assert_eq!(starts.len(), 5, "each direction starts at its own value");
 }
 
 #[test]
@@ -172,21 +239,6 @@ fn scenario_strategy() -> impl Strategy<Value = Value> {
                 "monitor": {"interval": "50ms"}
             })
         })
-}
-
-fn fingerprint(o: &Output) -> String {
-    let mut s = o.summary.to_string();
-    for t in &o.tables {
-        for (name, c) in &t.columns {
-            s.push_str(name);
-            match c {
-                Column::F64(v) => v.iter().for_each(|x| s.push_str(&format!("{:x},", x.to_bits()))),
-                Column::I64(v) => v.iter().for_each(|x| s.push_str(&format!("{x},"))),
-                Column::Str(v) => v.iter().for_each(|x| s.push_str(x)),
-            }
-        }
-    }
-    s
 }
 
 proptest! {

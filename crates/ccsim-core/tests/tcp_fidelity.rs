@@ -198,7 +198,7 @@ fn repaired_at(sack: bool, drop: &[u64]) -> (Time, u64) {
     let (mut sim, _) = build(&s.to_string()).expect("scenario");
     let r1 = sim.nodes.iter().position(|n| n.name == "R1").unwrap();
     let seqs = drop.iter().map(|k| k * 1000).collect();
-    sim.nodes[r1].comp = Some(Box::new(DropSegments { seqs }));
+    sim.add_component(ccsim_core::packet::NodeId(r1 as u32), Box::new(DropSegments { seqs }));
     let una = |sim: &ccsim_core::Sim| match &sim.flows[0].ep {
         Endpoint::Tcp { snd, .. } => (snd.snd_una(), snd.stats.timeouts),
         _ => unreachable!(),

@@ -66,7 +66,7 @@ use crate::cfg::{Res, Tab};
 use crate::packet::{FlowId, Kind, LinkId, NodeId, Packet};
 use crate::qdisc::Limit;
 use crate::router::{CompCtx, Component, QueueEvent, QueueView, Verdict};
-use crate::sim::{Sim, NO_ROUTE};
+use crate::sim::Sim;
 use crate::units::{Rate, Time};
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -405,12 +405,12 @@ impl Component for TokenGate {
         Verdict::Hold
     }
 
-    fn on_queue(&mut self, cx: &mut CompCtx, ev: QueueEvent, pkt: &Packet, q: QueueView) {
-        if q.link != self.p.forward {
+    fn on_queue(&mut self, cx: &mut CompCtx, ev: QueueEvent, pkt: &Packet, q: &QueueView) {
+        if q.link() != self.p.forward {
             return;
         }
-        self.forward_bytes = q.backlog_bytes;
-        self.stats.max_forward_bits = self.stats.max_forward_bits.max(q.backlog_bytes * 8);
+        self.forward_bytes = q.backlog_bytes();
+        self.stats.max_forward_bits = self.stats.max_forward_bits.max(q.backlog_bytes() * 8);
         if pkt.kind == Kind::Ack {
             return; // tokens follow data packets only
         }
@@ -422,7 +422,7 @@ impl Component for TokenGate {
                 self.data_arrival(pkt.size as u64 * 8)
             }
             QueueEvent::Dequeued => {}
-            QueueEvent::Dropped => return,
+            QueueEvent::Dropped(_) => return,
         }
         self.refresh_tokens(cx.now);
         self.serve(cx);
@@ -484,12 +484,9 @@ fn path(sim: &Sim, from: NodeId, to: NodeId) -> Vec<LinkId> {
     let mut links = Vec::new();
     let mut n = from;
     while n != to && links.len() <= sim.links.len() {
-        let l = sim.nodes[n.idx()].fwd[to.idx()];
-        if l == NO_ROUTE {
-            break;
-        }
-        links.push(LinkId(l));
-        n = sim.links[l as usize].to;
+        let Some(l) = sim.next_hop(n, to) else { break };
+        links.push(l);
+        n = sim.links[l.idx()].to;
     }
     links
 }
@@ -732,17 +729,13 @@ mod tests {
             )
         }
         fn view(&self) -> QueueView {
-            QueueView {
-                link: FWD,
-                backlog_packets: self.q,
-                backlog_bytes: self.q as u64 * L,
-            }
+            QueueView::with_backlog(NodeId(1), FWD, self.q, self.q as u64 * L)
         }
         /// Runs `f` with a context and returns what it released.
         fn with(&mut self, f: impl FnOnce(&mut TokenGate, &mut CompCtx) -> Option<Packet>) -> usize {
             let (mut rel, mut wake) = (Vec::new(), None);
             let passed = {
-                let mut cx = CompCtx::new(self.now, NodeId(1), &mut rel, &mut wake);
+                let mut cx = CompCtx::new(self.now, NodeId(1), &[], &mut rel, &mut wake);
                 f(&mut self.g, &mut cx)
             };
             if self.g.promises.is_empty() {
@@ -777,7 +770,7 @@ mod tests {
             let (mut p, v) = (self.pkt(Kind::Data, 0, L), self.view());
             p.len = MSS as u32;
             self.with(|g, cx| {
-                g.on_queue(cx, QueueEvent::Enqueued, &p, v);
+                g.on_queue(cx, QueueEvent::Enqueued, &p, &v);
                 None
             })
         }
@@ -794,7 +787,7 @@ mod tests {
             self.q -= 1;
             let (p, v) = (self.pkt(Kind::Data, 0, L), self.view());
             self.with(|g, cx| {
-                g.on_queue(cx, QueueEvent::Dequeued, &p, v);
+                g.on_queue(cx, QueueEvent::Dequeued, &p, &v);
                 None
             })
         }
@@ -828,7 +821,7 @@ mod tests {
         b.q += 1;
         let (p, v) = (b.pkt(Kind::Data, 0, 500), b.view());
         b.with(|g, cx| {
-            g.on_queue(cx, QueueEvent::Enqueued, &p, v);
+            g.on_queue(cx, QueueEvent::Enqueued, &p, &v);
             None
         });
         assert_eq!(b.g.capacity(), 9); // floor(40 000 / 4304)
@@ -841,14 +834,10 @@ mod tests {
         });
         assert_eq!(g.capacity(), 5);
         let (mut rel, mut wake) = (Vec::new(), None);
-        let mut cx = CompCtx::new(Time::ZERO, NodeId(1), &mut rel, &mut wake);
+        let mut cx = CompCtx::new(Time::ZERO, NodeId(1), &[], &mut rel, &mut wake);
         let p = Packet::new(1, FlowId(0), NodeId(0), NodeId(3), 576, Kind::Data, Time::ZERO);
-        let v = QueueView {
-            link: FWD,
-            backlog_packets: 1,
-            backlog_bytes: 576,
-        };
-        g.on_queue(&mut cx, QueueEvent::Enqueued, &p, v);
+        let v = QueueView::with_backlog(NodeId(1), FWD, 1, 576);
+        g.on_queue(&mut cx, QueueEvent::Enqueued, &p, &v);
         assert_eq!((g.capacity(), g.tokens()), (8, 7));
     }
 
@@ -980,15 +969,11 @@ mod tests {
         // Events on another output link and ACKs in the forward queue leave
         // the tokens alone.
         let (p, a) = (b.pkt(Kind::Data, 0, L), b.pkt(Kind::Ack, 1, 40));
-        let other = QueueView {
-            link: LinkId(4),
-            backlog_packets: 0,
-            backlog_bytes: 0,
-        };
+        let other = QueueView::with_backlog(NodeId(1), LinkId(4), 0, 0);
         let v = b.view();
         b.with(|g, cx| {
-            g.on_queue(cx, QueueEvent::Dequeued, &p, other);
-            g.on_queue(cx, QueueEvent::Dequeued, &a, v);
+            g.on_queue(cx, QueueEvent::Dequeued, &p, &other);
+            g.on_queue(cx, QueueEvent::Dequeued, &a, &v);
             None
         });
         assert_eq!((b.g.tokens(), b.g.held()), (0, 1));

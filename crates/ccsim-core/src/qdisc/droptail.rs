@@ -2,9 +2,25 @@
 //! dropped. The limit is in packets or bytes and counts packets waiting, not
 //! the one being serialized (ns-2 convention).
 
-use super::{DropReason, Limit, Qdisc, QdiscCtx};
+use super::{DropReason, Limit, LinkInfo, Qdisc, QdiscCtx, QdiscSpec};
+use crate::cfg::{Res, Tab};
 use crate::packet::Packet;
 use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// DropTail has no parameters besides the common `limit`.
+#[derive(Debug)]
+pub struct Spec;
+
+impl QdiscSpec for Spec {
+    fn build(&self, link: &LinkInfo) -> Res<Box<dyn Qdisc>> {
+        Ok(Box::new(DropTail::new(link.limit)))
+    }
+}
+
+pub fn read(_t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
+    Ok(Arc::new(Spec))
+}
 
 pub struct DropTail {
     q: VecDeque<Packet>,
@@ -26,12 +42,14 @@ impl Qdisc for DropTail {
     fn kind(&self) -> &'static str {
         "droptail"
     }
-    fn enqueue(&mut self, pkt: Packet, cx: &mut QdiscCtx) {
+    fn enqueue(&mut self, pkt: Packet, cx: &mut QdiscCtx) -> Option<&Packet> {
         if self.limit.admits(self.q.len(), self.bytes, pkt.size) {
             self.bytes += pkt.size as u64;
             self.q.push_back(pkt);
+            self.q.back()
         } else {
-            cx.drops.push((pkt, DropReason::Overflow));
+            cx.drop(pkt, DropReason::Overflow);
+            None
         }
     }
     fn dequeue(&mut self, _cx: &mut QdiscCtx) -> Option<Packet> {
@@ -55,35 +73,16 @@ impl Qdisc for DropTail {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testutil::{pkt, Drive};
     use super::*;
-    use crate::packet::{FlowId, Kind, NodeId};
-    use crate::rng::Rng;
-    use crate::units::Time;
-
-    fn pkt(uid: u64, size: u32) -> Packet {
-        Packet::new(uid, FlowId(0), NodeId(0), NodeId(1), size, Kind::Data, Time::ZERO)
-    }
 
     fn run(limit: Limit, sizes: &[u32]) -> (Vec<u64>, Vec<u64>) {
-        let mut q = DropTail::new(limit);
-        let mut rng = Rng::new(0, 0);
-        let mut drops = Vec::new();
-        let mut marks = Vec::new();
-        let mut cx = QdiscCtx {
-            now: Time::ZERO,
-            rng: &mut rng,
-            drops: &mut drops,
-            marks: &mut marks,
-        };
+        let mut d = Drive::new(Box::new(DropTail::new(limit)));
         for (i, &s) in sizes.iter().enumerate() {
-            q.enqueue(pkt(i as u64, s), &mut cx);
+            d.enq(pkt(i as u64, 0, s));
         }
-        let mut out = Vec::new();
-        while let Some(p) = q.dequeue(&mut cx) {
-            out.push(p.uid);
-        }
-        assert_eq!(q.backlog_bytes(), 0);
-        (out, drops.iter().map(|d| d.0.uid).collect())
+        let out = d.drain();
+        (out, d.dropped().iter().map(|x| x.0).collect())
     }
 
     #[test]
@@ -99,6 +98,25 @@ mod tests {
         let (out, dropped) = run(Limit::Bytes(2500), &[1000, 1000, 1000, 40]);
         assert_eq!(out, vec![0, 1, 3]);
         assert_eq!(dropped, vec![2]);
+    }
+
+    #[test]
+    fn reads_no_keys_besides_kind() {
+        use super::super::testutil::{build, link};
+        let q = build(
+            serde_json::json!({"kind": "droptail"}),
+            &link("10Mbps", Limit::Packets(5)),
+        )
+        .unwrap();
+        assert_eq!((q.kind(), q.limit()), ("droptail", Limit::Packets(5)));
+        let e = build(
+            serde_json::json!({"kind": "droptail", "min_th": 5}),
+            &link("10Mbps", Limit::Unlimited),
+        );
+        assert_eq!(
+            e.err().unwrap().to_string(),
+            "q.min_th: unknown key; accepted keys here: kind"
+        );
     }
 
     #[test]

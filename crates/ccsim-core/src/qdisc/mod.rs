@@ -2,54 +2,86 @@
 //! dequeue, peek, backlog). Statistics are kept by the link that owns the
 //! qdisc ([`crate::link::QueueStats`]), so an implementation cannot forget
 //! them; a qdisc only reports *why* it dropped or marked, through [`QdiscCtx`].
+//!
+//! Each discipline reads its own parameter table (`queue = {kind = "red",
+//! min_th = 5, ...}`) through [`crate::cfg::Tab`] into a [`QdiscSpec`], so a new
+//! discipline brings its keys with it; the spec is then built once per link with
+//! what the discipline needs to know of that link ([`LinkInfo`]: rate, delay,
+//! resolved limit). Errors found only then (thresholds above the buffer, an
+//! infinite buffer for fair queueing) still name the key path.
 
+pub mod conv;
 pub mod droptail;
+pub mod drr;
+pub mod fq;
+pub mod prio;
+pub mod red;
 
-use crate::packet::Packet;
+use crate::cfg::{Res, ScenarioError, Tab};
+use crate::packet::{FlowId, Packet};
 use crate::rng::Rng;
-use crate::units::Time;
+use crate::units::{Rate, Time};
+use std::sync::Arc;
 
 pub use droptail::DropTail;
 
-/// Why a packet was dropped. One counter per reason (Linux-style).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum DropReason {
-    /// The buffer was physically full.
-    Overflow,
-    /// AQM probabilistic ("unforced") drop.
-    Early,
-    /// AQM forced drop (e.g. RED average above max_th).
-    Forced,
-    /// Lost on the wire (random link loss model).
-    LinkLoss,
-    /// Dropped by a router component.
-    Component,
+/// Defines a reason enum with its list, names and result-column names from one
+/// table, so a counter array sized by `COUNT` and indexed by `r as usize` can
+/// never disagree with the list of reasons.
+macro_rules! reasons {
+    ($(#[$m:meta])* $name:ident, $prefix:literal { $($(#[$vm:meta])* $v:ident => $s:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum $name { $($(#[$vm])* $v),+ }
+        impl $name {
+            /// Every reason, in counter (and result column) order.
+            pub const ALL: &'static [$name] = &[$($name::$v),+];
+            /// Number of reasons: the length of a counter array.
+            pub const COUNT: usize = Self::ALL.len();
+            /// Short name ("overflow", "early", ...).
+            pub fn name(self) -> &'static str {
+                match self { $($name::$v => $s),+ }
+            }
+            /// Result column of this reason's counter.
+            pub fn column(self) -> &'static str {
+                match self { $($name::$v => concat!($prefix, $s)),+ }
+            }
+            /// Index into a counter array of length `COUNT`.
+            #[inline]
+            pub fn index(self) -> usize {
+                self as usize
+            }
+        }
+    };
 }
 
-impl DropReason {
-    pub const ALL: [DropReason; 5] = [
-        DropReason::Overflow,
-        DropReason::Early,
-        DropReason::Forced,
-        DropReason::LinkLoss,
-        DropReason::Component,
-    ];
-    pub fn name(self) -> &'static str {
-        match self {
-            DropReason::Overflow => "overflow",
-            DropReason::Early => "early",
-            DropReason::Forced => "forced",
-            DropReason::LinkLoss => "link_loss",
-            DropReason::Component => "component",
-        }
+reasons! {
+    /// Why a packet was dropped. One counter per reason (Linux-style).
+    DropReason, "drops_" {
+        /// The arriving packet did not fit: the buffer was physically full.
+        Overflow => "overflow",
+        /// A queued packet was discarded to make room for an arrival (longest-queue
+        /// drop of fair queueing, priority discard).
+        PushOut => "pushout",
+        /// AQM probabilistic ("unforced") drop.
+        Early => "early",
+        /// AQM forced drop (e.g. RED average above max_th).
+        Forced => "forced",
+        /// Lost on the wire (random link loss model).
+        LinkLoss => "link_loss",
+        /// Dropped by a router component.
+        Component => "component",
     }
 }
 
-/// Why a packet was ECN-marked.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum MarkReason {
-    Early,
-    Forced,
+reasons! {
+    /// Why a packet was ECN-marked (CE set instead of a drop).
+    MarkReason, "marks_" {
+        /// AQM probabilistic mark (RED `setbit_` on an unforced decision).
+        Early => "early",
+        /// Deterministic mark (a mechanism's overload signal).
+        Forced => "forced",
+    }
 }
 
 /// A queue limit. ns-2 convention (baseline.md §0): the limit counts packets
@@ -63,6 +95,7 @@ pub enum Limit {
 
 impl Limit {
     /// Would a queue holding `pkts`/`bytes` still fit one more packet of `size`?
+    #[inline]
     pub fn admits(self, pkts: usize, bytes: u64, size: u32) -> bool {
         match self {
             Limit::Packets(n) => (pkts as u64) < n,
@@ -71,6 +104,7 @@ impl Limit {
         }
     }
     /// Is a backlog of `pkts`/`bytes` within the limit?
+    #[inline]
     pub fn holds(self, pkts: usize, bytes: u64) -> bool {
         match self {
             Limit::Packets(n) => pkts as u64 <= n,
@@ -80,9 +114,10 @@ impl Limit {
     }
 }
 
-/// What a qdisc may use and report during one operation.
+/// What a queue discipline may use and report during one operation.
 pub struct QdiscCtx<'a> {
     pub now: Time,
+    /// The discipline's own random stream (one per queue, see rng.rs).
     pub rng: &'a mut Rng,
     /// Packets the operation dropped (the arriving one or others), with reasons.
     pub drops: &'a mut Vec<(Packet, DropReason)>,
@@ -90,32 +125,222 @@ pub struct QdiscCtx<'a> {
     pub marks: &'a mut Vec<MarkReason>,
 }
 
+impl QdiscCtx<'_> {
+    /// Reports a dropped packet (the wrapper counts it and frees it).
+    #[inline]
+    pub fn drop(&mut self, pkt: Packet, why: DropReason) {
+        self.drops.push((pkt, why));
+    }
+    /// Reports a mark applied to a packet that stays queued.
+    #[inline]
+    pub fn mark(&mut self, why: MarkReason) {
+        self.marks.push(why);
+    }
+}
+
+/// One named value of a discipline's state for the time series, optionally
+/// per flow (e.g. fair queueing's per-flow backlog).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct TraceValue {
+    pub name: &'static str,
+    pub flow: Option<FlowId>,
+    pub value: f64,
+}
+
+impl TraceValue {
+    pub fn new(name: &'static str, value: f64) -> TraceValue {
+        TraceValue {
+            name,
+            flow: None,
+            value,
+        }
+    }
+    pub fn flow(name: &'static str, flow: FlowId, value: f64) -> TraceValue {
+        TraceValue {
+            name,
+            flow: Some(flow),
+            value,
+        }
+    }
+}
+
 /// A queue discipline (Linux `Qdisc_ops` shape).
 pub trait Qdisc: Send {
     /// Short kind name ("droptail", "red", ...).
     fn kind(&self) -> &'static str;
-    /// Accept `pkt` or drop it (or another packet) by pushing onto `cx.drops`.
-    fn enqueue(&mut self, pkt: Packet, cx: &mut QdiscCtx);
+    /// Offers `pkt`. Returns the arriving packet as stored if it is queued, or
+    /// `None` if it was dropped (pushed onto `cx.drops`). Queued packets dropped
+    /// to make room (victims) are pushed onto `cx.drops` too.
+    fn enqueue(&mut self, pkt: Packet, cx: &mut QdiscCtx) -> Option<&Packet>;
     /// Next packet to transmit, if any.
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<Packet>;
+    /// The packet `dequeue` would return now.
     fn peek(&self) -> Option<&Packet>;
     /// Packets waiting (excluding the one in transmission).
     fn backlog_packets(&self) -> usize;
     fn backlog_bytes(&self) -> u64;
     fn limit(&self) -> Limit;
-    /// Mechanism state worth tracing (e.g. RED's average queue), by name.
-    fn trace(&self) -> Option<(&'static str, f64)> {
-        None
+    /// Named mechanism state worth tracing (e.g. RED's average queue and
+    /// max_p, fair queueing's per-flow backlog), appended to `out`.
+    fn trace(&self, _out: &mut Vec<TraceValue>) {}
+}
+
+/// What a discipline knows of its link when it is built.
+#[derive(Clone, Debug)]
+pub struct LinkInfo {
+    pub rate: Rate,
+    /// Propagation delay of the link.
+    pub delay: Time,
+    /// The resolved buffer (`limit` key of the queue table).
+    pub limit: Limit,
+    /// Largest packet the scenario's sources send, bytes (0 if none is known).
+    pub max_packet: u64,
+    /// Key path of the queue table, for errors found at build time.
+    pub path: String,
+}
+
+impl LinkInfo {
+    /// An error about `key` of this queue table, found when building for this link.
+    pub fn error(&self, key: &str, value: impl Into<String>, expected: impl Into<String>) -> ScenarioError {
+        ScenarioError {
+            path: crate::cfg::join(&self.path, key),
+            value: value.into(),
+            expected: expected.into(),
+        }
+    }
+    /// The buffer as written, for error messages.
+    pub fn limit_str(&self) -> String {
+        match self.limit {
+            Limit::Packets(n) => format!("\"{n}pkt\""),
+            Limit::Bytes(b) => format!("\"{b}B\""),
+            Limit::Unlimited => "\"inf\"".into(),
+        }
     }
 }
 
-/// Queue kinds a scenario may name.
-pub const KINDS: &[&str] = &["droptail"];
+/// A discipline's validated parameters; instantiated once per link.
+pub trait QdiscSpec: Send + Sync + std::fmt::Debug {
+    fn build(&self, link: &LinkInfo) -> Res<Box<dyn Qdisc>>;
+}
 
-/// Builds a queue discipline of a validated kind.
-pub fn build(kind: &str, limit: Limit) -> Box<dyn Qdisc> {
-    match kind {
-        "droptail" => Box::new(DropTail::new(limit)),
-        other => unreachable!("unvalidated qdisc kind {other}"),
+type Reader = fn(&mut Tab) -> Res<Arc<dyn QdiscSpec>>;
+
+/// Queue kinds a scenario may name, each with the reader of its parameters.
+const READERS: &[(&str, Reader)] = &[
+    ("droptail", droptail::read),
+    ("red", red::read_red),
+    ("ared", red::read_ared),
+    ("fq", fq::read),
+    ("drr", drr::read),
+    ("prio_discard", prio::read),
+];
+
+/// Queue kinds a scenario may name.
+pub fn kinds() -> Vec<&'static str> {
+    READERS.iter().map(|r| r.0).collect()
+}
+
+/// Reads `kind` (default "droptail") and that kind's own keys from a queue table.
+pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
+    let kind = t.choice("kind", Some("droptail"), &kinds())?;
+    let reader = READERS.iter().find(|r| r.0 == kind).expect("validated kind").1;
+    reader(t)
+}
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    //! A tiny driver for unit tests: explicit times, captured drops and marks.
+    use super::*;
+    use crate::packet::{Kind, NodeId};
+
+    pub fn pkt(uid: u64, flow: u32, size: u32) -> Packet {
+        Packet::new(uid, FlowId(flow), NodeId(0), NodeId(1), size, Kind::Data, Time::ZERO)
+    }
+
+    pub struct Drive<Q: Qdisc + ?Sized = dyn Qdisc> {
+        pub q: Box<Q>,
+        pub now: Time,
+        pub rng: Rng,
+        pub drops: Vec<(Packet, DropReason)>,
+        pub marks: Vec<MarkReason>,
+    }
+
+    impl<Q: Qdisc + ?Sized> Drive<Q> {
+        pub fn new(q: Box<Q>) -> Drive<Q> {
+            Drive {
+                q,
+                now: Time::ZERO,
+                rng: Rng::new(1, 0),
+                drops: Vec::new(),
+                marks: Vec::new(),
+            }
+        }
+        /// Enqueues; returns true if the arrival stayed queued.
+        pub fn enq(&mut self, p: Packet) -> bool {
+            let uid = p.uid;
+            let mut cx = QdiscCtx {
+                now: self.now,
+                rng: &mut self.rng,
+                drops: &mut self.drops,
+                marks: &mut self.marks,
+            };
+            let stored = self.q.enqueue(p, &mut cx).map(|s| s.uid);
+            if let Some(s) = stored {
+                assert_eq!(s, uid, "enqueue returns the arriving packet");
+            }
+            assert!(self.q.limit().holds(self.q.backlog_packets(), self.q.backlog_bytes()));
+            stored.is_some()
+        }
+        pub fn deq(&mut self) -> Option<Packet> {
+            let peeked = self.q.peek().map(|p| p.uid);
+            let mut cx = QdiscCtx {
+                now: self.now,
+                rng: &mut self.rng,
+                drops: &mut self.drops,
+                marks: &mut self.marks,
+            };
+            let p = self.q.dequeue(&mut cx);
+            assert_eq!(p.as_ref().map(|p| p.uid), peeked, "peek agrees with dequeue");
+            p
+        }
+        /// Dequeues everything; returns the uids in order.
+        pub fn drain(&mut self) -> Vec<u64> {
+            let mut out = Vec::new();
+            while let Some(p) = self.deq() {
+                out.push(p.uid);
+            }
+            assert_eq!(self.q.backlog_bytes(), 0);
+            assert_eq!(self.q.backlog_packets(), 0);
+            out
+        }
+        pub fn dropped(&self) -> Vec<(u64, DropReason)> {
+            self.drops.iter().map(|(p, r)| (p.uid, *r)).collect()
+        }
+        pub fn trace(&self, name: &str) -> f64 {
+            let mut v = Vec::new();
+            self.q.trace(&mut v);
+            v.iter()
+                .find(|t| t.name == name && t.flow.is_none())
+                .expect("traced")
+                .value
+        }
+    }
+
+    pub fn link(rate: &str, limit: Limit) -> LinkInfo {
+        LinkInfo {
+            rate: crate::units::parse_rate(rate).unwrap(),
+            delay: Time::from_millis(10),
+            limit,
+            max_packet: 1500,
+            path: "q".into(),
+        }
+    }
+
+    /// Reads a queue table and builds it for `link`.
+    pub fn build(v: serde_json::Value, link: &LinkInfo) -> Res<Box<dyn Qdisc>> {
+        let mut t = Tab::new("q".into(), &v)?;
+        let spec = read(&mut t)?;
+        t.finish()?;
+        spec.build(link)
     }
 }

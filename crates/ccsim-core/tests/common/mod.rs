@@ -1,11 +1,16 @@
-//! Readers for the result tables, shared by the engine test files.
-#![allow(dead_code)]
+//! Readers for the result tables and output fingerprints, shared by the engine
+//! test files.
+#![allow(dead_code)] // each test binary uses a subset
 
 use ccsim_core::output::{Column, Output};
 
 pub fn col<'a>(o: &'a Output, table: &str, name: &str) -> &'a Column {
     let t = o.tables.iter().find(|t| t.name == table).expect("table");
-    &t.columns.iter().find(|c| c.0 == name).expect("column").1
+    &t.columns
+        .iter()
+        .find(|c| c.0 == name)
+        .unwrap_or_else(|| panic!("column {name}"))
+        .1
 }
 
 /// A numeric column as f64 values.
@@ -17,17 +22,40 @@ pub fn f64s(c: &Column) -> Vec<f64> {
     }
 }
 
+/// A text column.
+pub fn strs(c: &Column) -> Vec<String> {
+    match c {
+        Column::Str(v) => v.clone(),
+        _ => panic!("not a string column"),
+    }
+}
+
 /// One value of the queues table, by queue name (`"R1->R2"`) and column.
 pub fn queue_value(o: &Output, queue: &str, name: &str) -> f64 {
-    let names = match col(o, "queues", "queue") {
-        Column::Str(v) => v.clone(),
-        _ => unreachable!(),
-    };
-    let i = names.iter().position(|n| n == queue).expect("queue");
+    let i = strs(col(o, "queues", "queue"))
+        .iter()
+        .position(|n| n == queue)
+        .expect("queue");
     f64s(col(o, "queues", name))[i]
 }
 
 /// A numeric column of the flows table, one value per flow.
 pub fn flow_values(o: &Output, name: &str) -> Vec<f64> {
     f64s(col(o, "flows", name))
+}
+
+/// Every table and the summary as text, floats by their bits.
+pub fn fingerprint(o: &Output) -> String {
+    let mut s = o.summary.to_string();
+    for t in &o.tables {
+        for (name, c) in &t.columns {
+            s.push_str(name);
+            match c {
+                Column::F64(v) => v.iter().for_each(|x| s.push_str(&format!("{:x},", x.to_bits()))),
+                Column::I64(v) => v.iter().for_each(|x| s.push_str(&format!("{x},"))),
+                Column::Str(v) => v.iter().for_each(|x| s.push_str(x)),
+            }
+        }
+    }
+    s
 }
