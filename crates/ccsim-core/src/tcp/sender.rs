@@ -226,6 +226,9 @@ pub struct TcpSender {
     send_at: Option<Time>,
     jitter_rng: Rng,
     ecn_recover: Option<u64>,
+    /// Highest sequence sent when an ECN echo last reduced the window, until a
+    /// loss response: a loss within that window is not answered again.
+    ecn_reduced: Option<u64>,
     cwr_pending: bool,
     started: bool,
     completed: Option<Time>,
@@ -272,6 +275,7 @@ impl TcpSender {
             send_at: None,
             jitter_rng: rng,
             ecn_recover: None,
+            ecn_reduced: None,
             cwr_pending: false,
             started: false,
             completed: None,
@@ -628,7 +632,10 @@ impl TcpSender {
             LossState::Open => {
                 if ece && self.ecn_recover.is_none_or(|r| ack > r) {
                     self.ecn_reduce(now);
-                } else if !controlled {
+                } else if !controlled && !ece {
+                    // RFC 3168 §6.1.2: "The sender SHOULD NOT increase the
+                    // congestion window in response to the receipt of an
+                    // ECN-Echo ACK packet" (ns-2 `recv_newack_helper` too).
                     self.grow(now, acked);
                 }
             }
@@ -724,15 +731,42 @@ impl TcpSender {
     /// Sets ssthresh from the algorithm's value `w` and returns the window a
     /// reduction leaves cwnd at. With packet-counted windows (`loss_window =
     /// "cwnd"`, ns-2 `slowdown`) ssthresh is whole segments, at least two
-    /// (`ssthresh_ = (int) halfwin`), while cwnd keeps the fraction
-    /// (`cwnd_ = halfwin`); otherwise both are `w` (RFC 5681, bytes).
+    /// (`ssthresh_ = (int) halfwin`), while cwnd keeps the fraction and is
+    /// not held at two segments (`cwnd_ = halfwin`, at least one): when `w`
+    /// is only the two-segment floor, cwnd is half the window. Otherwise both
+    /// are `w` (RFC 5681, bytes).
     fn set_ssthresh(&mut self, w: u64) -> u64 {
         let mss = self.mss();
-        self.ssthresh = match self.p.loss_window {
-            LossWindow::Flight => w,
-            LossWindow::Cwnd => (w / mss * mss).max(2 * mss),
-        };
-        w
+        match self.p.loss_window {
+            LossWindow::Flight => {
+                self.ssthresh = w;
+                w
+            }
+            LossWindow::Cwnd => {
+                self.ssthresh = (w / mss * mss).max(2 * mss);
+                let half = self.cwnd.min(self.rwnd) / 2;
+                if w == 2 * mss && half < w {
+                    half.max(mss)
+                } else {
+                    w
+                }
+            }
+        }
+    }
+
+    /// The window a fast retransmit leaves: the algorithm's ssthresh, unless
+    /// an ECN echo already reduced the window for this window of data (RFC
+    /// 3168 §6.1.2: "the congestion window should be reduced only once in
+    /// response to a series of dropped and/or CE packets from a single window
+    /// of data"; ns-2 `dupack_action` after `CWND_ACTION_ECN`), when cwnd and
+    /// ssthresh stay as they are.
+    fn loss_reduction(&mut self, now: Time) -> u64 {
+        if self.ecn_reduced.take().is_some_and(|r| self.snd_una <= r) {
+            return self.cwnd;
+        }
+        let st = self.loss_state_for(now);
+        let w = self.cc.ssthresh(&st);
+        self.set_ssthresh(w)
     }
 
     /// RFC 3168 §6.1.2: reduce once per window as the algorithm says (by
@@ -741,6 +775,7 @@ impl TcpSender {
         let st = self.loss_state_for(now);
         let Some(w) = self.cc.ecn_echo(&st) else { return };
         self.cwnd = self.set_ssthresh(w).max(self.mss());
+        self.ecn_reduced = Some(self.snd_max);
         self.cwnd_cnt = 0;
         self.ecn_recover = Some(self.snd_max);
         self.cwr_pending = true;
@@ -826,9 +861,7 @@ impl TcpSender {
             self.enter_sack_recovery(cx);
             return;
         }
-        let st = self.loss_state_for(now);
-        let w = self.cc.ssthresh(&st);
-        let w = self.set_ssthresh(w);
+        let w = self.loss_reduction(now);
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
         self.cwnd_cnt = 0;
@@ -864,9 +897,7 @@ impl TcpSender {
     /// HighRxt = RescueRxt at its end, then send what pipe allows (step C).
     fn enter_sack_recovery(&mut self, cx: &mut EndpointCtx) {
         let now = cx.now;
-        let st = self.loss_state_for(now);
-        let w = self.cc.ssthresh(&st);
-        let w = self.set_ssthresh(w);
+        let w = self.loss_reduction(now);
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
         self.cwnd_cnt = 0;
@@ -937,6 +968,7 @@ impl TcpSender {
         }
         self.cwnd = self.mss();
         self.cwnd_cnt = 0;
+        self.ecn_reduced = None;
         self.state = LossState::Loss { rto_streak: streak };
         self.dupacks = 0;
         // RFC 6582 §4: after a timeout, recover = highest sequence sent.
@@ -1566,6 +1598,44 @@ mod tests {
         let seen = seen.lock().unwrap();
         assert_eq!(seen[0], (false, Some(1311), false));
         assert_eq!(seen[1], (true, Some(2048), true));
+    }
+
+    /// RFC 3168 §6.1.2: an ECN echo halves the window (10 → 5 segments); a
+    /// loss in that same window is retransmitted without halving again; a loss
+    /// in a later window halves as usual.
+    #[test]
+    fn rfc3168_ecn_then_loss_in_the_same_window_reduces_once() {
+        let mut h = Harness::new("newreno", 10, |p| p.ecn = true);
+        h.at(100);
+        h.ack(1000, |a| a.flags |= flags::ECE);
+        assert_eq!(h.s.stats.ecn_reductions, 1);
+        let (ssthresh, cwnd) = (h.s.ssthresh(), h.s.cwnd());
+        for _ in 0..3 {
+            h.ack(1000, |_| ());
+        }
+        assert!(h.s.in_recovery());
+        assert_eq!(h.s.stats.fast_retransmits, 1);
+        assert_eq!((h.s.ssthresh(), h.s.cwnd()), (ssthresh, cwnd), "no second reduction");
+    }
+
+    /// RFC 3168 §6.1.2: no window growth on any ACK carrying ECN-Echo, also
+    /// after the once-per-window reduction.
+    #[test]
+    fn rfc3168_no_growth_on_ecn_echo_acks() {
+        let mut h = Harness::new("newreno", 10, |p| {
+            p.ecn = true;
+            p.init_ssthresh = 100 * MSS;
+        });
+        h.at(100);
+        h.ack(1000, |a| a.flags |= flags::ECE);
+        let cwnd = h.s.cwnd();
+        h.ack(2000, |a| a.flags |= flags::ECE);
+        h.ack(3000, |a| a.flags |= flags::ECE);
+        assert_eq!(h.s.cwnd(), cwnd, "echoes within the window neither reduce nor grow");
+        for k in 4..9 {
+            h.ack(k * MSS, |_| ());
+        }
+        assert_eq!(h.s.cwnd(), cwnd + MSS, "congestion avoidance resumes without the echo");
     }
 
     /// ns-2 `overhead_`: a window-driven burst waits U(0, send_jitter), then
