@@ -46,7 +46,7 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut c_done, mut c_fct, mut c_cwnd, mut c_srtt, mut c_minrtt, mut c_ce) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (i, f) in sim.flows[..sim.workloads.first_slot.min(n)].iter().enumerate() {
+    for (i, f) in sim.flows[..sim.workloads.first_slot.unwrap_or(n)].iter().enumerate() {
         c_flow.push(i as i64);
         c_name.push(f.name.clone());
         c_kind.push(f.kind.to_string());
@@ -185,6 +185,7 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
     };
 
     let mut tables = vec![flows, queues];
+    tables.extend(crate::workload::tables(sim));
     let m = &sim.monitor;
     if m.interval.is_some() {
         let qt = &m.queue_ts;
@@ -288,7 +289,7 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
         "warmup_s": sim.warmup.as_secs_f64(),
         "events": events,
         "peak_pending_events": sim.sched.peak_len(),
-        "flows": sim.flows.len(),
+        "flows": sim.workloads.first_slot.unwrap_or(sim.flows.len()),
         "links": sim.links.len(),
         "packets_created": c.created,
         "packets_delivered": c.delivered,
@@ -297,6 +298,17 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
         "data_packets_delivered": c.data_delivered,
         "components": comps,
     });
+    let mut summary = summary;
+    let ws = &sim.workloads;
+    if !ws.list.is_empty() {
+        let extra = json!({
+            "connections_started": ws.rows.len() as u64 + ws.alive,
+            "connections_completed": ws.rows.len(),
+            "connections_peak_alive": ws.peak_alive,
+            "stale_packets": ws.stale_packets,
+        });
+        summary.as_object_mut().expect("object").extend(extra.as_object().expect("object").clone());
+    }
     Output {
         summary,
         resolved,

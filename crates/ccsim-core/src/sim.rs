@@ -393,6 +393,11 @@ impl Sim {
 
     // ----- packets through links
 
+    /// The last packet uid given out (uids grow with creation).
+    pub(crate) fn next_uid(&self) -> u64 {
+        self.next_uid
+    }
+
     fn alloc_uid(&mut self) -> u64 {
         self.next_uid += 1;
         self.next_uid

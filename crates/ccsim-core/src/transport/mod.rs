@@ -224,8 +224,8 @@ fn refuse_tcp_keys(kind: &str, t: &Tab) -> Res<()> {
                 _ => "it is a TCP key",
             };
             return Err(ScenarioError {
-                path: t.key_path(key),
-                value: t.get(key).map(show).unwrap_or_default(),
+                path: t.key_path(&key),
+                value: t.get(&key).map(show).unwrap_or_default(),
                 expected: format!(
                     "no `{key}` on a {kind:?} flow: {what} (kind = \"tcp\"); keys accepted here: {}",
                     t.known().join(", ")
