@@ -330,9 +330,12 @@ struct FlowPlan {
 }
 
 fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: &Limits) -> Res<Vec<FlowPlan>> {
-    let arr = root
-        .array("flows")?
-        .ok_or_else(|| root.missing("flows", "a list of flows ([[flows]] tables)"))?;
+    let arr = match root.array("flows")? {
+        Some(a) => a,
+        // A scenario of workloads alone needs no flows.
+        None if root.has("workloads") => return Ok(Vec::new()),
+        None => return Err(root.missing("flows", "a list of flows ([[flows]] tables) or [[workloads]]")),
+    };
     let fpath = root.key_path("flows");
     let mut plans = Vec::new();
     let mut out = Vec::new();

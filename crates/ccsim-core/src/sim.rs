@@ -157,6 +157,11 @@ impl Flow {
         self.ip_id[d] = self.ip_id[d].wrapping_add(1);
     }
 
+    /// The TCP sender of a TCP flow (for tests and tools).
+    pub fn tcp_sender(&self) -> Option<&crate::tcp::TcpSender> {
+        self.snd.as_any().downcast_ref()
+    }
+
     /// Bytes delivered to the receiving application.
     pub fn delivered_bytes(&self) -> u64 {
         self.rcv.delivered()
