@@ -305,6 +305,7 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
             "connections_started": ws.rows.len() as u64 + ws.alive,
             "connections_completed": ws.rows.len(),
             "connections_peak_alive": ws.peak_alive,
+            "connection_slots": sim.flows.len() - ws.first_slot.unwrap_or(sim.flows.len()),
             "stale_packets": ws.stale_packets,
         });
         summary.as_object_mut().expect("object").extend(extra.as_object().expect("object").clone());

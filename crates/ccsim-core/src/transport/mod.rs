@@ -75,7 +75,7 @@ pub struct SenderSample {
 }
 
 /// The sending end of a flow.
-pub trait Sender {
+pub trait Sender: Send {
     /// The flow's start time has come.
     fn start(&mut self, cx: &mut EndpointCtx);
     /// A packet of this flow reached the sending node (an ACK).
@@ -99,7 +99,7 @@ pub trait Sender {
 }
 
 /// The receiving end of a flow.
-pub trait Receiver {
+pub trait Receiver: Send {
     /// A packet of this flow reached the destination node.
     fn on_packet(&mut self, pkt: &Packet, cx: &mut EndpointCtx);
     fn on_timer(&mut self, cx: &mut EndpointCtx);
