@@ -308,7 +308,10 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
             "connection_slots": sim.flows.len() - ws.first_slot.unwrap_or(sim.flows.len()),
             "stale_packets": ws.stale_packets,
         });
-        summary.as_object_mut().expect("object").extend(extra.as_object().expect("object").clone());
+        summary
+            .as_object_mut()
+            .expect("object")
+            .extend(extra.as_object().expect("object").clone());
     }
     Output {
         summary,

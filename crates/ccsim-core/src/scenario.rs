@@ -608,8 +608,11 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
             });
         }
     }
-    let specs: Vec<&Arc<dyn TransportSpec>> =
-        plans.iter().map(|p| &p.spec).chain(workloads.list.iter().map(|w| &w.spec)).collect();
+    let specs: Vec<&Arc<dyn TransportSpec>> = plans
+        .iter()
+        .map(|p| &p.spec)
+        .chain(workloads.list.iter().map(|w| &w.spec))
+        .collect();
 
     // Packet size used to express "bdp" buffers in packets.
     let pkt = bdp_packet.unwrap_or_else(|| specs.iter().filter_map(|p| p.bdp_packet()).max().unwrap_or(1500));
@@ -666,7 +669,8 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
         };
         let (snd, rcv) = p.spec.build(env);
         let ip_id = Flow::initial_ip_ids(seed, i);
-        sim.flows.push(Flow::new(p.name, p.spec.kind(), src, dst, p.start, snd, rcv, ip_id));
+        sim.flows
+            .push(Flow::new(p.name, p.spec.kind(), src, dst, p.start, snd, rcv, ip_id));
     }
 
     if !workloads.list.is_empty() {

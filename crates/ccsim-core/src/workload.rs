@@ -41,17 +41,25 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Random stream numbers: one per arrival process, one per connection.
+/// Random stream numbers: one per arrival process, one per connection (its
+/// sender's), and one per connection for its IP ids (as flows, see
+/// [`Flow::initial_ip_ids`], at an index that meets no flow's).
 const STREAM_PROCESS: u64 = 8 << 20;
 const STREAM_CONN: u64 = 1 << 40;
+const CONN_IP_ID_INDEX: u64 = 2 << 40;
 
 /// The file size of a connection.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FileSize {
     Fixed(u64),
-    Exponential { mean: f64 },
+    Exponential {
+        mean: f64,
+    },
     /// P(X > x) = (x_m/x)^α for x ≥ x_m.
-    Pareto { shape: f64, min: f64 },
+    Pareto {
+        shape: f64,
+        min: f64,
+    },
 }
 
 impl FileSize {
@@ -78,7 +86,10 @@ impl FileSize {
     /// Reads `size`: a size string (fixed) or a table `{dist, mean | shape + min | shape + mean}`.
     fn read(t: &mut Tab) -> Res<FileSize> {
         let Some(v) = t.get("size") else {
-            return Err(t.missing("size", "a file size such as \"100KB\" or a table {dist = \"pareto\", ...}"));
+            return Err(t.missing(
+                "size",
+                "a file size such as \"100KB\" or a table {dist = \"pareto\", ...}",
+            ));
         };
         if v.is_string() {
             let b = t.size("size", None)?;
@@ -87,7 +98,9 @@ impl FileSize {
             }
             return Ok(FileSize::Fixed(b));
         }
-        let mut s = t.table("size")?.ok_or_else(|| t.error("size", v, "a size string or a table"))?;
+        let mut s = t
+            .table("size")?
+            .ok_or_else(|| t.error("size", v, "a size string or a table"))?;
         let dist = s.choice("dist", None, &["fixed", "exponential", "pareto"])?;
         let positive = |s: &mut Tab, key: &'static str| -> Res<f64> {
             let b = s.size(key, None)?;
@@ -223,9 +236,12 @@ pub struct Nodes<'a> {
     pub pairs: &'a [(usize, usize)],
 }
 
-/// Reads `workloads` (an array of tables) into `sim.workloads`; returns the
-/// (src, dst, needs a path back) of every pair for the routing check.
-pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Workloads, Vec<(usize, usize, bool)>)> {
+/// A pair's (src, dst, needs a path back), for the builder's routing check.
+pub type PairEnds = (usize, usize, bool);
+
+/// Reads `workloads` (an array of tables); returns them and the ends of every
+/// pair they use.
+pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Workloads, Vec<PairEnds>)> {
     let mut w = Workloads::default();
     let mut ends = Vec::new();
     let Some(arr) = root.array("workloads")? else {
@@ -353,7 +369,11 @@ fn read_transport(t: &mut Tab, duration: Time) -> Res<Arc<dyn TransportSpec>> {
     let kind = tt.choice("kind", Some("tcp"), transport::KINDS)?;
     if tt.has("size") {
         let v = tt.get("size").expect("present").clone();
-        return Err(tt.error("size", &v, "no `size` here: the workload's `size` gives each connection's"));
+        return Err(tt.error(
+            "size",
+            &v,
+            "no `size` here: the workload's `size` gives each connection's",
+        ));
     }
     let cx = ReadCtx {
         duration,
@@ -378,7 +398,11 @@ fn read_transport(t: &mut Tab, duration: Time) -> Res<Arc<dyn TransportSpec>> {
 fn read_pairs(t: &mut Tab, nodes: &Nodes) -> Res<Vec<(usize, usize)>> {
     if let Some(p) = t.raw("pairs") {
         if nodes.pairs.is_empty() {
-            return Err(t.error("pairs", p, "`pairs` only with a dumbbell topology; use sources and destinations"));
+            return Err(t.error(
+                "pairs",
+                p,
+                "`pairs` only with a dumbbell topology; use sources and destinations",
+            ));
         }
         let expected = format!("\"all\" or a list of pair indices in [0, {}]", nodes.pairs.len() - 1);
         let out: Vec<(usize, usize)> = match p {
@@ -398,7 +422,11 @@ fn read_pairs(t: &mut Tab, nodes: &Nodes) -> Res<Vec<(usize, usize)>> {
         t.raw("sources");
         t.raw("destinations");
         if t.has("sources") || t.has("destinations") {
-            return Err(t.error("sources", &Value::Null, "either `pairs` or `sources`/`destinations`, not both"));
+            return Err(t.error(
+                "sources",
+                &Value::Null,
+                "either `pairs` or `sources`/`destinations`, not both",
+            ));
         }
         return Ok(out);
     }
@@ -411,11 +439,13 @@ fn read_pairs(t: &mut Tab, nodes: &Nodes) -> Res<Vec<(usize, usize)>> {
         let ids = a
             .iter()
             .map(|x| {
-                x.as_str().and_then(|s| nodes.index.get(s).copied()).ok_or_else(|| ScenarioError {
-                    path: t.key_path(key),
-                    value: show(x),
-                    expected: format!("node names of the topology (such as {:?})", nodes.names[0]),
-                })
+                x.as_str()
+                    .and_then(|s| nodes.index.get(s).copied())
+                    .ok_or_else(|| ScenarioError {
+                        path: t.key_path(key),
+                        value: show(x),
+                        expected: format!("node names of the topology (such as {:?})", nodes.names[0]),
+                    })
             })
             .collect::<Res<Vec<usize>>>()?;
         t.put(key, v.clone());
@@ -498,7 +528,7 @@ impl Sim {
         (f.snd, f.rcv) = (snd, rcv);
         f.wake = None;
         f.delivered_at_warmup = 0;
-        f.ip_id = Flow::initial_ip_ids(self.seed, (STREAM_CONN + id) as usize);
+        f.ip_id = Flow::initial_ip_ids(self.seed, (CONN_IP_ID_INDEX + id) as usize);
         f.conn = Some(Box::new(Conn {
             process: p,
             id,
@@ -605,14 +635,32 @@ pub fn tables(sim: &Sim) -> Vec<Table> {
             ("workload", Column::Str(rows.iter().map(wname).collect())),
             ("src", Column::Str(rows.iter().map(|r| name(r.src)).collect())),
             ("dst", Column::Str(rows.iter().map(|r| name(r.dst)).collect())),
-            ("start_s", Column::F64(rows.iter().map(|r| r.start.as_secs_f64()).collect())),
+            (
+                "start_s",
+                Column::F64(rows.iter().map(|r| r.start.as_secs_f64()).collect()),
+            ),
             ("size_bytes", Column::I64(rows.iter().map(|r| r.size as i64).collect())),
-            ("first_byte_s", Column::F64(rows.iter().map(|r| secs(r.first_byte)).collect())),
-            ("last_byte_s", Column::F64(rows.iter().map(|r| secs(r.last_byte)).collect())),
-            ("last_ack_s", Column::F64(rows.iter().map(|r| secs(r.last_ack)).collect())),
+            (
+                "first_byte_s",
+                Column::F64(rows.iter().map(|r| secs(r.first_byte)).collect()),
+            ),
+            (
+                "last_byte_s",
+                Column::F64(rows.iter().map(|r| secs(r.last_byte)).collect()),
+            ),
+            (
+                "last_ack_s",
+                Column::F64(rows.iter().map(|r| secs(r.last_ack)).collect()),
+            ),
             ("response_time_s", Column::F64(rows.iter().map(resp).collect())),
-            ("retransmits", Column::I64(rows.iter().map(|r| r.retransmits as i64).collect())),
-            ("timeouts", Column::I64(rows.iter().map(|r| r.timeouts as i64).collect())),
+            (
+                "retransmits",
+                Column::I64(rows.iter().map(|r| r.retransmits as i64).collect()),
+            ),
+            (
+                "timeouts",
+                Column::I64(rows.iter().map(|r| r.timeouts as i64).collect()),
+            ),
         ],
     };
     let mut done = vec![0i64; ws.procs.len()];
@@ -630,15 +678,27 @@ pub fn tables(sim: &Sim) -> Vec<Table> {
         name: "workloads",
         columns: vec![
             ("workload", Column::Str(ps.iter().map(|p| w(p).name.clone()).collect())),
-            ("kind", Column::Str(ps.iter().map(|p| w(p).spec.kind().to_string()).collect())),
-            ("direction", Column::Str(ps.iter().map(|p| p.direction.to_string()).collect())),
+            (
+                "kind",
+                Column::Str(ps.iter().map(|p| w(p).spec.kind().to_string()).collect()),
+            ),
+            (
+                "direction",
+                Column::Str(ps.iter().map(|p| p.direction.to_string()).collect()),
+            ),
             ("pairs", Column::I64(ps.iter().map(|p| p.pairs.len() as i64).collect())),
             ("active_s", Column::F64(ps.iter().map(active).collect())),
             ("arrivals", Column::I64(ps.iter().map(|p| p.arrivals as i64).collect())),
             ("completed", Column::I64(done)),
             ("rate_requested", Column::F64(ps.iter().map(|p| w(p).rate).collect())),
-            ("rate_realised", Column::F64(ps.iter().map(|p| per_s(p.arrivals as f64, p)).collect())),
-            ("mean_size_requested", Column::F64(ps.iter().map(|p| w(p).size.mean()).collect())),
+            (
+                "rate_realised",
+                Column::F64(ps.iter().map(|p| per_s(p.arrivals as f64, p)).collect()),
+            ),
+            (
+                "mean_size_requested",
+                Column::F64(ps.iter().map(|p| w(p).size.mean()).collect()),
+            ),
             (
                 "mean_size_realised",
                 Column::F64(ps.iter().map(|p| p.bytes as f64 / p.arrivals as f64).collect()),
@@ -701,13 +761,19 @@ mod tests {
         // P(X > 2 x_m) = 2^-α; mean α x_m/(α−1) for α = 3 (finite variance
         // x_m² α/((α−1)²(α−2)) = 0.75 x_m²: the sample mean of 10^5 draws is
         // within 4σ/√n = 0.011 x_m).
-        let f = FileSize::Pareto { shape: 3.0, min: 1000.0 };
+        let f = FileSize::Pareto {
+            shape: 3.0,
+            min: 1000.0,
+        };
         let mut rng = Rng::new(7, 1);
         let n = 100_000;
         let xs: Vec<u64> = (0..n).map(|_| f.draw(&mut rng)).collect();
         assert!(xs.iter().all(|&x| x >= 1000));
         let above = xs.iter().filter(|&&x| x > 2000).count() as f64 / n as f64;
-        assert!((above - 0.125).abs() < 4.0 * (0.125f64 * 0.875 / n as f64).sqrt(), "{above}");
+        assert!(
+            (above - 0.125).abs() < 4.0 * (0.125f64 * 0.875 / n as f64).sqrt(),
+            "{above}"
+        );
         let mean = xs.iter().sum::<u64>() as f64 / n as f64;
         assert!((mean - 1500.0).abs() < 11.0, "{mean}");
     }

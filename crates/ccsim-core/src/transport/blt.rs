@@ -214,7 +214,10 @@ impl TransportSpec for BltSpec {
         }
         let r = plain_receiver(p.ack_size, &env);
         let rate = p.rate.unwrap_or(env.first_hop);
-        (Box::new(BurstSender::new(p, rate, env.flow, env.src, env.dst)), Box::new(r))
+        (
+            Box::new(BurstSender::new(p, rate, env.flow, env.src, env.dst)),
+            Box::new(r),
+        )
     }
     fn max_packet(&self) -> u64 {
         (self.p.mss + self.p.header) as u64
@@ -316,8 +319,11 @@ impl BurstSender {
     }
     /// Priority of the packet the burst sends next, if a burst is under way.
     pub fn next_priority(&self) -> Option<u32> {
-        self.send_at
-            .map(|_| self.p.labels.priority(self.seg(self.next.max(self.snd_una)) - self.base))
+        self.send_at.map(|_| {
+            self.p
+                .labels
+                .priority(self.seg(self.next.max(self.snd_una)) - self.base)
+        })
     }
 
     /// Most recent transmission of the packet starting at `seq`, if it was sent.
@@ -337,7 +343,15 @@ impl BurstSender {
         let seq = self.next;
         let s = self.seg(seq);
         let len = (self.p.size - seq).min(self.mss()) as u32;
-        let mut p = Packet::new(0, self.flow, self.src, self.dst, len + self.p.header, Kind::Data, cx.now);
+        let mut p = Packet::new(
+            0,
+            self.flow,
+            self.src,
+            self.dst,
+            len + self.p.header,
+            Kind::Data,
+            cx.now,
+        );
         p.seq = seq;
         p.len = len;
         p.flags = flags::ACK;
@@ -529,10 +543,7 @@ pub(crate) mod tests {
             let mut out = Vec::new();
             while let Some(t) = self.s.next_wake().filter(|&t| t <= until) {
                 self.now = t;
-                self.s.on_timer(&mut EndpointCtx {
-                    now: t,
-                    out: &mut out,
-                });
+                self.s.on_timer(&mut EndpointCtx { now: t, out: &mut out });
             }
             self.now = until;
             self.sent.extend(out.iter().cloned());
@@ -586,7 +597,10 @@ pub(crate) mod tests {
         for (i, p) in h.sent.iter().enumerate() {
             assert_eq!((p.seq, p.created), (i as u64 * MSS, Time::from_millis(i as u64)));
         }
-        assert_eq!(labels(&h.sent[..7]), vec![(0, 0), (1, 1), (2, 1), (3, 2), (4, 2), (5, 2), (6, 2)]);
+        assert_eq!(
+            labels(&h.sent[..7]),
+            vec![(0, 0), (1, 1), (2, 1), (3, 2), (4, 2), (5, 2), (6, 2)]
+        );
         assert_eq!(h.s.next_wake(), h.s.rto_at, "only the timer is left");
     }
 
@@ -604,10 +618,16 @@ pub(crate) mod tests {
         let mut h = Harness::new(20, Labels::Blt { gamma: 2 });
         h.run_to(10.5); // packets 0..=10 sent at 0..=10 ms
         h.ack(3, 2); // 0..2 arrived
-        assert!(h.ack(3, 2).is_empty(), "echo of packet 2 (sent before 3): not a loss signal");
+        assert!(
+            h.ack(3, 2).is_empty(),
+            "echo of packet 2 (sent before 3): not a loss signal"
+        );
         assert_eq!(h.s.stats.dupack_resets, 0);
         // Packet 3 was lost: packet 4's arrival echoes 4 ms > 3 ms.
-        assert!(h.ack(3, 4).is_empty(), "the interface is busy with packet 10 until 11 ms");
+        assert!(
+            h.ack(3, 4).is_empty(),
+            "the interface is busy with packet 10 until 11 ms"
+        );
         assert_eq!((h.s.base(), h.s.stats.dupack_resets), (3, 1));
         // The new burst starts when the interface is free, re-based: 3 → 0; 4,5 → 1; 6.. → 2.
         let out = h.run_to(15.0);
@@ -622,8 +642,8 @@ pub(crate) mod tests {
         h.run_to(10.5);
         h.ack(3, 2);
         h.ack(3, 4); // loss of 3 signalled at 10.5 ms; its new copy leaves at 11 ms
-        // Duplicates triggered by packets 5..10 of the abandoned burst were sent
-        // before the new copy of 3: no new reset, before or after it leaves.
+                     // Duplicates triggered by packets 5..10 of the abandoned burst were sent
+                     // before the new copy of 3: no new reset, before or after it leaves.
         for echo in 5..=7 {
             assert!(h.ack(3, echo).is_empty(), "stale duplicate echoing {echo}");
         }
@@ -663,7 +683,7 @@ pub(crate) mod tests {
         h.ack(3, 2);
         h.ack(3, 4); // reset at 3: its copy leaves at 16 ms
         h.run_to(17.5); // 3, 4 sent again
-        // The receiver held 5..11: the new copies of 3 and 4 fill the hole, the ACK jumps to 12.
+                        // The receiver held 5..11: the new copies of 3 and 4 fill the hole, the ACK jumps to 12.
         h.ack(12, 4);
         let out = h.run_to(20.5);
         // The pointer jumps from 5 to 12; priorities keep their offsets from base 3.

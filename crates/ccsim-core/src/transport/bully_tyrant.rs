@@ -3,7 +3,7 @@
 //! Source: H. Kim and D. J. Farber, "Congestion control by bandwidth-delay
 //! tradeoff in very high-speed networks: the case of window-based control",
 //! Univ. of Pennsylvania MS-CIS-94-55, 1994, §5 (Figs. 28–29); spec
-//! `specs/blt.md` §5. Model page: docs/models/bully-tyrant.md.
+//! `specs/blt.md` §5. Model page: docs/models/blt.md.
 //!
 //! The sender is BLT's ([`super::blt::BurstSender`]): the whole remaining file
 //! as one burst at the access rate, restarted from the lost packet on every loss
