@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 
-def dumbbell(pairs=1, rate="10Mbps", access="10Mbps", delay="10ms", access_delay="1ms", limit="50pkt"):
+def dumbbell(
+    pairs=1, rate="10Mbps", access="10Mbps", delay="10ms", access_delay="1ms", limit="50pkt"
+):
     return {
         "kind": "dumbbell",
         "pairs": pairs,
@@ -91,7 +93,9 @@ def workload_scenario(**w):
     return {
         "seed": w.pop("seed", 1),
         "duration": w.pop("duration", "60s"),
-        "topology": dumbbell(4, rate="1Gbps", access="1Gbps", delay="1ms", access_delay="1ms", limit="1000pkt"),
+        "topology": dumbbell(
+            4, rate="1Gbps", access="1Gbps", delay="1ms", access_delay="1ms", limit="1000pkt"
+        ),
         "workloads": [{"name": "w", "pairs": "all", **w}],
     }
 
@@ -101,9 +105,7 @@ def test_realised_arrival_rate_and_mean_size_match_the_request():
     # 4·sqrt(λT) = 219 (4σ). Exponential sizes with mean m: the sample mean of
     # N draws has standard error m/sqrt(N); 4σ ≈ 7.3 % of m.
     lam, T, m = 50.0, 60.0, 20_000
-    r = ccsim.run(
-        workload_scenario(arrival_rate=lam, size={"dist": "exponential", "mean": "20KB"})
-    )
+    r = ccsim.run(workload_scenario(arrival_rate=lam, size={"dist": "exponential", "mean": "20KB"}))
     w = r.workloads.iloc[0]
     n = w.arrivals
     assert abs(n - lam * T) < 4 * math.sqrt(lam * T)
@@ -232,8 +234,15 @@ def test_pareto_cross_traffic_in_both_directions_reports_its_offered_load():
         ({"arrival_rate": -3}, "arrival_rate", "positive"),
         ({"offered_load": "0bps", "arrival_rate": None}, "offered_load", "positive"),
         ({"size": {"dist": "pareto", "shape": 1.0, "mean": "30KB"}}, "size.shape", "infinite"),
-        ({"size": {"dist": "pareto", "shape": 0.8, "min": "1KB"}, "arrival_rate": None,
-          "offered_load": "1Mbps"}, "offered_load", "infinite"),
+        (
+            {
+                "size": {"dist": "pareto", "shape": 0.8, "min": "1KB"},
+                "arrival_rate": None,
+                "offered_load": "1Mbps",
+            },
+            "offered_load",
+            "infinite",
+        ),
         ({"transport": {"kind": "cbr", "rate": "1Mbps"}}, "transport.kind", "transfers"),
         ({"transport": {"kind": "tcp", "size": "1MB"}}, "transport.size", "workload"),
         ({"transport": {"kind": "blt", "sack": True}}, "transport.sack", "SACK"),
@@ -251,3 +260,39 @@ def test_bad_workload_input_names_the_key(change, key, words):
         ccsim.run(sc)
     msg = str(e.value)
     assert f"workloads[0].{key}" in msg and words in msg and "\n" not in msg
+
+
+def test_blt_workload_discards_packets_of_closed_connections_and_is_deterministic():
+    # BLT connections through a congested priority-discard switch: resets send
+    # copies that are still in the network when the last ACK closes the
+    # connection; they are discarded on arrival (the slot may hold a new
+    # connection by then) and packet conservation still holds.
+    topo = dumbbell(4, rate="30Mbps", access="150Mbps", delay="5ms", limit="40pkt")
+    topo["bottleneck"]["queue"]["kind"] = "prio_discard"
+    sc = {
+        "seed": 4,
+        "duration": "10s",
+        "topology": topo,
+        "workloads": [
+            {
+                "pairs": "all",
+                "arrival_rate": 25,
+                "size": "100KB",
+                "transport": {"kind": "blt", "mss": 460},
+            }
+        ],
+    }
+    a, b = ccsim.run(sc), ccsim.run(sc)
+    s = a.summary
+    assert s["stale_packets"] > 0
+    assert s["packets_created"] == (
+        s["packets_delivered"] + s["packets_dropped"] + s["packets_in_flight"]
+    )
+    assert s["connection_slots"] == s["connections_peak_alive"] < s["connections_started"]
+    c = a.connections
+    assert (c.retransmits > 0).any()
+    done = c[c.last_ack_s.notna()]
+    assert (done.last_byte_s <= done.last_ack_s).all() and (
+        done.first_byte_s <= done.last_byte_s
+    ).all()
+    assert c.equals(b.connections) and a.workloads.equals(b.workloads)

@@ -286,7 +286,9 @@ class Results:
             pd.read_parquet(io.BytesIO(data["queues.parquet"])),
             ts,
             *(
-                pd.read_parquet(io.BytesIO(data[f"{n}.parquet"])) if f"{n}.parquet" in data else None
+                pd.read_parquet(io.BytesIO(data[f"{n}.parquet"]))
+                if f"{n}.parquet" in data
+                else None
                 for n in ("connections", "workloads")
             ),
         )

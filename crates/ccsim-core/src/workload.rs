@@ -203,6 +203,26 @@ pub struct ConnRow {
     pub timeouts: u64,
 }
 
+impl ConnRow {
+    /// The row of connection `c` occupying flow `f`.
+    fn of(f: &Flow, c: &Conn, last_ack: Option<Time>) -> ConnRow {
+        let r = f.snd.report();
+        ConnRow {
+            process: c.process,
+            id: c.id,
+            src: f.src,
+            dst: f.dst,
+            start: f.start,
+            size: c.size,
+            first_byte: c.first_byte,
+            last_byte: c.last_byte,
+            last_ack,
+            retransmits: r.retransmits,
+            timeouts: r.timeouts,
+        }
+    }
+}
+
 /// The workloads of a run and their connection table.
 #[derive(Default)]
 pub struct Workloads {
@@ -555,20 +575,7 @@ impl Sim {
         }
         let Some(done) = f.snd.completed() else { return };
         let c = f.conn.take().expect("checked");
-        let r = f.snd.report();
-        let row = ConnRow {
-            process: c.process,
-            id: c.id,
-            src: f.src,
-            dst: f.dst,
-            start: f.start,
-            size: c.size,
-            first_byte: c.first_byte,
-            last_byte: c.last_byte,
-            last_ack: Some(done),
-            retransmits: r.retransmits,
-            timeouts: r.timeouts,
-        };
+        let row = ConnRow::of(f, &c, Some(done));
         // Free the state; what is still in the network is stale from now on.
         f.snd = Box::new(Closed);
         f.rcv = Box::new(Closed);
@@ -593,20 +600,7 @@ impl Sim {
         let first = self.workloads.first_slot.unwrap_or(self.flows.len());
         for f in &self.flows[first.min(self.flows.len())..] {
             if let Some(c) = &f.conn {
-                let r = f.snd.report();
-                rows.push(ConnRow {
-                    process: c.process,
-                    id: c.id,
-                    src: f.src,
-                    dst: f.dst,
-                    start: f.start,
-                    size: c.size,
-                    first_byte: c.first_byte,
-                    last_byte: c.last_byte,
-                    last_ack: None,
-                    retransmits: r.retransmits,
-                    timeouts: r.timeouts,
-                });
+                rows.push(ConnRow::of(f, c, None));
             }
         }
         rows.sort_by_key(|r| r.id);
