@@ -232,6 +232,7 @@ def test_pareto_cross_traffic_in_both_directions_reports_its_offered_load():
     [
         ({"arrival_rate": 0}, "arrival_rate", "positive"),
         ({"arrival_rate": -3}, "arrival_rate", "positive"),
+        ({"arrival_rate": "fast"}, "arrival_rate", "connections per second"),
         ({"offered_load": "0bps", "arrival_rate": None}, "offered_load", "positive"),
         ({"size": {"dist": "pareto", "shape": 1.0, "mean": "30KB"}}, "size.shape", "infinite"),
         (

@@ -279,11 +279,12 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
         let size = FileSize::read(&mut t)?;
         let rate = match (t.has("arrival_rate"), t.has("offered_load")) {
             (true, false) => {
-                let v = t.get("arrival_rate").expect("present");
-                let x = t.float("arrival_rate", None, f64::MIN, f64::MAX)?;
-                if x <= 0.0 {
-                    return Err(t.error("arrival_rate", v, "a positive number of connections per second"));
-                }
+                let v = t.raw("arrival_rate").expect("present");
+                let x = v
+                    .as_f64()
+                    .filter(|x| x.is_finite() && *x > 0.0)
+                    .ok_or_else(|| t.error("arrival_rate", v, "a positive number of connections per second"))?;
+                t.put("arrival_rate", Value::from(x));
                 x
             }
             (false, true) => {

@@ -235,3 +235,94 @@ fn refuse_tcp_keys(kind: &str, t: &Tab) -> Res<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read_kind(kind: &str, v: serde_json::Value) -> Res<Arc<dyn TransportSpec>> {
+        let mut t = Tab::new("flows[0]".into(), &v)?;
+        let cx = ReadCtx {
+            duration: Time::from_secs(10),
+            in_workload: false,
+        };
+        let s = read(kind, &mut t, &cx)?;
+        t.finish()?;
+        Ok(s)
+    }
+
+    #[test]
+    fn every_kind_reads_and_builds_its_own_ends() {
+        let cases = [
+            ("tcp", json!({}), true),
+            ("cbr", json!({"rate": "1Mbps"}), false),
+            ("poisson", json!({"rate": "1Mbps"}), false),
+            ("blt", json!({"size": "10KB"}), true),
+            ("bully-tyrant", json!({"size": "10KB"}), true),
+        ];
+        assert_eq!(cases.len(), KINDS.len());
+        for (kind, v, transfers) in cases {
+            let s = read_kind(kind, v).unwrap();
+            assert_eq!(
+                (s.kind(), s.transfers(), s.needs_return_path()),
+                (kind, transfers, transfers)
+            );
+            let env = Env {
+                flow: FlowId(0),
+                src: NodeId(0),
+                dst: NodeId(1),
+                first_hop: Rate(8_000_000),
+                size: Some(5000),
+                rng: Rng::new(1, 1),
+            };
+            let (mut snd, rcv) = s.build(env);
+            let mut out = Vec::new();
+            snd.start(&mut EndpointCtx {
+                now: Time::ZERO,
+                out: &mut out,
+            });
+            assert!(!out.is_empty(), "{kind} sends at its start");
+            assert!(out.iter().all(|p| (p.src, p.dst) == (NodeId(0), NodeId(1))));
+            assert_eq!(rcv.delivered(), 0);
+        }
+    }
+
+    #[test]
+    fn tcp_keys_on_other_transports_are_refused_by_name() {
+        let e = read_kind("blt", json!({"size": "10KB", "sack": true})).unwrap_err();
+        assert_eq!(e.path, "flows[0].sack");
+        assert!(e.expected.contains("SACK is a TCP option"), "{e}");
+        assert!(e.expected.contains("gamma"), "lists what blt accepts: {e}");
+        let e = read_kind("cbr", json!({"rate": "1Mbps", "cc": "reno"})).unwrap_err();
+        assert_eq!(e.path, "flows[0].cc");
+        let e = read_kind("bully-tyrant", json!({"size": "10KB", "colour": 1})).unwrap_err();
+        assert!(e.expected.starts_with("unknown key"), "{e}");
+    }
+
+    #[test]
+    fn a_cbr_source_wakes_for_each_departure_and_stops() {
+        // 1000-byte packets at 1 Mbps: one every 8 ms, none at or after 20 ms.
+        let s = read_kind("cbr", json!({"rate": "1Mbps", "stop": "20ms"})).unwrap();
+        let env = Env {
+            flow: FlowId(3),
+            src: NodeId(0),
+            dst: NodeId(1),
+            first_hop: Rate(0),
+            size: None,
+            rng: Rng::new(1, 1),
+        };
+        let (mut snd, _) = s.build(env);
+        let mut out = Vec::new();
+        snd.start(&mut EndpointCtx {
+            now: Time::ZERO,
+            out: &mut out,
+        });
+        while let Some(t) = snd.next_wake() {
+            snd.on_timer(&mut EndpointCtx { now: t, out: &mut out });
+        }
+        let at: Vec<u64> = out.iter().map(|p| p.created.0 / 1_000_000).collect();
+        assert_eq!(at, vec![0, 8, 16]);
+        assert_eq!(snd.report().bytes_sent, 3000);
+    }
+}
