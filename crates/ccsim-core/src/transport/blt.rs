@@ -595,7 +595,7 @@ pub(crate) mod tests {
         assert_eq!(count, [1, 2, 4, 8, 16, 32, 64, 73]);
         // In sequence order, one per packet time (8 Mbps, 1000 B: 1 ms).
         for (i, p) in h.sent.iter().enumerate() {
-            assert_eq!((p.seq, p.created), (i as u64 * MSS, Time::from_millis(i as u64)));
+            assert_eq!((p.seq, p.ts_val), (i as u64 * MSS, Time::from_millis(i as u64)));
         }
         assert_eq!(
             labels(&h.sent[..7]),
@@ -632,7 +632,7 @@ pub(crate) mod tests {
         // The new burst starts when the interface is free, re-based: 3 → 0; 4,5 → 1; 6.. → 2.
         let out = h.run_to(15.0);
         assert_eq!(labels(&out), vec![(3, 0), (4, 1), (5, 1), (6, 2), (7, 2)]);
-        assert_eq!(out[0].created, Time::from_millis(11));
+        assert_eq!(out[0].ts_val, Time::from_millis(11));
         assert!(out.iter().all(|p| p.retx));
     }
 

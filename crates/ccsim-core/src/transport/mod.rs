@@ -321,7 +321,7 @@ mod tests {
         while let Some(t) = snd.next_wake() {
             snd.on_timer(&mut EndpointCtx { now: t, out: &mut out });
         }
-        let at: Vec<u64> = out.iter().map(|p| p.created.0 / 1_000_000).collect();
+        let at: Vec<u64> = out.iter().map(|p| p.ts_val.0 / 1_000_000).collect();
         assert_eq!(at, vec![0, 8, 16]);
         assert_eq!(snd.report().bytes_sent, 3000);
     }
