@@ -231,9 +231,6 @@ impl TransportSpec for BltSpec {
     fn transfers(&self) -> bool {
         true
     }
-    fn traced(&self) -> bool {
-        true
-    }
 }
 
 /// Counters of a burst sender.

@@ -120,9 +120,6 @@ impl TransportSpec for DatagramSpec {
     fn transfers(&self) -> bool {
         false
     }
-    fn traced(&self) -> bool {
-        false
-    }
 }
 
 pub struct DatagramSource {

@@ -183,8 +183,6 @@ pub trait TransportSpec: Debug + Send + Sync {
     /// True if it transfers a finite number of bytes and reports completion
     /// (what a workload's connections need).
     fn transfers(&self) -> bool;
-    /// Whether the sender reports [`SenderSample`]s (counts for the memory budget).
-    fn traced(&self) -> bool;
 }
 
 /// The values of `kind` in a flow or a workload's `transport` table.

@@ -52,9 +52,6 @@ impl TransportSpec for TcpSpec {
     fn transfers(&self) -> bool {
         true
     }
-    fn traced(&self) -> bool {
-        true
-    }
 }
 
 impl Sender for TcpSender {
