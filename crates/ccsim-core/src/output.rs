@@ -334,8 +334,15 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
 /// The event logs of every component that keeps one, as one long table
 /// (`ts_component_events`), or `None` if no component logged anything.
 fn component_events(sim: &Sim) -> Option<Table> {
-    let (mut time, mut node, mut comp, mut name, mut queue, mut flow, mut value) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut time, mut node, mut comp, mut name, mut queue, mut flow, mut value) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
     for n in &sim.nodes {
         for (k, c) in n.comps.iter().enumerate() {
             let key = component_key(&n.name, k);

@@ -265,14 +265,14 @@ impl BucGateway {
             }
             self.idle.pop();
             let f = FlowId(flow);
-            let Some(e) = self.convs[f.idx()].as_mut() else { continue };
+            let Some(e) = self.convs[f.idx()].as_mut() else {
+                continue;
+            };
             let Some(since) = e.empty_since else {
                 e.armed = false; // busy again; re-armed when it next empties
                 continue;
             };
-            let empty = cx
-                .queue(self.p.ports[e.port])
-                .is_none_or(|v| v.flow(f).packets == 0);
+            let empty = cx.queue(self.p.ports[e.port]).is_none_or(|v| v.flow(f).packets == 0);
             if since + self.p.idle <= now && empty {
                 let i = e.port;
                 let link = Some(self.p.ports[i]);
@@ -709,7 +709,11 @@ mod tests {
         b.leave(&queued[60], QueueEvent::Dropped(DropReason::PushOut));
         assert_eq!(b.g.conv(FlowId(0)).unwrap().wait_left, 3, "a victim is no arrival");
         b.drop_arrival(0, DropReason::Overflow);
-        assert_eq!(b.g.conv(FlowId(0)).unwrap().wait_left, 2, "A5: a dropped arrival counts");
+        assert_eq!(
+            b.g.conv(FlowId(0)).unwrap().wait_left,
+            2,
+            "A5: a dropped arrival counts"
+        );
         assert_eq!(b.g.stats.drops, 2);
         assert_eq!(*b.logged("queue", Some(0)).last().unwrap(), 60.0);
     }
@@ -761,7 +765,11 @@ mod tests {
         assert_eq!(b.state(0), None, "terminated after 5 s empty");
         assert_eq!((b.g.conversations(0), b.g.tql(0)), (1, 60.0));
         assert_eq!(b.g.stats.terminated, 1);
-        assert_eq!(b.ack(0, 300 * MSS), 300 * MSS, "a terminated conversation is not rewritten");
+        assert_eq!(
+            b.ack(0, 300 * MSS),
+            300 * MSS,
+            "a terminated conversation is not rewritten"
+        );
         // Flow 1 still has its packet queued: never idle.
         assert_eq!(b.state(1), Some(State::Uncontrolled));
         b.leave(&p1, QueueEvent::Dequeued);

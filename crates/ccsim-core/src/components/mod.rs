@@ -37,5 +37,9 @@ pub(crate) fn path(sim: &Sim, from: NodeId, to: NodeId) -> Vec<LinkId> {
 
 /// Names quoted and separated by commas, for error messages.
 pub(crate) fn quoted<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
-    names.into_iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ")
+    names
+        .into_iter()
+        .map(|s| format!("{s:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
