@@ -641,10 +641,9 @@ def _ranking_fairness(d: Data) -> float:
     )
 
 
-def _ranking_busy(d: Data) -> float:
-    """Margin of BUC ≥ FIFO > RED on the link's busy fraction (≥ 0 and > 0)."""
-    b = {s: d.one("busy", scheme=s) for s in SCHEMES}
-    return min(b["buc"] - b["droptail"] + 1e-4, b["droptail"] - b["red"])
+def _busy_margin(a: str, b: str):
+    """Check value: link busy fraction of scheme ``a`` minus that of scheme ``b``."""
+    return lambda d: d.one("busy", scheme=a) - d.one("busy", scheme=b)
 
 
 def _red_ecn_between(d: Data) -> float:
@@ -700,12 +699,21 @@ COMPARISON = Experiment(
             "{:.4f}",
         ),
         Check(
-            "Utilization ranking BUC ≥ FIFO > RED (link busy fraction; margin)",
-            "BUC ≥ FIFO > RED (RED's low queue lets the link idle)",
-            _ranking_busy,
+            "Utilization ranking, BUC ≥ FIFO: link busy fraction BUC − FIFO",
+            "BUC ≥ FIFO",
+            _busy_margin("buc", "droptail"),
+            -1e-4,
+            math.inf,
+            "≥ −0.0001 (equal within 0.01 %)",
+            "{:.2e}",
+        ),
+        Check(
+            "Utilization ranking, FIFO > RED: link busy fraction FIFO − RED",
+            "FIFO > RED (RED's low average queue lets the link idle)",
+            _busy_margin("droptail", "red"),
             1e-12,
             math.inf,
-            "ranking holds (> 0)",
+            "> 0",
             "{:.2e}",
         ),
         Check(
@@ -798,6 +806,13 @@ COMPARISON = Experiment(
         "resends packets the receiver already holds, so FIFO's busy link carries duplicates; "
         "the paper's argument (RED lets the link idle) is about link utilization, where the "
         "ranking BUC ≥ FIFO > RED holds.",
+        "RED + ECN's busy fraction is not between RED's and FIFO's: in the full run it is "
+        "0.99925 ± 0.00052 against RED's 0.99932 ± 0.00032 (5 replications), equal within the "
+        "confidence intervals. ECN turns RED's early drops into marks (≈ 4 900 marks, ≈ 490 "
+        "forced drops left, vs ≈ 4 170 drops without ECN) and saves the retransmissions "
+        "(≈ 525 vs ≈ 4 250), but each mark still halves a window at RED's same low average "
+        "queue, so the link idles about as often. The spec marks this ordering 'not stated; "
+        "expected'; it is left as a failing row.",
     ],
 )
 
