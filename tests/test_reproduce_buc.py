@@ -88,3 +88,21 @@ def test_reproduce_buc_convergence_passes_every_check(tmp_path):
     assert ok, report
     assert "| FAIL |" not in report
     assert (out / "fig7-convergence-paper.png").exists()
+
+
+@pytest.mark.parametrize(
+    "key,value,expected",
+    [
+        ("ports", ["nope"], 'list of output links of "G": "G->s1"'),
+        ("tbu", "inf", 'a positive target in packets ("60pkt") or bytes ("60000B")'),
+        ("up", 0.5, "a number in [1, 1000000]"),
+        ("rounding", "up", 'one of "half_up", "floor"'),
+    ],
+)
+def test_bad_buc_keys_give_one_line_errors(key, value, expected):
+    sc = B.convergence_scenario(duration=1)
+    sc["components"][0][key] = value
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(sc)
+    msg = str(e.value)
+    assert f"components[0].{key}" in msg and expected in msg and "\n" not in msg

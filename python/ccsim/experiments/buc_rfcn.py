@@ -586,6 +586,17 @@ def _comparison_findings(d: Data) -> list[str]:
             f"{_fmt_ci(d, 'retransmits', s, '{:.0f}')}, mean queue "
             f"{_fmt_ci(d, 'mean_queue', s, '{:.1f}')} pkts"
         )
+    f = d.rows(scheme="droptail")
+    if not f.empty:
+        shares = [f[f"tp_{i + 1}"].mean() / f["sum_tp"].mean() * len(ACCESS_MS) for i in range(8)]
+        out.append(
+            "FIFO's unfairness favours the longest paths here: per-flow TP / fair share by "
+            "access delay "
+            + ", ".join(f"{ms} ms {x:.2f}" for ms, x in zip(ACCESS_MS, shares))
+            + ". Drop-tail with equal packet sizes in a deterministic simulation is prone to "
+            "phase effects (Floyd & Jacobson 1992), which decide whose packets find the buffer "
+            "full; we did not trace the cause further."
+        )
     b = d.rows(scheme="buc")
     if not b.empty and "last_drop_s" in b:
         out.append(

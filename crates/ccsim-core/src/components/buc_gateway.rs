@@ -679,6 +679,21 @@ mod tests {
         assert_eq!(b.logged("rfcn_window", Some(0)).first(), Some(&64.0));
     }
 
+    /// Spec §6: the field after RFCN is exactly min(field, W_cur · MSS), for
+    /// every window the law can produce and fields on both sides of it.
+    #[test]
+    fn rfcn_never_raises_any_field_for_any_window() {
+        let (mut b, _) = controlled_bench();
+        for w in [1u64, 2, 7, 25, 38, 64, 300] {
+            b.g.convs[0].as_mut().unwrap().buc.w_cur = w;
+            for field in [0, 1, MSS - 1, MSS, w * MSS - 1, w * MSS, w * MSS + 1, 1 << 40, INFINITE] {
+                let out = b.ack(0, field);
+                assert_eq!(out, field.min(w * MSS), "W = {w}, field = {field}");
+                assert!(out <= field);
+            }
+        }
+    }
+
     #[test]
     fn rfcn_leaves_uncontrolled_and_unknown_conversations_alone() {
         let mut b = Bench::new(gateway(3, 60.0));
