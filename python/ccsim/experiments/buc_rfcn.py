@@ -840,7 +840,7 @@ COMPARISON = Experiment(
         "the paper's argument (RED lets the link idle) is about link utilization, where the "
         "ranking BUC ≥ FIFO > RED holds. In the full mode's sweep (Findings) FIFO's goodput "
         "does exceed RED's with N = 2, 4 and 16 conversations: the failing goodput row is a "
-        "property of the N = 8 mix, where FIFO's burst losses are largest.",
+        "property of the N = 8 mix, not of every N.",
         "RED + ECN's busy fraction is not between RED's and FIFO's: in the full run it is "
         "0.99925 ± 0.00052 against RED's 0.99932 ± 0.00032 (5 replications), equal within the "
         "confidence intervals. ECN turns RED's early drops into marks (≈ 4 900 marks, ≈ 490 "
