@@ -264,7 +264,8 @@ def _convergence_findings(d: Data) -> list[str]:
             f"{g['q2_ftp2']:.1f} (sum {g['sum2']:.1f}, W ≈ {g['w2_mean']:.1f}); three flows "
             f"{g['q3_ftp1']:.1f}/{g['q3_ftp2']:.1f}/{g['q3_ftp3']:.1f} (sum {g['sum3']:.1f}, "
             f"W ≈ {g['w3_mean']:.1f}); settled {g['conv_2_s']:.2f} s / {g['conv_3_s']:.2f} s "
-            f"after the joins; newcomer peaks {g['spike_2']:.0f} / {g['spike_3']:.0f} pkts; "
+            f"after the joins; newcomer peaks in the 3 s after its join {g['spike_2']:.0f} / "
+            f"{g['spike_3']:.0f} pkts; "
             f"{g['epochs']:.0f} epochs; drops {g['drops']:.0f}"
         )
     out.append(
