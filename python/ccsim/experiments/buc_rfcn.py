@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ccsim import theory
 from ccsim.experiments.base import Check, Data, Experiment, Run, save_figure
 
 MSS, HEADER = 960, 40
@@ -166,6 +167,10 @@ def at_times(t: np.ndarray, v: np.ndarray, grid: np.ndarray, before: float = 0.0
     return np.where(i >= 0, v[np.maximum(i, 0)], before)
 
 
+#: Packets in the pipe of experiment 1: 2 Mbps × 64 ms of 1000-B packets = 16 (spec §8.1).
+PIPE = theory.bdp_packets(2e6, 0.064, PKT)
+#: Per-flow (queue, window) at equilibrium with 1, 2, 3 flows: (48, 64), (30, 38), (20, 25.3).
+EQUILIBRIUM = {n: theory.buc_equilibrium(TBU, n, PIPE, rwnd=64) for n in (1, 2, 3)}
 JITTER_REPS = 5
 GRID_STEP = 0.001  # s: finer than the 4 ms service time of a packet at 2 Mbps
 
@@ -294,8 +299,9 @@ def _convergence_findings(d: Data) -> list[str]:
             f"|Q − TQL| once settled {g['q2_max_dev_any']:.0f} / {g['q3_max_dev_any']:.0f} pkts"
         )
     out.append(
-        "Expected windows (spec §8.3): TQL + pipe share = 30 + 8 = 38 with two flows, "
-        "20 + 16/3 ≈ 25 with three."
+        "Expected (theory.buc_equilibrium, spec §8.3): queue and window per flow "
+        + ", ".join(f"N = {n}: ({q:.1f}, {w:.1f})" for n, (q, w) in EQUILIBRIUM.items())
+        + " packets."
     )
     return out
 
@@ -346,8 +352,8 @@ CONVERGENCE = Experiment(
             "FTP1 queue while alone (5-10 s mean, packets)",
             "≈ 48 (64 − 16)",
             _paper("q1_alone"),
-            46,
-            50,
+            EQUILIBRIUM[1][0] - 2,
+            EQUILIBRIUM[1][0] + 2,
             "±2",
             "{:.1f}",
         ),
@@ -445,6 +451,24 @@ CONVERGENCE = Experiment(
             "{:.0f}",
         ),
         Check(
+            "BUC window with two flows (15-20 s mean, packets)",
+            "≈ TQL + pipe / 2 = 38 (spec §8.3; theory.buc_equilibrium)",
+            _paper("w2_mean"),
+            EQUILIBRIUM[2][1] - 2,
+            EQUILIBRIUM[2][1] + 2,
+            "±2",
+            "{:.1f}",
+        ),
+        Check(
+            "BUC window with three flows (30-50 s mean, packets)",
+            "≈ TQL + pipe / 3 = 25.3",
+            _paper("w3_mean"),
+            EQUILIBRIUM[3][1] - 2,
+            EQUILIBRIUM[3][1] + 2,
+            "±2",
+            "{:.1f}",
+        ),
+        Check(
             "Packets lost in experiment 1 (all queues)",
             "none",
             _paper("drops"),
@@ -513,9 +537,14 @@ CONVERGENCE = Experiment(
         "Queues are the conversation's backlog at G's port to R, not counting the packet being "
         "sent (ns convention), recorded at every enqueue/dequeue (the component's event log); "
         "means are time averages of that step function.",
-        "The per-flow queues settle about one packet below TQL: the window law acts on Q at the "
-        "epoch boundary, measured after the arrival, and windows are whole packets; the sum "
-        "sits 2-3 packets below TBU (the paper's footnote on integer windows).",
+        "The pipe the spec counts (2 Mbps × 64 ms = 16 packets) leaves out serialization: the "
+        "round trip without queueing is 69.82 ms (64 ms propagation, 4 ms for a data packet at "
+        "2 Mbps, 0.8 ms per 10 Mbps hop, 0.03-0.16 ms per ACK hop), so 17.46 packets are in "
+        "flight, the one being sent included (the queue, ns convention, does not count it). "
+        "FTP1 alone therefore queues 64 − 17.46 = 46.54 packets (measured 46.5), and with the "
+        "whole-packet windows BUC settles on (38, then 25) each queue is W − 17.46 / N = 29.27 "
+        "and 19.18 (measured 29.2 and 19.2): below TQL by the rounding of the window, the sum "
+        "2-3 packets below TBU (the paper's footnote on integer windows).",
     ],
 )
 
@@ -615,7 +644,6 @@ def comparison_metrics(r) -> dict:
     flows = r.flows
     duration = float(r.summary["duration_s"])
     tp = flows["bytes_delivered"].to_numpy() / MSS  # in-order packets delivered (goodput)
-    n = len(tp)
     mean = tp.mean()
     q = r.queue(PORT2)
     ts = r.timeseries["queue"]
@@ -628,9 +656,9 @@ def comparison_metrics(r) -> dict:
         "sum_tp": float(tp.sum()),
         "lutil": float(tp.sum() * PKT * 8 / (2e6 * duration)),
         "busy": float(q["utilization"]),
-        "md": float(np.mean(np.abs(tp - mean))),
-        "md_norm": float(np.mean(np.abs(tp - mean)) / mean),
-        "jain": float(tp.sum() ** 2 / (n * (tp**2).sum())),
+        "md": theory.mean_deviation(tp),
+        "md_norm": theory.mean_deviation(tp, normalized=True),
+        "jain": theory.jain_index(tp),
         "min_share": float(tp.min() / mean),
         "max_share": float(tp.max() / mean),
         "drops": float(q["drops"]),
@@ -651,13 +679,7 @@ def comparison_metrics(r) -> dict:
 
 def _ci(d: Data, metric: str, scheme: str) -> tuple[float, float]:
     """Mean and the 95 % confidence half-width over the replications (Student t)."""
-    v = d.rows(scheme=scheme, flows=8)[metric].to_numpy(dtype=float)
-    if len(v) < 2:
-        return float(v.mean()), math.nan
-    from statistics import NormalDist
-
-    t = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571}.get(len(v), NormalDist().inv_cdf(0.975))
-    return float(v.mean()), float(t * v.std(ddof=1) / math.sqrt(len(v)))
+    return theory.confidence_interval(d.rows(scheme=scheme, flows=8)[metric], 0.95)
 
 
 def _fmt_ci(d: Data, metric: str, scheme: str, fmt: str) -> str:
