@@ -41,6 +41,18 @@ def test_queues_converge_to_tql_and_the_sum_to_tbu(convergence):
     assert m["spike_2"] > 35 and m["spike_3"] > 25  # the newcomers' slow-start spikes
 
 
+def test_queue_trace_records_every_enqueue_and_dequeue(convergence):
+    r, _ = convergence
+    ev = r.timeseries["component_events"]
+    rows = (ev["name"] == "queue").sum()
+    q = r.queue(B.PORT1)
+    # One row per arrival and per start of transmission; the packet being sent at the
+    # end has started but not finished (departures count finished transmissions).
+    assert q["arrivals"] + q["departures"] <= rows <= q["arrivals"] + q["departures"] + 1
+    per_flow = ev[ev["name"] == "queue"].groupby("flow").size()
+    assert set(per_flow.index) == {"ftp1", "ftp2", "ftp3"}
+
+
 def test_rfcn_rewrites_acks_on_the_reverse_path(convergence):
     r, _ = convergence
     st = r.summary["components"]["G"]["stats"]
