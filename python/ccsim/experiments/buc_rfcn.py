@@ -251,9 +251,10 @@ def _convergence_plot(data: Data, outdir: Path) -> list[Path]:
         duration = 50.0
         grid, q = _queues(ev, duration)
         fig, (ax, axw) = plt.subplots(2, 1, figsize=(11, 7), sharex=True)
+        # The sum first, so that FTP1's queue (equal to it while alone) stays visible.
+        ax.plot(grid, sum(q.values()), lw=2.0, color="k", alpha=0.35, label="sum of queues")
         for f, v in q.items():
-            ax.plot(grid, v, lw=0.7, label=f"{f} queue")
-        ax.plot(grid, sum(q.values()), lw=0.9, color="k", label="sum of queues")
+            ax.plot(grid, v, lw=0.8, label=f"{f} queue")
         tql = ev[ev["name"] == "tql"]
         t = [*tql["time_s"], duration]
         ax.step(
