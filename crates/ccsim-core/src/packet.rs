@@ -237,6 +237,10 @@ mod tests {
     #[test]
     fn a_packet_stays_within_two_cache_lines() {
         // Every hop moves packets by value (queue, pipe): keep them small.
-        assert!(std::mem::size_of::<Packet>() <= 128, "{}", std::mem::size_of::<Packet>());
+        assert!(
+            std::mem::size_of::<Packet>() <= 128,
+            "{}",
+            std::mem::size_of::<Packet>()
+        );
     }
 }
