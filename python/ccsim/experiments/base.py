@@ -105,6 +105,9 @@ class Experiment:
         ``findings(data) -> list[str]``: facts measured in this run that are not
         the paper's claims (extra series, explanations with numbers), written to
         the report's "Findings" section; they pass or fail nothing.
+    tables
+        ``tables(data) -> list[str]``: Markdown lines (e.g. the paper's result tables
+        reconstructed from the runs) written to the report's "Tables" section.
     """
 
     name: str
@@ -117,6 +120,7 @@ class Experiment:
     timeseries: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     findings: Callable[[Data], list[str]] | None = None
+    tables: Callable[[Data], list[str]] | None = None
 
     def run(
         self,
@@ -161,6 +165,8 @@ class Experiment:
             lines.append(
                 f"| {c.what} | {c.paper} | {shown} | {c.tolerance} | {'PASS' if passed else 'FAIL'} |"
             )
+        if self.tables:
+            lines += ["", "## Tables", "", *self.tables(data)]
         if self.findings:
             lines += ["", "## Findings (measured in this run; not checks)", ""]
             lines += [f"- {f}" for f in self.findings(data)]
