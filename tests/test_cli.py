@@ -170,3 +170,22 @@ def test_ctrl_c_stops_a_long_run_with_exit_130(tmp_path):
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     assert stopped < 5  # within a second; generous for slow CI
+
+
+def test_run_workload_prints_connections_and_writes_their_table(tmp_path):
+    out = tmp_path / "w"
+    r = ccsim(
+        "run",
+        "scenarios/workload-100k.toml",
+        "--out",
+        str(out),
+        "--set",
+        "workloads[0].completions=300",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "300 completed" in r.stdout and "Mbps requested" in r.stdout
+    c = pq.read_table(out / "connections.parquet").to_pandas()
+    assert (c.last_ack_s.notna()).sum() == 300
+    r = ccsim("run", "scenarios/workload-100k.toml", "--set", "workloads[0].arrival_rate=0")
+    assert r.returncode != 0
+    assert "workloads[0].arrival_rate" in r.stderr and len(r.stderr.strip().splitlines()) == 1

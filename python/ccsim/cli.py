@@ -77,6 +77,21 @@ def _print_summary(r: ccsim.Results) -> None:
             f"(min {gp.min() / 1e6:.3f}, max {gp.max() / 1e6:.3f}), "
             f"retransmits {int(f['retransmits'].sum())}, timeouts {int(f['timeouts'].sum())}"
         )
+    c = r.connections
+    if len(c):
+        rt = c["response_time_s"].dropna()
+        print(
+            f"connections: {s['connections_started']} started, {s['connections_completed']} "
+            f"completed (at most {s['connections_peak_alive']} alive), "
+            f"mean response time {rt.mean():.4f} s, retransmits {int(c['retransmits'].sum())}, "
+            f"timeouts {int(c['timeouts'].sum())}"
+        )
+    for _, w in r.workloads.iterrows():
+        print(
+            f"  workload {w['workload']} ({w['direction']}): offered load "
+            f"{w['load_realised_bps'] / 1e6:.3f} Mbps realised, "
+            f"{w['load_requested_bps'] / 1e6:.3f} Mbps requested"
+        )
 
 
 def _run_with_bar(path, overrides, quiet: bool) -> ccsim.Results:
@@ -178,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
         "run",
         help="run one scenario file",
         description="Run one scenario: print a short summary, optionally write DIR/summary.json "
-        "and Parquet tables (flows, queues, time series).",
+        "and Parquet tables (flows, queues, time series, connections).",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

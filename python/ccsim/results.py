@@ -118,6 +118,14 @@ class Results:
     timeseries : dict of str to pandas.DataFrame
         ``"queue"``, ``"flow"``, ``"component"`` samples when ``[monitor]`` has
         an interval; empty otherwise.
+    connections : pandas.DataFrame
+        One row per connection of the ``[[workloads]]`` (empty without them):
+        start, size, first byte and last byte at the receiver, last ACK at the
+        sender, response time (last ACK − start; NaN if unfinished),
+        retransmissions, timeouts.
+    workloads : pandas.DataFrame
+        One row per arrival process: requested and realised arrival rate, mean
+        size and offered load (empty without workloads).
     """
 
     def __init__(
@@ -127,12 +135,16 @@ class Results:
         flows: pd.DataFrame,
         queues: pd.DataFrame,
         timeseries: dict[str, pd.DataFrame],
+        connections: pd.DataFrame | None = None,
+        workloads: pd.DataFrame | None = None,
     ):
         self.scenario = scenario
         self.summary = summary
         self.flows = flows
         self.queues = queues
         self.timeseries = timeseries
+        self.connections = pd.DataFrame() if connections is None else connections
+        self.workloads = pd.DataFrame() if workloads is None else workloads
 
     @classmethod
     def _from_native(cls, raw: dict, wall_s: float) -> Results:
@@ -141,13 +153,15 @@ class Results:
         tables = {k: _frame(v) for k, v in raw["tables"].items()}
         flows = tables.pop("flows")
         queues = tables.pop("queues")
+        conns = tables.pop("connections", None)
+        workloads = tables.pop("workloads", None)
         ts = {k.removeprefix("ts_"): v for k, v in tables.items()}
         data_pkts = int(flows["packets_sent"].sum()) if len(flows) else 0
         summary["wall_s"] = wall_s
         summary["events_per_s"] = summary["events"] / wall_s if wall_s > 0 else float("nan")
         summary["sim_s_per_wall_s"] = summary["duration_s"] / wall_s if wall_s > 0 else float("nan")
         summary["data_packets_sent"] = data_pkts
-        return cls(scenario, summary, flows, queues, ts)
+        return cls(scenario, summary, flows, queues, ts, conns, workloads)
 
     def queue(self, name: str) -> pd.Series:
         """The row of ``queues`` for one link direction, e.g. ``"R1->R2"``."""
@@ -158,6 +172,7 @@ class Results:
 
     def save(self, directory: str | Path, force: bool = False) -> Path:
         """Write ``flows.parquet``, ``queues.parquet``, ``ts_<name>.parquet``,
+        ``connections.parquet`` and ``workloads.parquet`` (runs with workloads),
         ``summary.json``, ``scenario.json`` and ``manifest.json`` into ``directory``.
 
         The files are written into a new directory beside it, which is then renamed
@@ -179,6 +194,11 @@ class Results:
             "flows.parquet": _parquet(self.flows),
             "queues.parquet": _parquet(self.queues),
             **{f"ts_{name}.parquet": _parquet(df) for name, df in self.timeseries.items()},
+            **{
+                f"{name}.parquet": _parquet(df)
+                for name, df in (("connections", self.connections), ("workloads", self.workloads))
+                if len(df.columns)
+            },
             "summary.json": json.dumps(self.summary, indent=2, default=_jsonable).encode(),
             "scenario.json": json.dumps(self.scenario, indent=2).encode(),
         }
@@ -265,6 +285,12 @@ class Results:
             pd.read_parquet(io.BytesIO(data["flows.parquet"])),
             pd.read_parquet(io.BytesIO(data["queues.parquet"])),
             ts,
+            *(
+                pd.read_parquet(io.BytesIO(data[f"{n}.parquet"]))
+                if f"{n}.parquet" in data
+                else None
+                for n in ("connections", "workloads")
+            ),
         )
 
     @classmethod
@@ -278,6 +304,10 @@ class Results:
             pd.read_parquet(d / "flows.parquet"),
             pd.read_parquet(d / "queues.parquet"),
             ts,
+            *(
+                pd.read_parquet(d / f"{n}.parquet") if (d / f"{n}.parquet").exists() else None
+                for n in ("connections", "workloads")
+            ),
         )
 
     def __repr__(self) -> str:

@@ -380,6 +380,11 @@ class Scenario:
         self._d["flows"].append({"kind": kind, **flow})
         return self
 
+    def workload(self, **workload: Any) -> Scenario:
+        """Add an open-loop workload; keys as in ``[[workloads]]``."""
+        self._d.setdefault("workloads", []).append(workload)
+        return self
+
     def component(self, node: str, kind: str, **params: Any) -> Scenario:
         """Place a router component on ``node``."""
         self._d.setdefault("components", []).append({"node": node, "kind": kind, **params})

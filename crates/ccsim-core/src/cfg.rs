@@ -127,6 +127,30 @@ impl<'a> Tab<'a> {
         self.map.contains_key(key)
     }
 
+    /// The value of `key` without marking it accepted.
+    pub fn get(&self, key: &str) -> Option<&'a Value> {
+        self.map.get(key)
+    }
+
+    /// Keys present that no accessor has asked for yet, sorted.
+    pub fn unread(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .map
+            .keys()
+            .filter(|k| !self.known.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Keys accepted so far, sorted.
+    pub fn known(&self) -> Vec<&'static str> {
+        let mut v = self.known.clone();
+        v.sort();
+        v
+    }
+
     pub fn put(&mut self, key: &str, v: Value) {
         self.out.insert(key.to_string(), v);
     }
@@ -334,15 +358,11 @@ impl<'a> Tab<'a> {
 
     /// Rejects keys that no accessor asked for; returns the resolved table.
     pub fn finish(self) -> Res<Value> {
-        let mut unknown: Vec<&String> = self.map.keys().filter(|k| !self.known.contains(&k.as_str())).collect();
-        unknown.sort();
-        if let Some(k) = unknown.first() {
-            let mut acc = self.known.clone();
-            acc.sort();
+        if let Some(k) = self.unread().first() {
             return Err(ScenarioError {
                 path: self.key_path(k),
                 value: String::new(),
-                expected: format!("unknown key; accepted keys here: {}", acc.join(", ")),
+                expected: format!("unknown key; accepted keys here: {}", self.known().join(", ")),
             });
         }
         Ok(Value::Object(self.out))

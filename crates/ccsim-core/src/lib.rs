@@ -6,11 +6,11 @@
 //! Layout: `units` (time/rate/size), `budget` (memory and progress guards),
 //! `sched` (event queue), `packet`, `link`
 //! and `qdisc` (channels and queue disciplines), `router` (router-level
-//! components), `tcp` and `cc` (transport and congestion control), `app`
-//! (datagram sources), `monitor`, `scenario` (schema + builder), `routing`,
+//! components), `transport` (the sender/receiver interface and the
+//! non-TCP transports), `tcp` and `cc` (TCP and congestion control),
+//! `workload` (open-loop connection arrivals), `monitor`, `scenario` (schema + builder), `routing`,
 //! `sim` (world and event loop), `output`.
 
-pub mod app;
 pub mod budget;
 pub mod cc;
 pub mod cfg;
@@ -28,7 +28,9 @@ pub mod scenario;
 pub mod sched;
 pub mod sim;
 pub mod tcp;
+pub mod transport;
 pub mod units;
+pub mod workload;
 
 pub use cfg::ScenarioError;
 pub use output::Output;

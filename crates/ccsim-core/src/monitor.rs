@@ -1,13 +1,13 @@
 //! Time series sampled at a fixed interval: queue backlog per selected link,
 //! the queue discipline's named state values (RED's average and max_p, fair
-//! queueing's per-flow backlog), TCP state per selected flow (cwnd, ssthresh,
+//! queueing's per-flow backlog), sender state per selected flow (cwnd, ssthresh,
 //! SRTT, delivered bytes, highest sequence sent, bytes in flight, the
-//! algorithm's traced state) and router component state. Off unless an interval is set; when off it costs one
+//! algorithm's traced state: what the transport's `Sender::sample` reports) and router component state. Off unless an interval is set; when off it costs one
 //! `Option` check at build time and nothing per packet.
 
 use crate::link::Link;
 use crate::qdisc::TraceValue;
-use crate::sim::{Endpoint, Flow, Node};
+use crate::sim::{Flow, Node};
 use crate::units::Time;
 
 #[derive(Default)]
@@ -89,18 +89,18 @@ impl Monitor {
         }
         for &i in &self.flows {
             let f = &flows[i];
-            let Endpoint::Tcp { snd, rcv } = &f.ep else { continue };
+            let Some(x) = f.snd.sample() else { continue };
             let s = &mut self.flow_ts;
             s.time.push(t);
             s.flow.push(i as u32);
-            s.cwnd.push(snd.cwnd() as i64);
-            s.ssthresh.push(snd.ssthresh().min(i64::MAX as u64) as i64);
-            s.srtt.push(snd.rtt().srtt().map_or(f64::NAN, |x| x.as_secs_f64()));
-            s.delivered.push(rcv.delivered() as i64);
-            s.sent_seq.push(snd.snd_max() as i64);
-            s.inflight.push((snd.snd_max() - snd.snd_una()) as i64);
-            s.in_recovery.push(snd.in_recovery() as i64);
-            s.cc_state.push(snd.cc_trace().map_or(f64::NAN, |x| x.1));
+            s.cwnd.push(x.cwnd as i64);
+            s.ssthresh.push(x.ssthresh.min(i64::MAX as u64) as i64);
+            s.srtt.push(x.srtt.map_or(f64::NAN, |x| x.as_secs_f64()));
+            s.delivered.push(f.rcv.delivered() as i64);
+            s.sent_seq.push(x.sent_seq as i64);
+            s.inflight.push(x.inflight as i64);
+            s.in_recovery.push(x.in_recovery as i64);
+            s.cc_state.push(x.cc_state);
         }
         for (i, n) in nodes.iter().enumerate() {
             for (k, c) in n.comps.iter().enumerate() {

@@ -2,7 +2,7 @@
 //! summary. The Python layer turns the columns into pandas DataFrames.
 
 use crate::qdisc::{DropReason, MarkReason};
-use crate::sim::{Endpoint, Sim};
+use crate::sim::Sim;
 use serde_json::{json, Value};
 
 #[derive(Debug, Clone)]
@@ -46,7 +46,7 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut c_done, mut c_fct, mut c_cwnd, mut c_srtt, mut c_minrtt, mut c_ce) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (i, f) in sim.flows.iter().enumerate() {
+    for (i, f) in sim.flows[..sim.workloads.first_slot.unwrap_or(n)].iter().enumerate() {
         c_flow.push(i as i64);
         c_name.push(f.name.clone());
         c_kind.push(f.kind.to_string());
@@ -58,55 +58,32 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
         c_deliv.push(delivered as i64);
         c_deliv_w.push(in_window as i64);
         let begin = f.start.max(sim.warmup);
-        match &f.ep {
-            Endpoint::Tcp { snd, rcv } => {
-                c_cc.push(snd.cc_name().to_string());
-                c_sent.push(snd.stats.bytes_sent as i64);
-                c_segs.push(snd.stats.segments_sent as i64);
-                c_retx.push(snd.stats.retransmits as i64);
-                c_to.push(snd.stats.timeouts as i64);
-                c_fr.push(snd.stats.fast_retransmits as i64);
-                c_ecn.push(snd.stats.ecn_reductions as i64);
-                let stop = snd.completed().unwrap_or(end);
-                let active = if stop > begin {
-                    (stop - begin).as_secs_f64()
-                } else {
-                    0.0
-                };
-                c_goodput.push(if active > 0.0 {
-                    in_window as f64 * 8.0 / active
-                } else {
-                    f64::NAN
-                });
-                c_done.push(nan_or(snd.completed().map(|t| t.as_secs_f64())));
-                c_fct.push(nan_or(snd.completed().map(|t| (t - f.start).as_secs_f64())));
-                c_cwnd.push(snd.cwnd() as i64);
-                c_srtt.push(nan_or(snd.rtt().srtt().map(|t| t.as_secs_f64())));
-                c_minrtt.push(nan_or(snd.rtt().min_rtt().map(|t| t.as_secs_f64())));
-                c_ce.push(rcv.stats.ce_received as i64);
-            }
-            Endpoint::Udp(u) => {
-                c_cc.push(String::new());
-                c_sent.push(u.sent_bytes as i64);
-                c_segs.push(u.sent_packets as i64);
-                c_retx.push(0);
-                c_to.push(0);
-                c_fr.push(0);
-                c_ecn.push(0);
-                let active = if end > begin { (end - begin).as_secs_f64() } else { 0.0 };
-                c_goodput.push(if active > 0.0 {
-                    in_window as f64 * 8.0 / active
-                } else {
-                    f64::NAN
-                });
-                c_done.push(f64::NAN);
-                c_fct.push(f64::NAN);
-                c_cwnd.push(0);
-                c_srtt.push(f64::NAN);
-                c_minrtt.push(f64::NAN);
-                c_ce.push(u.received_ce as i64);
-            }
-        }
+        let r = f.snd.report();
+        let completed = f.snd.completed();
+        c_cc.push(f.snd.cc_name().to_string());
+        c_sent.push(r.bytes_sent as i64);
+        c_segs.push(r.packets_sent as i64);
+        c_retx.push(r.retransmits as i64);
+        c_to.push(r.timeouts as i64);
+        c_fr.push(r.fast_retransmits as i64);
+        c_ecn.push(r.ecn_reductions as i64);
+        let stop = completed.unwrap_or(end);
+        let active = if stop > begin {
+            (stop - begin).as_secs_f64()
+        } else {
+            0.0
+        };
+        c_goodput.push(if active > 0.0 {
+            in_window as f64 * 8.0 / active
+        } else {
+            f64::NAN
+        });
+        c_done.push(nan_or(completed.map(|t| t.as_secs_f64())));
+        c_fct.push(nan_or(completed.map(|t| (t - f.start).as_secs_f64())));
+        c_cwnd.push(r.cwnd as i64);
+        c_srtt.push(nan_or(r.srtt.map(|t| t.as_secs_f64())));
+        c_minrtt.push(nan_or(r.min_rtt.map(|t| t.as_secs_f64())));
+        c_ce.push(f.rcv.ce_received() as i64);
     }
     let flows = Table {
         name: "flows",
@@ -208,6 +185,7 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
     };
 
     let mut tables = vec![flows, queues];
+    tables.extend(crate::workload::tables(sim));
     let m = &sim.monitor;
     if m.interval.is_some() {
         let qt = &m.queue_ts;
@@ -315,7 +293,7 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
         "warmup_s": sim.warmup.as_secs_f64(),
         "events": events,
         "peak_pending_events": sim.sched.peak_len(),
-        "flows": sim.flows.len(),
+        "flows": sim.workloads.first_slot.unwrap_or(sim.flows.len()),
         "links": sim.links.len(),
         "packets_created": c.created,
         "packets_delivered": c.delivered,
@@ -324,6 +302,21 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
         "data_packets_delivered": c.data_delivered,
         "components": comps,
     });
+    let mut summary = summary;
+    let ws = &sim.workloads;
+    if !ws.list.is_empty() {
+        let extra = json!({
+            "connections_started": ws.rows.len() as u64 + ws.alive,
+            "connections_completed": ws.rows.len(),
+            "connections_peak_alive": ws.peak_alive,
+            "connection_slots": sim.flows.len() - ws.first_slot.unwrap_or(sim.flows.len()),
+            "stale_packets": ws.stale_packets,
+        });
+        summary
+            .as_object_mut()
+            .expect("object")
+            .extend(extra.as_object().expect("object").clone());
+    }
     Output {
         summary,
         resolved,

@@ -6,9 +6,7 @@
 //! (every default filled in, units canonical), which identifies a run.
 //! The keys are documented in docs/user-guide.md.
 
-use crate::app::{Pattern, SizeDist, UdpSource};
 use crate::budget::{self, Limits};
-use crate::cc;
 use crate::cfg::{show, time_str, Res, ScenarioError, Tab};
 use crate::components;
 use crate::link::Link;
@@ -16,9 +14,10 @@ use crate::packet::{FlowId, LinkId, NodeId};
 use crate::qdisc::{self, Limit, LinkInfo, QdiscSpec};
 use crate::rng::Rng;
 use crate::routing;
-use crate::sim::{Endpoint, Flow, Node, Sim};
-use crate::tcp::{RecvParams, SendParams, TcpReceiver, TcpSender};
+use crate::sim::{Flow, Node, Sim};
+use crate::transport::{self, Env, ReadCtx, TransportSpec};
 use crate::units::{BufferSize, Rate, Time};
+use crate::workload;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -329,37 +328,22 @@ struct FlowPlan {
     src: usize,
     dst: usize,
     start: Time,
-    kind: FlowKind,
+    spec: Arc<dyn TransportSpec>,
 }
-
-#[derive(Clone)]
-enum FlowKind {
-    Tcp {
-        snd: SendParams,
-        rcv: RecvParams,
-        cc: String,
-    },
-    Udp {
-        pattern: Pattern,
-        rate: Rate,
-        size: SizeDist,
-        stop: Time,
-        ecn: bool,
-    },
-}
-
-const FLOW_KINDS: &[&str] = &["tcp", "cbr", "poisson"];
 
 fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: &Limits) -> Res<Vec<FlowPlan>> {
-    let arr = root
-        .array("flows")?
-        .ok_or_else(|| root.missing("flows", "a list of flows ([[flows]] tables)"))?;
+    let arr = match root.array("flows")? {
+        Some(a) => a,
+        // A scenario of workloads alone needs no flows.
+        None if root.has("workloads") => return Ok(Vec::new()),
+        None => return Err(root.missing("flows", "a list of flows ([[flows]] tables) or [[workloads]]")),
+    };
     let fpath = root.key_path("flows");
     let mut plans = Vec::new();
     let mut out = Vec::new();
     for (i, v) in arr.iter().enumerate() {
         let mut t = Tab::new(format!("{fpath}[{i}]"), v)?;
-        let kind = t.choice("kind", Some("tcp"), FLOW_KINDS)?;
+        let kind = t.choice("kind", Some("tcp"), transport::KINDS)?;
         let base_name = t.string("name")?;
         // Endpoints: src/dst names, or dumbbell pairs.
         let mut ends: Vec<(usize, usize)> = Vec::new();
@@ -407,35 +391,11 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: 
         }
         let count = t.uint("count", Some(1), 1, 1_000_000)? as usize;
         let start = read_spread(&mut t, "start", "0s", None)?;
-        let fk = match kind.as_str() {
-            "tcp" => {
-                let (snd, rcv, cc) = crate::tcp::params::read(&mut t)?;
-                FlowKind::Tcp { snd, rcv, cc }
-            }
-            _ => {
-                let rate = t.rate("rate", None)?;
-                let psize = t.size("packet_size", Some("1000B"))?;
-                if psize == 0 || psize > 65_535 {
-                    return Err(t.error("packet_size", &Value::from(psize), "a size between 1 B and 65535 B"));
-                }
-                let dist = t.choice("size_dist", Some("fixed"), &["fixed", "exponential"])?;
-                let stop = t.time("stop", Some(&time_str(duration)))?;
-                let ecn = t.boolean("ecn", false)?;
-                let size = if dist == "fixed" {
-                    SizeDist::Fixed(psize as u32)
-                } else {
-                    SizeDist::Exponential(psize as f64)
-                };
-                let pattern = if kind == "cbr" { Pattern::Cbr } else { Pattern::Poisson };
-                FlowKind::Udp {
-                    pattern,
-                    rate,
-                    size,
-                    stop,
-                    ecn,
-                }
-            }
+        let cx = ReadCtx {
+            duration,
+            in_workload: false,
         };
+        let spec = transport::read(&kind, &mut t, &cx)?;
         let total = (plans.len() + ends.len() * count) as u64;
         limits.check(
             &t.key_path("count"),
@@ -459,7 +419,7 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: 
                     src: s,
                     dst: d,
                     start: start.draw(k, rng),
-                    kind: fk.clone(),
+                    spec: spec.clone(),
                 });
                 k += 1;
             }
@@ -525,6 +485,12 @@ fn resolve_limit(q: &QueueSpec, rate: Rate, net: &Net, pkt: u64) -> Res<Limit> {
         }
     };
     Ok(lim)
+}
+
+/// Rate of the first link on the route from `src` to `dst` (a paced sender's
+/// default rate; see [`Env::first_hop`]).
+pub(crate) fn first_hop(sim: &Sim, src: NodeId, dst: NodeId) -> Rate {
+    sim.next_hop(src, dst).map_or(Rate(0), |l| sim.links[l.idx()].rate)
 }
 
 /// Reads, validates and builds a scenario. Returns the simulator, ready to
@@ -602,6 +568,12 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     root.put("topology", topo.finish()?);
 
     let plans = read_flows(&mut root, &net, &mut rng, duration, limits)?;
+    let nodes = workload::Nodes {
+        names: &net.names,
+        index: &net.index,
+        pairs: &net.pairs,
+    };
+    let (mut workloads, wl_ends) = workload::read(&mut root, &nodes, duration, seed)?;
     // The network and its flows must fit (routing needs routers × nodes entries).
     let (size_key, size) = match kind.as_str() {
         "dumbbell" => ("topology.pairs", net.pairs.len().to_string()),
@@ -618,7 +590,7 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     limits.check(size_key, size, &what, bytes, "use fewer nodes, links or flows")?;
     let routes = routing::route(net.names.len(), &ends);
     for (i, p) in plans.iter().enumerate() {
-        let needs_back = matches!(p.kind, FlowKind::Tcp { .. });
+        let needs_back = p.spec.needs_return_path();
         let there = routing::path(&routes, &ends, p.src, p.dst).is_some();
         if !there || (needs_back && routing::path(&routes, &ends, p.dst, p.src).is_none()) {
             return Err(ScenarioError {
@@ -629,17 +601,23 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
         }
     }
 
+    for (i, &(s, d, back)) in wl_ends.iter().enumerate() {
+        if routing::path(&routes, &ends, s, d).is_none() || (back && routing::path(&routes, &ends, d, s).is_none()) {
+            return Err(ScenarioError {
+                path: format!("workloads (pair {i})"),
+                value: format!("{:?} -> {:?}", net.names[s], net.names[d]),
+                expected: "nodes connected by links in both directions (no path found)".into(),
+            });
+        }
+    }
+    let specs: Vec<&Arc<dyn TransportSpec>> = plans
+        .iter()
+        .map(|p| &p.spec)
+        .chain(workloads.list.iter().map(|w| &w.spec))
+        .collect();
+
     // Packet size used to express "bdp" buffers in packets.
-    let pkt = bdp_packet.unwrap_or_else(|| {
-        plans
-            .iter()
-            .filter_map(|p| match &p.kind {
-                FlowKind::Tcp { snd, .. } => Some((snd.mss + snd.header) as u64),
-                _ => None,
-            })
-            .max()
-            .unwrap_or(1500)
-    });
+    let pkt = bdp_packet.unwrap_or_else(|| specs.iter().filter_map(|p| p.bdp_packet()).max().unwrap_or(1500));
 
     let mut sim = Sim::new(seed, duration, warmup);
     sim.nodes.reserve_exact(net.names.len());
@@ -648,18 +626,8 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     for (name, r) in net.names.iter().zip(routes) {
         sim.nodes.push(Node::new(name.clone(), r));
     }
-    let max_pkt = plans
-        .iter()
-        .map(|p| match &p.kind {
-            FlowKind::Tcp { snd, .. } => (snd.mss + snd.header) as u64,
-            FlowKind::Udp {
-                size: SizeDist::Fixed(s),
-                ..
-            } => *s as u64,
-            FlowKind::Udp { .. } => 0,
-        })
-        .max()
-        .unwrap_or(0);
+    let max_pkt = specs.iter().map(|p| p.max_packet()).max().unwrap_or(0);
+    drop(specs);
     for (i, l) in net.links.iter().enumerate() {
         let limit = resolve_limit(&l.queue, l.rate, &net, pkt)?;
         if let Limit::Bytes(b) = limit {
@@ -696,55 +664,24 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     for (i, p) in plans.into_iter().enumerate() {
         let fid = FlowId(i as u32);
         let (src, dst) = (NodeId(p.src as u32), NodeId(p.dst as u32));
-        let (kind, ep) = match p.kind {
-            FlowKind::Tcp { snd, rcv, cc } => {
-                let algo = cc::by_name(&cc).expect("validated name");
-                let s = TcpSender::new(snd, algo, fid, src, dst, Rng::new(seed, STREAM_FLOW + i as u64));
-                let r = TcpReceiver::new(rcv, fid, dst, src);
-                (
-                    "tcp",
-                    Endpoint::Tcp {
-                        snd: Box::new(s),
-                        rcv: Box::new(r),
-                    },
-                )
-            }
-            FlowKind::Udp {
-                pattern,
-                rate,
-                size,
-                stop,
-                ecn,
-            } => {
-                let k = if pattern == Pattern::Cbr { "cbr" } else { "poisson" };
-                let u = UdpSource {
-                    pattern,
-                    rate_bps: rate.0 as f64,
-                    size,
-                    stop,
-                    ecn,
-                    rng: Rng::new(seed, STREAM_FLOW + i as u64),
-                    sent_packets: 0,
-                    sent_bytes: 0,
-                    received_packets: 0,
-                    received_bytes: 0,
-                    received_ce: 0,
-                };
-                (k, Endpoint::Udp(Box::new(u)))
-            }
-        };
-        sim.flows.push(Flow {
-            name: p.name,
-            kind,
+        let env = Env {
+            flow: fid,
             src,
             dst,
-            start: p.start,
-            ep,
-            wake: None,
-            delivered_at_warmup: 0,
-            ip_id: Flow::initial_ip_ids(seed, i),
-        });
+            first_hop: first_hop(&sim, src, dst),
+            size: None,
+            rng: Rng::new(seed, STREAM_FLOW + i as u64),
+        };
+        let (snd, rcv) = p.spec.build(env);
+        let ip_id = Flow::initial_ip_ids(seed, i);
+        sim.flows
+            .push(Flow::new(p.name, p.spec.kind(), src, dst, p.start, snd, rcv, ip_id));
     }
+
+    if !workloads.list.is_empty() {
+        workloads.first_slot = Some(sim.flows.len());
+    }
+    sim.workloads = workloads;
 
     // Router components.
     if let Some(arr) = root.array("components")? {
@@ -805,7 +742,7 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
         let flows = sel(&mut m, "flows", sim.flows.iter().map(|f| f.name.clone()).collect())?;
         if iv > Time::ZERO {
             let samples = duration.0 / iv.0 + 1;
-            let tcp = flows.iter().filter(|&&i| sim.flows[i].kind == "tcp").count() as u64;
+            let tcp = flows.iter().filter(|&&i| sim.flows[i].snd.sample().is_some()).count() as u64;
             let comps = sim.nodes.iter().map(|n| n.comps.len()).sum::<usize>() as u64;
             // Queue disciplines' named values: those they trace now, plus one per
             // flow for the per-flow backlog of per-conversation disciplines.

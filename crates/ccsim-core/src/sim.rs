@@ -4,16 +4,16 @@
 //! `FlowId`); events carry ids. The simulator is a value: several can run in
 //! one process. Python never enters this loop.
 
-use crate::app::UdpSource;
 use crate::link::{Link, QueueStats};
 use crate::monitor::Monitor;
-use crate::packet::{Ecn, FlowId, Kind, LinkId, NodeId, Packet};
+use crate::packet::{FlowId, Kind, LinkId, NodeId, Packet};
 use crate::qdisc::{DropReason, MarkReason, QdiscCtx};
 use crate::rng::Rng;
 use crate::router::{call_each, call_one, Component, QueueEvent, QueueView, Requests, Verdict};
 use crate::sched::Scheduler;
-use crate::tcp::{EndpointCtx, TcpReceiver, TcpSender};
+use crate::transport::{EndpointCtx, Receiver, Sender};
 use crate::units::Time;
+use crate::workload::{Conn, Workloads};
 use std::fmt;
 
 /// No route marker in forwarding tables.
@@ -33,8 +33,8 @@ pub enum Ev {
     Endpoint(FlowId),
     /// The flow starts.
     FlowStart(FlowId),
-    /// A datagram source emits its next packet.
-    Source(FlowId),
+    /// The next connection of a workload's arrival process (workload.rs).
+    Arrival(u32),
     /// A router component asked to be woken.
     CompWake(NodeId),
     /// Time-series sampling tick.
@@ -86,18 +86,20 @@ impl Node {
     }
 }
 
-pub enum Endpoint {
-    Tcp { snd: Box<TcpSender>, rcv: Box<TcpReceiver> },
-    Udp(Box<UdpSource>),
-}
-
+/// A flow: its two ends (any transport, see [`crate::transport`]) and what the
+/// engine keeps for it. Workload connections occupy flows too, in slots reused
+/// once a connection is over (workload.rs).
 pub struct Flow {
     pub name: String,
+    /// The transport's kind (`"tcp"`, `"cbr"`, `"blt"`, ...).
     pub kind: &'static str,
     pub src: NodeId,
     pub dst: NodeId,
     pub start: Time,
-    pub ep: Endpoint,
+    /// The sending end, at `src`; gets the packets of the flow that reach `src`.
+    pub snd: Box<dyn Sender>,
+    /// The receiving end, at `dst`; gets the packets of the flow that reach `dst`.
+    pub rcv: Box<dyn Receiver>,
     /// Time of the live `Endpoint` event, if any (lazy cancellation).
     pub wake: Option<Time>,
     /// In-order bytes delivered at the start of the measurement window.
@@ -105,9 +107,41 @@ pub struct Flow {
     /// Next IP id of each direction: `[0]` for packets sent by `src`, `[1]`
     /// for packets sent by `dst` (each end's own per-flow counter).
     pub ip_id: [u16; 2],
+    /// Packets with a uid up to this one belong to an earlier occupant of the
+    /// slot and are discarded on arrival (uids grow with creation).
+    pub uid_floor: u64,
+    /// The workload connection occupying this flow, if any.
+    pub conn: Option<Box<Conn>>,
 }
 
 impl Flow {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        kind: &'static str,
+        src: NodeId,
+        dst: NodeId,
+        start: Time,
+        snd: Box<dyn Sender>,
+        rcv: Box<dyn Receiver>,
+        ip_id: [u16; 2],
+    ) -> Flow {
+        Flow {
+            name,
+            kind,
+            src,
+            dst,
+            start,
+            snd,
+            rcv,
+            wake: None,
+            delivered_at_warmup: 0,
+            ip_id,
+            uid_floor: 0,
+            conn: None,
+        }
+    }
+
     /// Initial IP ids for flow `index`: a random 16-bit start per direction, as
     /// a host's counter (bmcc.md §2.3), from the flow's own stream.
     pub fn initial_ip_ids(seed: u64, index: usize) -> [u16; 2] {
@@ -123,12 +157,14 @@ impl Flow {
         self.ip_id[d] = self.ip_id[d].wrapping_add(1);
     }
 
+    /// The TCP sender of a TCP flow (for tests and tools).
+    pub fn tcp_sender(&self) -> Option<&crate::tcp::TcpSender> {
+        self.snd.as_any().downcast_ref()
+    }
+
     /// Bytes delivered to the receiving application.
     pub fn delivered_bytes(&self) -> u64 {
-        match &self.ep {
-            Endpoint::Tcp { rcv, .. } => rcv.delivered(),
-            Endpoint::Udp(u) => u.received_bytes,
-        }
+        self.rcv.delivered()
     }
 }
 
@@ -167,6 +203,8 @@ pub struct Sim {
     pub link_base: Vec<QueueStats>,
     /// Views of the output queues of nodes hosting components, by link id.
     pub views: Vec<Option<Box<QueueView>>>,
+    /// Open-loop workloads, their connections and the connection table.
+    pub workloads: Workloads,
     /// Bytes this run may hold (see [`crate::budget`]); checked by [`Sim::step`].
     pub memory_limit: u64,
     /// The current instant and the events processed at it (zero-time loop guard).
@@ -191,6 +229,7 @@ impl Sim {
             monitor: Monitor::default(),
             link_base: Vec::new(),
             views: Vec::new(),
+            workloads: Workloads::default(),
             memory_limit: crate::budget::DEFAULT_MEMORY,
             instant: (Time::ZERO, 0),
             next_uid: 0,
@@ -237,6 +276,7 @@ impl Sim {
         if self.monitor.interval.is_some() {
             self.sched.schedule(Time::ZERO, Ev::Sample);
         }
+        self.prime_workloads();
     }
 
     /// Processes every event with time ≤ `until` (and ≤ the end of the run).
@@ -255,7 +295,8 @@ impl Sim {
         let mut n = 0;
         while n < max_events {
             let Some(t) = self.sched.peek_time() else { break };
-            if t > until {
+            // (A workload's completion rule may end the run early: `end` moves.)
+            if t > until || t > self.end {
                 break;
             }
             if t == self.instant.0 {
@@ -304,7 +345,7 @@ impl Sim {
         let rows = m.queue_ts.time.len() as u64 * 40
             + m.flow_ts.time.len() as u64 * 80
             + (m.comp_ts.time.len() + m.qdisc_ts.time.len()) as u64 * 32;
-        packets * crate::budget::PACKET_BYTES + self.sched.len() as u64 * 64 + rows * 2
+        packets * crate::budget::PACKET_BYTES + self.sched.len() as u64 * 64 + rows * 2 + self.workloads.memory()
     }
 
     fn check_memory(&self) -> Result<(), SimError> {
@@ -348,7 +389,7 @@ impl Sim {
             Ev::Arrive(l) => self.arrive(l),
             Ev::Endpoint(f) => self.endpoint_timer(f),
             Ev::FlowStart(f) => self.flow_start(f),
-            Ev::Source(f) => self.source_emit(f),
+            Ev::Arrival(p) => self.arrival(p),
             Ev::CompWake(n) => self.comp_wake(n),
             Ev::Sample => self.sample(),
             Ev::Warmup => self.begin_measurement(),
@@ -356,6 +397,11 @@ impl Sim {
     }
 
     // ----- packets through links
+
+    /// The last packet uid given out (uids grow with creation).
+    pub(crate) fn next_uid(&self) -> u64 {
+        self.next_uid
+    }
 
     fn alloc_uid(&mut self) -> u64 {
         self.next_uid += 1;
@@ -688,45 +734,46 @@ impl Sim {
         self.counters.delivered += 1;
         let fid = pkt.flow;
         let now = self.now();
+        let f = &mut self.flows[fid.idx()];
+        if pkt.uid <= f.uid_floor {
+            self.workloads.stale_packets += 1; // of a connection that is over
+            return;
+        }
+        if pkt.kind == Kind::Data {
+            self.counters.data_delivered += 1;
+        }
         let mut out = std::mem::take(&mut self.out_buf);
         {
             let mut cx = EndpointCtx { now, out: &mut out };
-            match (&mut self.flows[fid.idx()].ep, pkt.kind) {
-                (Endpoint::Tcp { rcv, .. }, Kind::Data) => {
-                    self.counters.data_delivered += 1;
-                    rcv.on_data(&pkt, &mut cx)
-                }
-                (Endpoint::Tcp { snd, .. }, Kind::Ack) => snd.on_ack(&pkt, &mut cx),
-                (Endpoint::Udp(u), Kind::Datagram) => {
-                    u.received_packets += 1;
-                    u.received_bytes += pkt.size as u64;
-                    u.received_ce += (pkt.ecn == Ecn::Ce) as u64;
-                }
-                _ => debug_assert!(false, "packet kind does not match its flow"),
+            if pkt.dst == f.dst {
+                f.rcv.on_packet(&pkt, &mut cx)
+            } else {
+                f.snd.on_packet(&pkt, &mut cx)
             }
         }
         self.flush_endpoint(fid, &mut out);
         self.out_buf = out;
     }
 
-    /// Injects what an endpoint emitted and re-arms its wakeup.
-    fn flush_endpoint(&mut self, fid: FlowId, out: &mut Vec<Packet>) {
+    /// Re-arms the flow's wakeup, then injects what its ends emitted; then
+    /// follows a workload connection's progress (which may close it).
+    pub(crate) fn flush_endpoint(&mut self, fid: FlowId, out: &mut Vec<Packet>) {
+        self.rearm(fid);
         for mut p in out.drain(..) {
             self.flows[fid.idx()].stamp_ip_id(&mut p);
             // A packet leaves from the node of the endpoint that emitted it.
             self.inject(p.src, p);
         }
-        self.rearm(fid);
+        if self.flows[fid.idx()].conn.is_some() {
+            self.conn_progress(fid);
+        }
     }
 
     fn rearm(&mut self, fid: FlowId) {
         let f = &mut self.flows[fid.idx()];
-        let want = match &f.ep {
-            Endpoint::Tcp { snd, rcv } => match (snd.next_wake(), rcv.next_wake()) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
-            Endpoint::Udp(_) => None,
+        let want = match (f.snd.next_wake(), f.rcv.next_wake()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         };
         if let Some(t) = want {
             let now = self.sched.now();
@@ -743,52 +790,24 @@ impl Sim {
         if self.flows[fid.idx()].wake != Some(now) {
             return; // stale wakeup
         }
-        self.flows[fid.idx()].wake = None;
+        let f = &mut self.flows[fid.idx()];
+        f.wake = None;
         let mut out = std::mem::take(&mut self.out_buf);
         {
             let mut cx = EndpointCtx { now, out: &mut out };
-            if let Endpoint::Tcp { snd, rcv } = &mut self.flows[fid.idx()].ep {
-                snd.on_timer(&mut cx);
-                rcv.on_timer(&mut cx);
-            }
+            f.snd.on_timer(&mut cx);
+            f.rcv.on_timer(&mut cx);
         }
         self.flush_endpoint(fid, &mut out);
         self.out_buf = out;
     }
 
-    fn flow_start(&mut self, fid: FlowId) {
+    pub(crate) fn flow_start(&mut self, fid: FlowId) {
         let now = self.now();
-        let f = &mut self.flows[fid.idx()];
-        match &mut f.ep {
-            Endpoint::Tcp { snd, .. } => {
-                let mut out = std::mem::take(&mut self.out_buf);
-                snd.start(&mut EndpointCtx { now, out: &mut out });
-                self.flush_endpoint(fid, &mut out);
-                self.out_buf = out;
-            }
-            Endpoint::Udp(_) => self.source_emit(fid),
-        }
-    }
-
-    fn source_emit(&mut self, fid: FlowId) {
-        let now = self.now();
-        let f = &mut self.flows[fid.idx()];
-        let Endpoint::Udp(u) = &mut f.ep else { return };
-        if now >= u.stop {
-            return;
-        }
-        let size = u.next_size();
-        u.sent_packets += 1;
-        u.sent_bytes += size as u64;
-        let gap = u.next_gap();
-        let mut p = Packet::new(0, fid, f.src, f.dst, size, Kind::Datagram, now);
-        if u.ecn {
-            p.ecn = Ecn::Ect0;
-        }
-        f.stamp_ip_id(&mut p);
-        let src = f.src;
-        self.sched.schedule(now + gap, Ev::Source(fid));
-        self.inject(src, p);
+        let mut out = std::mem::take(&mut self.out_buf);
+        self.flows[fid.idx()].snd.start(&mut EndpointCtx { now, out: &mut out });
+        self.flush_endpoint(fid, &mut out);
+        self.out_buf = out;
     }
 
     // ----- measurement

@@ -5,7 +5,6 @@ mod common;
 use ccsim_core::packet::{Kind, LinkId, Packet};
 use ccsim_core::router::{CompCtx, Component, Verdict};
 use ccsim_core::scenario::build;
-use ccsim_core::sim::Endpoint;
 use ccsim_core::units::Time;
 use common::{fingerprint, queue_value};
 use proptest::prelude::*;
@@ -23,9 +22,9 @@ fn long_fat(init_ssthresh: &str) -> Value {
 }
 
 fn sender_stat(sim: &ccsim_core::Sim) -> (u64, u64) {
-    match &sim.flows[0].ep {
-        Endpoint::Tcp { snd, .. } => (snd.stats.segments_sent, snd.cwnd()),
-        _ => unreachable!(),
+    match sim.flows[0].tcp_sender() {
+        Some(snd) => (snd.stats.segments_sent, snd.cwnd()),
+        None => unreachable!(),
     }
 }
 
@@ -110,10 +109,7 @@ fn component_holds_and_releases_packets_without_loss() {
         sim.run_until(until);
         sim.check_invariants().expect("conservation counts held packets");
         let held: u64 = sim.nodes[r1].comps.iter().map(|c| c.held()).sum();
-        let done = match &sim.flows[0].ep {
-            Endpoint::Tcp { snd, .. } => snd.completed(),
-            _ => None,
-        };
+        let done = sim.flows[0].tcp_sender().and_then(|snd| snd.completed());
         (held, done)
     };
     // Mid-run, ACKs are being held and conservation still holds.
@@ -182,10 +178,7 @@ fn ip_ids_count_up_per_flow_and_direction_like_a_host_counter() {
     let retx: u64 = sim
         .flows
         .iter()
-        .filter_map(|f| match &f.ep {
-            Endpoint::Tcp { snd, .. } => Some(snd.stats.retransmits),
-            _ => None,
-        })
+        .filter_map(|f| f.tcp_sender().map(|snd| snd.stats.retransmits))
         .sum();
     assert!(retx > 0, "the 8-packet buffer makes retransmissions");
     starts.sort();

@@ -12,7 +12,6 @@ mod common;
 use ccsim_core::packet::{Kind, LinkId, Packet};
 use ccsim_core::router::{CompCtx, Component, Verdict};
 use ccsim_core::scenario::build;
-use ccsim_core::sim::Endpoint;
 use ccsim_core::units::Time;
 use common::{flow_values, queue_value};
 use serde_json::{json, Value};
@@ -94,9 +93,9 @@ fn no_timeouts_in_steady_state_with_half_a_bdp_or_more() {
         for seed in 1..=20 {
             let s = dumbbell(1, "10Mbps", "30ms", buffer, seed, "60s");
             let (mut sim, _) = build(&s.to_string()).expect("scenario");
-            let timeouts = |sim: &ccsim_core::Sim| match &sim.flows[0].ep {
-                Endpoint::Tcp { snd, .. } => (snd.stats.timeouts, snd.stats.fast_retransmits),
-                _ => unreachable!(),
+            let timeouts = |sim: &ccsim_core::Sim| match sim.flows[0].tcp_sender() {
+                Some(snd) => (snd.stats.timeouts, snd.stats.fast_retransmits),
+                None => unreachable!(),
             };
             sim.run_until(Time::from_secs(10));
             let (t0, f0) = timeouts(&sim);
@@ -199,9 +198,9 @@ fn repaired_at(sack: bool, drop: &[u64]) -> (Time, u64) {
     let r1 = sim.nodes.iter().position(|n| n.name == "R1").unwrap();
     let seqs = drop.iter().map(|k| k * 1000).collect();
     sim.add_component(ccsim_core::packet::NodeId(r1 as u32), Box::new(DropSegments { seqs }));
-    let una = |sim: &ccsim_core::Sim| match &sim.flows[0].ep {
-        Endpoint::Tcp { snd, .. } => (snd.snd_una(), snd.stats.timeouts),
-        _ => unreachable!(),
+    let una = |sim: &ccsim_core::Sim| match sim.flows[0].tcp_sender() {
+        Some(snd) => (snd.snd_una(), snd.stats.timeouts),
+        None => unreachable!(),
     };
     let mut t = Time::ZERO;
     while una(&sim).0 < 60_000 {

@@ -2,7 +2,9 @@
 //!
 //! No connection set-up or tear-down is modelled (as ns-2's one-way agents):
 //! the sender starts transmitting at its start time, the receiver answers every
-//! data segment. See docs/models/tcp.md for the RFC clauses implemented.
+//! data segment. See docs/models/tcp.md for the RFC clauses implemented; the
+//! engine drives both ends through [`crate::transport`] (adapters in
+//! `transport/tcp.rs`).
 
 pub mod params;
 mod receiver;
@@ -14,15 +16,7 @@ pub use receiver::{RecvParams, TcpReceiver};
 pub use rtt::{Estimator, RttEstimator, RttParams};
 pub use sender::{LossState, LossWindow, RtoSsthresh, SendParams, TcpSender};
 
-use crate::packet::Packet;
-use crate::units::Time;
-
-/// What an endpoint may do during a callback: emit packets (the engine assigns
-/// uids and routes them) and report its next wakeup through its own accessor.
-pub struct EndpointCtx<'a> {
-    pub now: Time,
-    pub out: &'a mut Vec<Packet>,
-}
+pub use crate::transport::EndpointCtx;
 
 /// Sequence number meaning "no data limit".
 pub const INFINITE: u64 = u64::MAX / 4;

@@ -53,6 +53,39 @@ const NS2: Conventions = Conventions {
     loss_window: "cwnd",
 };
 
+/// Every key [`read`] accepts (other transports refuse them by name).
+pub const KEYS: &[&str] = &[
+    "ack_size",
+    "byte_counting",
+    "cc",
+    "clock_granularity",
+    "conventions",
+    "delack_timeout",
+    "delayed_ack",
+    "dupthresh",
+    "ecn",
+    "feedback",
+    "full_ack",
+    "header",
+    "init_cwnd",
+    "init_rto",
+    "init_ssthresh",
+    "limited_transmit",
+    "loss_window",
+    "max_rto",
+    "min_rto",
+    "mss",
+    "partial_ack_timer",
+    "rto_ssthresh",
+    "rtt_estimator",
+    "rtt_tick",
+    "rwnd",
+    "sack",
+    "sack_blocks",
+    "send_jitter",
+    "size",
+];
+
 /// Reads a TCP flow's keys; returns the sender's and receiver's parameters
 /// and the congestion-control name.
 pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, String)> {
@@ -195,6 +228,14 @@ mod tests {
             (Some("ccsim"), Some("1s"))
         );
         assert_eq!(d["byte_counting"], true);
+    }
+
+    #[test]
+    fn keys_lists_every_key_read() {
+        let v = json!({});
+        let mut t = Tab::new("flows[0]".into(), &v).unwrap();
+        read(&mut t).unwrap();
+        assert_eq!(t.known(), KEYS);
     }
 
     #[test]

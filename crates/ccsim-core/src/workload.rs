@@ -1,0 +1,775 @@
+//! Open-loop workloads: connections arriving as a Poisson process, each
+//! transferring a file of random size over any transport that transfers
+//! ([`TransportSpec::transfers`]), and the connection table of a run.
+//!
+//! Sources: the Poisson arrival and exponential/Pareto file sizes of web and
+//! cross-traffic models (Paxson & Floyd, "Wide area traffic: the failure of
+//! Poisson modeling", IEEE/ACM ToN 3(3), 1995, §§3, 7: Poisson session
+//! arrivals, heavy-tailed sizes); BLT's workload (blt.md §7.2: Poisson
+//! connection arrivals, fixed F bytes, complete on the last ACK) and BMCC's
+//! cross traffic (bmcc.md §7: Pareto sizes, shape 1.2, mean 30 kB, offered load
+//! 10 % of C in each direction). Model page: docs/models/workloads.md.
+//!
+//! * **Arrival processes.** A workload has one process per direction
+//!   (`process = "shared"`: each arrival picks a pair uniformly from the
+//!   direction's pairs) or one per pair and direction (`"per_pair"`). Gaps are
+//!   exponential with mean 1/λ from the process's own random stream; the first
+//!   arrival is one gap after `start`; none at or after `stop`.
+//! * **Sizes.** Fixed, exponential (mean), or Pareto with shape α and minimum
+//!   x_m, or shape and mean (x_m = mean·(α−1)/α, needs α > 1). Drawn in bytes,
+//!   rounded to the nearest byte, at least 1.
+//! * **Connections.** No handshake is modelled: a connection's sender starts
+//!   at its arrival time (add one round trip for TCP's SYN exchange). A
+//!   connection completes when its sender has the ACK of the last byte
+//!   ([`Sender::completed`]); its row is then written to the connection table
+//!   and its state freed: its flow slot takes the [`Closed`] ends (which hold
+//!   nothing) and is reused by a later arrival, so memory follows the
+//!   connections alive, not those ever started. Packets of a closed connection
+//!   still in the network are discarded on arrival (counted as
+//!   `stale_packets`).
+//! * **Stop rule.** Arrivals end at `stop`; with `completions = K` the run
+//!   ends at the K-th completion of that workload (`duration` still bounds it).
+
+use crate::cfg::{show, time_str, Res, ScenarioError, Tab};
+use crate::output::{Column, Table};
+use crate::packet::{FlowId, NodeId};
+use crate::rng::Rng;
+use crate::sim::{Ev, Flow, Sim};
+use crate::transport::{self, Closed, Env, ReadCtx, TransportSpec};
+use crate::units::Time;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Random stream numbers: one per arrival process, one per connection (its
+/// sender's), and one per connection for its IP ids (as flows, see
+/// [`Flow::initial_ip_ids`], at an index that meets no flow's).
+const STREAM_PROCESS: u64 = 8 << 20;
+const STREAM_CONN: u64 = 1 << 40;
+const CONN_IP_ID_INDEX: u64 = 2 << 40;
+
+/// The file size of a connection.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FileSize {
+    Fixed(u64),
+    Exponential {
+        mean: f64,
+    },
+    /// P(X > x) = (x_m/x)^α for x ≥ x_m.
+    Pareto {
+        shape: f64,
+        min: f64,
+    },
+}
+
+impl FileSize {
+    /// Mean size in bytes (infinite for a Pareto shape ≤ 1).
+    pub fn mean(&self) -> f64 {
+        match *self {
+            FileSize::Fixed(b) => b as f64,
+            FileSize::Exponential { mean } => mean,
+            FileSize::Pareto { shape, min } if shape > 1.0 => shape * min / (shape - 1.0),
+            FileSize::Pareto { .. } => f64::INFINITY,
+        }
+    }
+
+    pub fn draw(&self, rng: &mut Rng) -> u64 {
+        let x = match *self {
+            FileSize::Fixed(b) => return b,
+            FileSize::Exponential { mean } => rng.exp(mean),
+            // Inverse transform: x_m / U^(1/α), U in (0, 1].
+            FileSize::Pareto { shape, min } => min / rng.uniform_pos().powf(1.0 / shape),
+        };
+        (x.round().min(u64::MAX as f64) as u64).max(1)
+    }
+
+    /// Reads `size`: a size string (fixed) or a table `{dist, mean | shape + min | shape + mean}`.
+    fn read(t: &mut Tab) -> Res<FileSize> {
+        let Some(v) = t.get("size") else {
+            return Err(t.missing(
+                "size",
+                "a file size such as \"100KB\" or a table {dist = \"pareto\", ...}",
+            ));
+        };
+        if v.is_string() {
+            let b = t.size("size", None)?;
+            if b == 0 {
+                return Err(t.error("size", v, "a positive size such as \"100KB\""));
+            }
+            return Ok(FileSize::Fixed(b));
+        }
+        let mut s = t
+            .table("size")?
+            .ok_or_else(|| t.error("size", v, "a size string or a table"))?;
+        let dist = s.choice("dist", None, &["fixed", "exponential", "pareto"])?;
+        let positive = |s: &mut Tab, key: &'static str| -> Res<f64> {
+            let b = s.size(key, None)?;
+            if b == 0 {
+                return Err(s.error(key, &Value::String("0B".into()), "a positive size such as \"30KB\""));
+            }
+            Ok(b as f64)
+        };
+        let f = match dist.as_str() {
+            "fixed" => FileSize::Fixed(positive(&mut s, "mean")? as u64),
+            "exponential" => FileSize::Exponential {
+                mean: positive(&mut s, "mean")?,
+            },
+            _ => {
+                let shape = s.float("shape", None, 0.01, 100.0)?;
+                match (s.has("min"), s.has("mean")) {
+                    (true, false) => FileSize::Pareto {
+                        shape,
+                        min: positive(&mut s, "min")?,
+                    },
+                    (false, true) => {
+                        if shape <= 1.0 {
+                            return Err(s.error(
+                                "shape",
+                                &Value::from(shape),
+                                "a shape > 1 when a mean is given (the mean of a Pareto with shape ≤ 1 is infinite; give `min` instead)",
+                            ));
+                        }
+                        let mean = positive(&mut s, "mean")?;
+                        FileSize::Pareto {
+                            shape,
+                            min: mean * (shape - 1.0) / shape,
+                        }
+                    }
+                    _ => {
+                        let v = s.get("min").or(s.get("mean")).cloned().unwrap_or(Value::Null);
+                        return Err(s.error("min", &v, "exactly one of `min` and `mean` with a Pareto shape"));
+                    }
+                }
+            }
+        };
+        let resolved = s.finish()?;
+        t.put("size", resolved);
+        Ok(f)
+    }
+}
+
+/// A workload as read from a `[[workloads]]` table.
+#[derive(Debug)]
+pub struct Workload {
+    pub name: String,
+    pub spec: Arc<dyn TransportSpec>,
+    pub size: FileSize,
+    /// Arrivals per second of each process.
+    pub rate: f64,
+    pub start: Time,
+    pub stop: Time,
+    /// End the run at this many completions.
+    pub completions: Option<u64>,
+    /// Connections completed so far.
+    pub completed: u64,
+}
+
+/// One Poisson arrival process.
+#[derive(Debug)]
+pub struct Process {
+    pub workload: u32,
+    /// `"forward"` (src → dst as written) or `"reverse"`.
+    pub direction: &'static str,
+    /// Pairs an arrival picks from (one for a per-pair process).
+    pub pairs: Vec<(NodeId, NodeId)>,
+    rng: Rng,
+    pub arrivals: u64,
+    pub bytes: u64,
+}
+
+/// A live connection (the flow slot it occupies holds its ends).
+#[derive(Debug)]
+pub struct Conn {
+    pub process: u32,
+    pub id: u64,
+    pub size: u64,
+    pub first_byte: Option<Time>,
+    pub last_byte: Option<Time>,
+}
+
+/// A row of the connection table.
+#[derive(Clone, Debug)]
+pub struct ConnRow {
+    pub process: u32,
+    pub id: u64,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub start: Time,
+    pub size: u64,
+    pub first_byte: Option<Time>,
+    pub last_byte: Option<Time>,
+    pub last_ack: Option<Time>,
+    pub retransmits: u64,
+    pub timeouts: u64,
+}
+
+impl ConnRow {
+    /// The row of connection `c` occupying flow `f`.
+    fn of(f: &Flow, c: &Conn, last_ack: Option<Time>) -> ConnRow {
+        let r = f.snd.report();
+        ConnRow {
+            process: c.process,
+            id: c.id,
+            src: f.src,
+            dst: f.dst,
+            start: f.start,
+            size: c.size,
+            first_byte: c.first_byte,
+            last_byte: c.last_byte,
+            last_ack,
+            retransmits: r.retransmits,
+            timeouts: r.timeouts,
+        }
+    }
+}
+
+/// The workloads of a run and their connection table.
+#[derive(Default)]
+pub struct Workloads {
+    pub list: Vec<Workload>,
+    pub procs: Vec<Process>,
+    /// Flows from this index on are connection slots (`None`: no workloads).
+    pub first_slot: Option<usize>,
+    free: Vec<u32>,
+    next_conn: u64,
+    /// Completed connections (live ones are added when results are collected).
+    pub rows: Vec<ConnRow>,
+    pub alive: u64,
+    pub peak_alive: u64,
+    /// Packets of closed connections discarded on arrival.
+    pub stale_packets: u64,
+}
+
+impl Workloads {
+    /// Bytes held: connection slots and table rows.
+    pub fn memory(&self) -> u64 {
+        let slots = (self.alive + self.free.len() as u64) * crate::budget::FLOW_BYTES;
+        slots + self.rows.len() as u64 * std::mem::size_of::<ConnRow>() as u64
+    }
+}
+
+/// Where the workloads' endpoints come from.
+pub struct Nodes<'a> {
+    pub names: &'a [String],
+    pub index: &'a HashMap<String, usize>,
+    /// A dumbbell's (left, right) pairs; empty on a graph.
+    pub pairs: &'a [(usize, usize)],
+}
+
+/// A pair's (src, dst, needs a path back), for the builder's routing check.
+pub type PairEnds = (usize, usize, bool);
+
+/// Reads `workloads` (an array of tables); returns them and the ends of every
+/// pair they use.
+pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Workloads, Vec<PairEnds>)> {
+    let mut w = Workloads::default();
+    let mut ends = Vec::new();
+    let Some(arr) = root.array("workloads")? else {
+        return Ok((w, ends));
+    };
+    let wpath = root.key_path("workloads");
+    let mut out = Vec::new();
+    for (i, v) in arr.iter().enumerate() {
+        let mut t = Tab::new(format!("{wpath}[{i}]"), v)?;
+        let name = t.string("name")?.unwrap_or_else(|| format!("w{i}"));
+        let spec = read_transport(&mut t, duration)?;
+        let pairs = read_pairs(&mut t, nodes)?;
+        let direction = t.choice("direction", Some("forward"), &["forward", "reverse", "both"])?;
+        let process = t.choice("process", Some("shared"), &["shared", "per_pair"])?;
+        let size = FileSize::read(&mut t)?;
+        let rate = match (t.has("arrival_rate"), t.has("offered_load")) {
+            (true, false) => {
+                let v = t.raw("arrival_rate").expect("present");
+                let x = v
+                    .as_f64()
+                    .filter(|x| x.is_finite() && *x > 0.0)
+                    .ok_or_else(|| t.error("arrival_rate", v, "a positive number of connections per second"))?;
+                t.put("arrival_rate", Value::from(x));
+                x
+            }
+            (false, true) => {
+                let v = t.get("offered_load").expect("present");
+                let load = t.rate("offered_load", None)?;
+                if load.0 == 0 {
+                    return Err(t.error("offered_load", v, "a positive rate such as \"4.5Mbps\""));
+                }
+                load.0 as f64 / (8.0 * size.mean())
+            }
+            _ => {
+                let v = t.get("offered_load").cloned().unwrap_or(Value::Null);
+                return Err(t.error(
+                    "arrival_rate",
+                    &v,
+                    "exactly one of `arrival_rate` (connections/s per process) and `offered_load` (bit/s per process)",
+                ));
+            }
+        };
+        if !size.mean().is_finite() && t.has("offered_load") {
+            return Err(t.error(
+                "offered_load",
+                t.get("offered_load").expect("present"),
+                "an `arrival_rate`: the mean size is infinite (Pareto shape ≤ 1), so a load fixes no rate",
+            ));
+        }
+        let start = t.time("start", Some("0s"))?;
+        let stop = t.time("stop", Some(&time_str(duration)))?;
+        if stop <= start {
+            return Err(t.error("stop", &Value::String(time_str(stop)), "a time after `start`"));
+        }
+        let completions = if t.has("completions") {
+            Some(t.uint("completions", None, 1, u64::MAX)?)
+        } else {
+            t.raw("completions");
+            None
+        };
+        let wi = w.list.len() as u32;
+        let dirs: &[&'static str] = match direction.as_str() {
+            "forward" => &["forward"],
+            "reverse" => &["reverse"],
+            _ => &["forward", "reverse"],
+        };
+        for &d in dirs {
+            let ps: Vec<(NodeId, NodeId)> = pairs
+                .iter()
+                .map(|&(s, t)| if d == "forward" { (s, t) } else { (t, s) })
+                .map(|(s, t)| (NodeId(s as u32), NodeId(t as u32)))
+                .collect();
+            for &(s, t) in &ps {
+                ends.push((s.idx(), t.idx(), spec.needs_return_path()));
+            }
+            let groups: Vec<Vec<(NodeId, NodeId)>> = if process == "per_pair" {
+                ps.iter().map(|&p| vec![p]).collect()
+            } else {
+                vec![ps]
+            };
+            for g in groups {
+                let k = w.procs.len() as u64;
+                w.procs.push(Process {
+                    workload: wi,
+                    direction: d,
+                    pairs: g,
+                    rng: Rng::new(seed, STREAM_PROCESS + k),
+                    arrivals: 0,
+                    bytes: 0,
+                });
+            }
+        }
+        w.list.push(Workload {
+            name,
+            spec,
+            size,
+            rate,
+            start,
+            stop,
+            completions,
+            completed: 0,
+        });
+        out.push(t.finish()?);
+    }
+    let mut seen = HashMap::new();
+    for (i, x) in w.list.iter().enumerate() {
+        if let Some(j) = seen.insert(x.name.clone(), i) {
+            return Err(ScenarioError {
+                path: wpath,
+                value: format!("{:?}", x.name),
+                expected: format!("unique workload names (workloads {j} and {i} share one)"),
+            });
+        }
+    }
+    root.put("workloads", Value::Array(out));
+    Ok((w, ends))
+}
+
+/// Reads the `transport` table (default: TCP with its defaults).
+fn read_transport(t: &mut Tab, duration: Time) -> Res<Arc<dyn TransportSpec>> {
+    let empty = Value::Object(Default::default());
+    let mut tt = match t.table("transport")? {
+        Some(x) => x,
+        None => Tab::new(t.key_path("transport"), &empty)?,
+    };
+    let kind = tt.choice("kind", Some("tcp"), transport::KINDS)?;
+    if tt.has("size") {
+        let v = tt.get("size").expect("present").clone();
+        return Err(tt.error(
+            "size",
+            &v,
+            "no `size` here: the workload's `size` gives each connection's",
+        ));
+    }
+    let cx = ReadCtx {
+        duration,
+        in_workload: true,
+    };
+    let spec = transport::read(&kind, &mut tt, &cx)?;
+    if !spec.transfers() {
+        return Err(tt.error(
+            "kind",
+            &Value::String(kind),
+            "a transport that transfers files and completes: \"tcp\", \"blt\" or \"bully-tyrant\"",
+        ));
+    }
+    let resolved = tt.finish()?;
+    t.put("transport", resolved);
+    Ok(spec)
+}
+
+/// Reads the pairs: `pairs` (dumbbell pair indices or "all") or `sources`
+/// and `destinations` (node names; every source-destination combination of
+/// distinct nodes).
+fn read_pairs(t: &mut Tab, nodes: &Nodes) -> Res<Vec<(usize, usize)>> {
+    if let Some(p) = t.raw("pairs") {
+        if nodes.pairs.is_empty() {
+            return Err(t.error(
+                "pairs",
+                p,
+                "`pairs` only with a dumbbell topology; use sources and destinations",
+            ));
+        }
+        let expected = format!("\"all\" or a list of pair indices in [0, {}]", nodes.pairs.len() - 1);
+        let out: Vec<(usize, usize)> = match p {
+            Value::String(s) if s == "all" => nodes.pairs.to_vec(),
+            Value::Array(a) if !a.is_empty() => a
+                .iter()
+                .map(|x| {
+                    x.as_u64()
+                        .filter(|k| (*k as usize) < nodes.pairs.len())
+                        .map(|k| nodes.pairs[k as usize])
+                        .ok_or_else(|| t.error("pairs", p, expected.clone()))
+                })
+                .collect::<Res<_>>()?,
+            _ => return Err(t.error("pairs", p, expected)),
+        };
+        t.put("pairs", p.clone());
+        t.raw("sources");
+        t.raw("destinations");
+        if t.has("sources") || t.has("destinations") {
+            return Err(t.error(
+                "sources",
+                &Value::Null,
+                "either `pairs` or `sources`/`destinations`, not both",
+            ));
+        }
+        return Ok(out);
+    }
+    let list = |t: &mut Tab, key: &'static str| -> Res<Vec<usize>> {
+        let v = t
+            .raw(key)
+            .ok_or_else(|| t.missing(key, "a list of node names (or `pairs` on a dumbbell)"))?;
+        let bad = |t: &Tab| t.error(key, v, "a non-empty list of node names of the topology");
+        let a = v.as_array().filter(|a| !a.is_empty()).ok_or_else(|| bad(t))?;
+        let ids = a
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .and_then(|s| nodes.index.get(s).copied())
+                    .ok_or_else(|| ScenarioError {
+                        path: t.key_path(key),
+                        value: show(x),
+                        expected: format!("node names of the topology (such as {:?})", nodes.names[0]),
+                    })
+            })
+            .collect::<Res<Vec<usize>>>()?;
+        t.put(key, v.clone());
+        Ok(ids)
+    };
+    let src = list(t, "sources")?;
+    let dst = list(t, "destinations")?;
+    let pairs: Vec<(usize, usize)> = src
+        .iter()
+        .flat_map(|&s| dst.iter().filter(move |&&d| d != s).map(move |&d| (s, d)))
+        .collect();
+    if pairs.is_empty() {
+        return Err(t.error(
+            "destinations",
+            t.get("destinations").expect("read"),
+            "at least one destination different from a source",
+        ));
+    }
+    Ok(pairs)
+}
+
+impl Sim {
+    /// Schedules each process's first arrival (one exponential gap after `start`).
+    pub(crate) fn prime_workloads(&mut self) {
+        for p in 0..self.workloads.procs.len() {
+            let pr = &mut self.workloads.procs[p];
+            let w = &self.workloads.list[pr.workload as usize];
+            let t = w.start + gap(&mut pr.rng, w.rate);
+            if t < w.stop {
+                self.sched.schedule(t, Ev::Arrival(p as u32));
+            }
+        }
+    }
+
+    /// A connection of process `p` arrives: schedule the next arrival, draw
+    /// its pair and size, put its ends in a free flow slot and start it.
+    pub(crate) fn arrival(&mut self, p: u32) {
+        let now = self.now();
+        let ws = &mut self.workloads;
+        let pr = &mut ws.procs[p as usize];
+        let w = &ws.list[pr.workload as usize];
+        let next = now + gap(&mut pr.rng, w.rate);
+        if next < w.stop {
+            self.sched.schedule(next, Ev::Arrival(p));
+        }
+        let (src, dst) = match pr.pairs.len() {
+            1 => pr.pairs[0],
+            n => pr.pairs[((pr.rng.uniform() * n as f64) as usize).min(n - 1)],
+        };
+        let size = w.size.draw(&mut pr.rng);
+        pr.arrivals += 1;
+        pr.bytes += size;
+        let spec = w.spec.clone();
+        let id = ws.next_conn;
+        ws.next_conn += 1;
+        ws.alive += 1;
+        ws.peak_alive = ws.peak_alive.max(ws.alive);
+        let slot = match ws.free.pop() {
+            Some(s) => s as usize,
+            None => {
+                let closed = (Box::new(Closed), Box::new(Closed));
+                let f = Flow::new(String::new(), "", src, dst, now, closed.0, closed.1, [0, 0]);
+                self.flows.push(f);
+                self.flows.len() - 1
+            }
+        };
+        let fid = FlowId(slot as u32);
+        let env = Env {
+            flow: fid,
+            src,
+            dst,
+            first_hop: crate::scenario::first_hop(self, src, dst),
+            size: Some(size),
+            rng: Rng::new(self.seed, STREAM_CONN + id),
+        };
+        let (snd, rcv) = spec.build(env);
+        let f = &mut self.flows[slot];
+        f.kind = spec.kind();
+        (f.src, f.dst, f.start) = (src, dst, now);
+        (f.snd, f.rcv) = (snd, rcv);
+        f.wake = None;
+        f.delivered_at_warmup = 0;
+        f.ip_id = Flow::initial_ip_ids(self.seed, (CONN_IP_ID_INDEX + id) as usize);
+        f.conn = Some(Box::new(Conn {
+            process: p,
+            id,
+            size,
+            first_byte: None,
+            last_byte: None,
+        }));
+        self.flow_start(fid);
+    }
+
+    /// After a connection's ends ran: note its first and last byte at the
+    /// receiver; on completion write its row and free its slot.
+    pub(crate) fn conn_progress(&mut self, fid: FlowId) {
+        let now = self.now();
+        let floor = self.next_uid();
+        let f = &mut self.flows[fid.idx()];
+        let Some(c) = f.conn.as_mut() else { return };
+        let delivered = f.rcv.delivered();
+        if c.first_byte.is_none() && delivered > 0 {
+            c.first_byte = Some(now);
+        }
+        if c.last_byte.is_none() && delivered >= c.size {
+            c.last_byte = Some(now);
+        }
+        let Some(done) = f.snd.completed() else { return };
+        let c = f.conn.take().expect("checked");
+        let row = ConnRow::of(f, &c, Some(done));
+        // Free the state; what is still in the network is stale from now on.
+        f.snd = Box::new(Closed);
+        f.rcv = Box::new(Closed);
+        f.wake = None;
+        f.uid_floor = floor;
+        let ws = &mut self.workloads;
+        ws.rows.push(row);
+        ws.free.push(fid.0);
+        ws.alive -= 1;
+        let w = &mut ws.list[ws.procs[c.process as usize].workload as usize];
+        w.completed += 1;
+        if w.completions.is_some_and(|k| w.completed >= k) && now < self.end {
+            // The stop rule: the run ends now (after the warm-up at the earliest).
+            self.end = now.max(self.warmup + Time(1));
+        }
+    }
+
+    /// The rows of the connection table: completed connections, then those
+    /// still alive at the end (without a last ACK).
+    pub fn connection_rows(&self) -> Vec<ConnRow> {
+        let mut rows = self.workloads.rows.clone();
+        let first = self.workloads.first_slot.unwrap_or(self.flows.len());
+        for f in &self.flows[first.min(self.flows.len())..] {
+            if let Some(c) = &f.conn {
+                rows.push(ConnRow::of(f, c, None));
+            }
+        }
+        rows.sort_by_key(|r| r.id);
+        rows
+    }
+}
+
+/// The `connections` table (one row per connection, by arrival) and the
+/// `workloads` table (one row per arrival process: requested and realised
+/// arrival rate, mean size and offered load over the process's active time,
+/// `start` to the earlier of `stop` and the end of the run).
+pub fn tables(sim: &Sim) -> Vec<Table> {
+    let ws = &sim.workloads;
+    if ws.list.is_empty() {
+        return Vec::new();
+    }
+    let secs = |t: Option<Time>| t.map_or(f64::NAN, |t| t.as_secs_f64());
+    let name = |n: NodeId| sim.nodes[n.idx()].name.clone();
+    let rows = sim.connection_rows();
+    let wname = |r: &ConnRow| ws.list[ws.procs[r.process as usize].workload as usize].name.clone();
+    let resp = |r: &ConnRow| r.last_ack.map_or(f64::NAN, |t| (t - r.start).as_secs_f64());
+    let conns = Table {
+        name: "connections",
+        columns: vec![
+            ("conn", Column::I64(rows.iter().map(|r| r.id as i64).collect())),
+            ("workload", Column::Str(rows.iter().map(wname).collect())),
+            ("src", Column::Str(rows.iter().map(|r| name(r.src)).collect())),
+            ("dst", Column::Str(rows.iter().map(|r| name(r.dst)).collect())),
+            (
+                "start_s",
+                Column::F64(rows.iter().map(|r| r.start.as_secs_f64()).collect()),
+            ),
+            ("size_bytes", Column::I64(rows.iter().map(|r| r.size as i64).collect())),
+            (
+                "first_byte_s",
+                Column::F64(rows.iter().map(|r| secs(r.first_byte)).collect()),
+            ),
+            (
+                "last_byte_s",
+                Column::F64(rows.iter().map(|r| secs(r.last_byte)).collect()),
+            ),
+            (
+                "last_ack_s",
+                Column::F64(rows.iter().map(|r| secs(r.last_ack)).collect()),
+            ),
+            ("response_time_s", Column::F64(rows.iter().map(resp).collect())),
+            (
+                "retransmits",
+                Column::I64(rows.iter().map(|r| r.retransmits as i64).collect()),
+            ),
+            (
+                "timeouts",
+                Column::I64(rows.iter().map(|r| r.timeouts as i64).collect()),
+            ),
+        ],
+    };
+    let mut done = vec![0i64; ws.procs.len()];
+    for r in rows.iter().filter(|r| r.last_ack.is_some()) {
+        done[r.process as usize] += 1;
+    }
+    let ps = &ws.procs;
+    let w = |p: &Process| &ws.list[p.workload as usize];
+    let active = |p: &Process| {
+        let w = w(p);
+        (w.stop.min(sim.end).max(w.start) - w.start).as_secs_f64()
+    };
+    let per_s = |x: f64, p: &Process| if active(p) > 0.0 { x / active(p) } else { f64::NAN };
+    let procs = Table {
+        name: "workloads",
+        columns: vec![
+            ("workload", Column::Str(ps.iter().map(|p| w(p).name.clone()).collect())),
+            (
+                "kind",
+                Column::Str(ps.iter().map(|p| w(p).spec.kind().to_string()).collect()),
+            ),
+            (
+                "direction",
+                Column::Str(ps.iter().map(|p| p.direction.to_string()).collect()),
+            ),
+            ("pairs", Column::I64(ps.iter().map(|p| p.pairs.len() as i64).collect())),
+            ("active_s", Column::F64(ps.iter().map(active).collect())),
+            ("arrivals", Column::I64(ps.iter().map(|p| p.arrivals as i64).collect())),
+            ("completed", Column::I64(done)),
+            ("rate_requested", Column::F64(ps.iter().map(|p| w(p).rate).collect())),
+            (
+                "rate_realised",
+                Column::F64(ps.iter().map(|p| per_s(p.arrivals as f64, p)).collect()),
+            ),
+            (
+                "mean_size_requested",
+                Column::F64(ps.iter().map(|p| w(p).size.mean()).collect()),
+            ),
+            (
+                "mean_size_realised",
+                Column::F64(ps.iter().map(|p| p.bytes as f64 / p.arrivals as f64).collect()),
+            ),
+            (
+                "load_requested_bps",
+                Column::F64(ps.iter().map(|p| 8.0 * w(p).rate * w(p).size.mean()).collect()),
+            ),
+            (
+                "load_realised_bps",
+                Column::F64(ps.iter().map(|p| per_s(8.0 * p.bytes as f64, p)).collect()),
+            ),
+        ],
+    };
+    vec![conns, procs]
+}
+
+/// An exponential gap with rate `rate` per second (at least 1 ns).
+fn gap(rng: &mut Rng, rate: f64) -> Time {
+    Time::from_secs_f64(rng.exp(1.0 / rate)).max(Time(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn size(v: Value) -> Res<FileSize> {
+        let w = json!({ "size": v });
+        let mut t = Tab::new("workloads[0]".into(), &w).unwrap();
+        FileSize::read(&mut t)
+    }
+
+    #[test]
+    fn sizes_read_and_their_means() {
+        assert_eq!(size(json!("100KB")).unwrap(), FileSize::Fixed(100_000));
+        let e = size(json!({"dist": "exponential", "mean": "30KB"})).unwrap();
+        assert_eq!(e.mean(), 30_000.0);
+        // bmcc.md §7: shape 1.2, mean 30 kB ⇒ x_m = 5 kB.
+        let p = size(json!({"dist": "pareto", "shape": 1.2, "mean": "30KB"})).unwrap();
+        let FileSize::Pareto { min, .. } = p else { panic!() };
+        assert!((min - 5000.0).abs() < 1e-9);
+        assert!((p.mean() - 30_000.0).abs() < 1e-6);
+        let q = size(json!({"dist": "pareto", "shape": 0.9, "min": "1KB"})).unwrap();
+        assert_eq!(q.mean(), f64::INFINITY);
+    }
+
+    #[test]
+    fn pareto_shape_at_most_one_with_a_mean_is_refused() {
+        let e = size(json!({"dist": "pareto", "shape": 1.0, "mean": "30KB"})).unwrap_err();
+        assert_eq!(e.path, "workloads[0].size.shape");
+        assert!(e.expected.contains("infinite"), "{e}");
+        let e = size(json!({"dist": "pareto", "shape": 1.5, "mean": "30KB", "min": "1KB"})).unwrap_err();
+        assert!(e.expected.contains("exactly one of"), "{e}");
+        assert!(size(json!("0B")).is_err());
+    }
+
+    #[test]
+    fn pareto_draws_match_the_distribution() {
+        // P(X > 2 x_m) = 2^-α; mean α x_m/(α−1) for α = 3 (finite variance
+        // x_m² α/((α−1)²(α−2)) = 0.75 x_m²: the sample mean of 10^5 draws is
+        // within 4σ/√n = 0.011 x_m).
+        let f = FileSize::Pareto {
+            shape: 3.0,
+            min: 1000.0,
+        };
+        let mut rng = Rng::new(7, 1);
+        let n = 100_000;
+        let xs: Vec<u64> = (0..n).map(|_| f.draw(&mut rng)).collect();
+        assert!(xs.iter().all(|&x| x >= 1000));
+        let above = xs.iter().filter(|&&x| x > 2000).count() as f64 / n as f64;
+        assert!(
+            (above - 0.125).abs() < 4.0 * (0.125f64 * 0.875 / n as f64).sqrt(),
+            "{above}"
+        );
+        let mean = xs.iter().sum::<u64>() as f64 / n as f64;
+        assert!((mean - 1500.0).abs() < 11.0, "{mean}");
+    }
+}
