@@ -74,6 +74,14 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from .errors import (  # defined there so the CLI imports them cheaply
+    CorruptResultError,
+    NotAStoreError,
+    StoreBusyError,
+    StoreError,
+    StoreLockedError,
+)
+
 __all__ = [
     "DB_NAME",
     "CorruptResultError",
@@ -144,26 +152,6 @@ _SCHEMA = [
 ]
 
 _BASE_WIDE_COLUMNS = ("experiment", "point_id", "seed")
-
-
-class StoreError(RuntimeError):
-    """A results directory cannot be used (the message says why, in one line)."""
-
-
-class StoreBusyError(StoreError):
-    """The DuckDB file stayed locked by another process for longer than the timeout."""
-
-
-class StoreLockedError(StoreError):
-    """Another sweep is already writing to this results directory."""
-
-
-class NotAStoreError(StoreError):
-    """The directory holds files and is not a ccsim results store: it is left alone."""
-
-
-class CorruptResultError(StoreError):
-    """A file ccsim recorded (with its size and checksum) is missing or altered."""
 
 
 # --------------------------------------------------------------------------- helpers

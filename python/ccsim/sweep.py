@@ -43,6 +43,7 @@ from typing import Any
 
 import pandas as pd
 
+from .errors import SweepError  # defined there so the CLI imports it cheaply
 from .pool import WORKER_DIED, check_importable, run_dask, run_local  # noqa: F401 (re-exported)
 from .progress import ProgressBar
 from .recorder import Recorder
@@ -66,8 +67,6 @@ DEFAULT_RESULTS_DIR = "./ccsim-results"
 DEFAULT_EXPERIMENT = "default"
 
 
-class SweepError(RuntimeError):
-    """A sweep could not be set up or run (not: a point failed, see ``failures``)."""
 
 
 # --------------------------------------------------------------------------- points

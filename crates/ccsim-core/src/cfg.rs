@@ -53,7 +53,11 @@ pub fn join(path: &str, key: &str) -> String {
 
 /// Canonical text forms, re-parseable by the same accessors.
 pub fn time_str(t: Time) -> String {
-    format!("{}s", t.as_secs_f64())
+    format!("{}s", t.secs_str())
+}
+/// Exact decimal seconds of `t` (no unit).
+pub fn secs_str(t: Time) -> String {
+    t.secs_str()
 }
 pub fn rate_str(r: Rate) -> String {
     format!("{}bps", r.0)

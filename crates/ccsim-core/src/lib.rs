@@ -12,6 +12,7 @@
 
 pub mod app;
 pub mod budget;
+pub mod capture;
 pub mod cc;
 pub mod cfg;
 pub mod components;
@@ -27,7 +28,9 @@ pub mod routing;
 pub mod scenario;
 pub mod sched;
 pub mod sim;
+pub mod tap;
 pub mod tcp;
+pub mod trace;
 pub mod units;
 
 pub use cfg::ScenarioError;
@@ -90,7 +93,7 @@ pub fn run_with_progress(
     }
     sim.close();
     sim.check_invariants()?;
-    Ok(output::collect(&sim, resolved, events))
+    Ok(output::collect(&mut sim, resolved, events))
 }
 
 /// Builds and runs a scenario to its end.

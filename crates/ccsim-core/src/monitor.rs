@@ -2,7 +2,8 @@
 //! the queue discipline's named state values (RED's average and max_p, fair
 //! queueing's per-flow backlog), TCP state per selected flow (cwnd, ssthresh,
 //! SRTT, delivered bytes, highest sequence sent, bytes in flight, the
-//! algorithm's traced state) and router component state. Off unless an interval is set; when off it costs one
+//! algorithm's traced state; for datagram flows the bytes received and sent,
+//! with a zero window and no RTT) and router component state. Off unless an interval is set; when off it costs one
 //! `Option` check at build time and nothing per packet.
 
 use crate::link::Link;
@@ -68,7 +69,7 @@ pub struct CompSeries {
 
 impl Monitor {
     pub fn sample(&mut self, now: Time, links: &[Link], flows: &[Flow], nodes: &[Node]) {
-        let t = now.as_secs_f64();
+        let t = now.secs();
         for &i in &self.queues {
             let l = &links[i];
             let q = &mut self.queue_ts;
@@ -89,8 +90,24 @@ impl Monitor {
         }
         for &i in &self.flows {
             let f = &flows[i];
-            let Endpoint::Tcp { snd, rcv } = &f.ep else { continue };
             let s = &mut self.flow_ts;
+            let (snd, rcv) = match &f.ep {
+                Endpoint::Tcp { snd, rcv } => (snd, rcv),
+                Endpoint::Udp(u) => {
+                    // Datagram flows: what was sent and received; no window, no RTT.
+                    s.time.push(t);
+                    s.flow.push(i as u32);
+                    s.cwnd.push(0);
+                    s.ssthresh.push(0);
+                    s.srtt.push(f64::NAN);
+                    s.delivered.push(u.received_bytes as i64);
+                    s.sent_seq.push(u.sent_bytes as i64);
+                    s.inflight.push(0);
+                    s.in_recovery.push(0);
+                    s.cc_state.push(f64::NAN);
+                    continue;
+                }
+            };
             s.time.push(t);
             s.flow.push(i as u32);
             s.cwnd.push(snd.cwnd() as i64);

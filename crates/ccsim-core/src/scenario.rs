@@ -479,6 +479,40 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: 
     Ok(plans)
 }
 
+/// Reads a selection of names: `"all"` (the default) or a list of names from
+/// `names`; returns their indices and puts the resolved list back.
+pub(crate) fn select(m: &mut Tab, key: &'static str, names: &[String]) -> Res<Vec<usize>> {
+    let p = m.key_path(key);
+    let r = match m.raw(key) {
+        None => (0..names.len()).collect(),
+        Some(Value::String(s)) if s == "all" => (0..names.len()).collect(),
+        Some(v @ Value::Array(a)) => a
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .and_then(|s| names.iter().position(|n| n == s))
+                    .ok_or_else(|| ScenarioError {
+                        path: p.clone(),
+                        value: show(v),
+                        expected: format!("\"all\" or a list of names from: {}", preview(names)),
+                    })
+            })
+            .collect::<Res<Vec<_>>>()?,
+        Some(v) => {
+            return Err(ScenarioError {
+                path: p,
+                value: show(v),
+                expected: "\"all\" or a list of names".into(),
+            })
+        }
+    };
+    m.put(
+        key,
+        Value::Array(r.iter().map(|&i| Value::String(names[i].clone())).collect()),
+    );
+    Ok(r)
+}
+
 fn preview(names: &[String]) -> String {
     let mut s: Vec<String> = names.iter().take(8).map(|n| format!("{n:?}")).collect();
     if names.len() > 8 {
@@ -763,44 +797,15 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     }
 
     // Monitor.
+    let link_names: Vec<String> = sim.links.iter().map(|l| l.name.clone()).collect();
+    let flow_names: Vec<String> = sim.flows.iter().map(|f| f.name.clone()).collect();
     if let Some(mut m) = root.table("monitor")? {
         let iv = m.time("interval", Some("0s"))?;
-        let sel = |m: &mut Tab, key: &'static str, names: Vec<String>| -> Res<Vec<usize>> {
-            let p = m.key_path(key);
-            let r = match m.raw(key) {
-                None => (0..names.len()).collect(),
-                Some(Value::String(s)) if s == "all" => (0..names.len()).collect(),
-                Some(v @ Value::Array(a)) => a
-                    .iter()
-                    .map(|x| {
-                        x.as_str()
-                            .and_then(|s| names.iter().position(|n| n == s))
-                            .ok_or_else(|| ScenarioError {
-                                path: p.clone(),
-                                value: show(v),
-                                expected: format!("\"all\" or a list of names from: {}", preview(&names)),
-                            })
-                    })
-                    .collect::<Res<Vec<_>>>()?,
-                Some(v) => {
-                    return Err(ScenarioError {
-                        path: p,
-                        value: show(v),
-                        expected: "\"all\" or a list of names".into(),
-                    })
-                }
-            };
-            m.put(
-                key,
-                Value::Array(r.iter().map(|&i| Value::String(names[i].clone())).collect()),
-            );
-            Ok(r)
-        };
-        let queues = sel(&mut m, "queues", sim.links.iter().map(|l| l.name.clone()).collect())?;
-        let flows = sel(&mut m, "flows", sim.flows.iter().map(|f| f.name.clone()).collect())?;
+        let queues = select(&mut m, "queues", &link_names)?;
+        let flows = select(&mut m, "flows", &flow_names)?;
         if iv > Time::ZERO {
             let samples = duration.0 / iv.0 + 1;
-            let tcp = flows.iter().filter(|&&i| sim.flows[i].kind == "tcp").count() as u64;
+            let tcp = flows.len() as u64; // datagram flows are sampled too
             let comps = sim.nodes.iter().map(|n| n.comps.len()).sum::<usize>() as u64;
             // Queue disciplines' named values: those they trace now, plus one per
             // flow for the per-flow backlog of per-conversation disciplines.
@@ -831,6 +836,7 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
             sim.monitor.flows = flows;
         }
     }
+    crate::tap::read(&mut root, &mut sim, &link_names, &flow_names)?;
     let resolved = root.finish()?;
     sim.memory_limit = limits.memory;
     sim.prime();

@@ -168,6 +168,8 @@ pub struct Sim {
     pub views: Vec<Option<Box<QueueView>>>,
     /// Bytes this run may hold (see [`crate::budget`]); checked by [`Sim::step`].
     pub memory_limit: u64,
+    /// Packet captures and the event trace, if the scenario asks for them.
+    pub taps: Option<Box<crate::tap::Taps>>,
     /// The current instant and the events processed at it (zero-time loop guard).
     instant: (Time, u64),
     next_uid: u64,
@@ -191,6 +193,7 @@ impl Sim {
             link_base: Vec::new(),
             views: Vec::new(),
             memory_limit: crate::budget::DEFAULT_MEMORY,
+            taps: None,
             instant: (Time::ZERO, 0),
             next_uid: 0,
             out_buf: Vec::new(),
@@ -303,7 +306,8 @@ impl Sim {
         let rows = m.queue_ts.time.len() as u64 * 40
             + m.flow_ts.time.len() as u64 * 80
             + (m.comp_ts.time.len() + m.qdisc_ts.time.len()) as u64 * 32;
-        packets * crate::budget::PACKET_BYTES + self.sched.len() as u64 * 64 + rows * 2
+        let taps = self.taps.as_ref().map_or(0, |t| t.bytes());
+        packets * crate::budget::PACKET_BYTES + self.sched.len() as u64 * 64 + rows * 2 + taps
     }
 
     fn check_memory(&self) -> Result<(), SimError> {
@@ -410,6 +414,9 @@ impl Sim {
                 Verdict::Drop(p) => {
                     self.counters.dropped += 1;
                     self.links[out.idx()].stats.count_drop(DropReason::Component, p.size);
+                    if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(out)) {
+                        t.dropped(self.sched.now(), &self.links[out.idx()], &p, DropReason::Component);
+                    }
                     return;
                 }
             }
@@ -474,18 +481,28 @@ impl Sim {
         if self.views[li].is_some() {
             self.enqueue_watched(link, pkt);
         } else {
+            let tapped = self.taps.as_deref().is_some_and(|t| t.on(link));
+            let arrival = tapped.then(|| pkt.clone());
             let l = &mut self.links[li];
             l.integrate(now);
             l.stats.arrivals += 1;
             l.stats.arrival_bytes += pkt.size as u64;
-            {
+            let stored = {
                 let mut cx = QdiscCtx {
                     now,
                     rng: &mut l.qrng,
                     drops: &mut self.drop_buf,
                     marks: &mut self.mark_buf,
                 };
-                l.qdisc.enqueue(pkt, &mut cx);
+                let s = l.qdisc.enqueue(pkt, &mut cx);
+                if tapped {
+                    s.cloned()
+                } else {
+                    None
+                }
+            };
+            if let (Some(a), Some(t)) = (&arrival, self.taps.as_deref_mut()) {
+                t.enqueued(now, l, a, stored.as_ref(), &self.mark_buf, &self.drop_buf);
             }
             l.note_backlog();
             for m in self.mark_buf.drain(..) {
@@ -515,6 +532,7 @@ impl Sim {
             drop_buf,
             mark_buf,
             counters,
+            taps,
             ..
         } = self;
         let l = &mut links[li];
@@ -523,6 +541,7 @@ impl Sim {
         l.stats.arrival_bytes += pkt.size as u64;
         let mut view = views[li].take().expect("watched link");
         view.add(&pkt);
+        let arrival = taps.as_deref().is_some_and(|t| t.on(link)).then(|| pkt.clone());
         let stored = {
             let mut cx = QdiscCtx {
                 now,
@@ -532,6 +551,8 @@ impl Sim {
             };
             l.qdisc.enqueue(pkt, &mut cx)
         };
+        // The tap reads the stored arrival after the components (it needs the link).
+        let tapped = arrival.map(|a| (a, stored.cloned(), mark_buf.clone(), drop_buf.clone()));
         debug_assert!(stored.is_none_or(|p| p.uid == uid), "enqueue returns the arrival");
         for m in mark_buf.drain(..) {
             l.stats.count_mark(m);
@@ -558,6 +579,9 @@ impl Sim {
         }
         drop_buf.clear();
         debug_assert_eq!(l.qdisc.backlog_bytes(), q.backlog_bytes(), "view agrees with the qdisc");
+        if let (Some((a, s, m, d)), Some(t)) = (tapped, taps.as_deref_mut()) {
+            t.enqueued(now, l, &a, s.as_ref(), &m, &d);
+        }
         self.apply(node, req);
     }
 
@@ -575,6 +599,16 @@ impl Sim {
             };
             l.qdisc.dequeue(&mut cx)
         };
+        if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(link)) {
+            let w = crate::tap::World {
+                link,
+                links: &self.links,
+                nodes: &self.nodes,
+                flows: &self.flows,
+            };
+            t.dequeued(now, pkt.as_ref(), &self.mark_buf, &self.drop_buf, w);
+        }
+        let l = &mut self.links[li];
         for m in self.mark_buf.drain(..) {
             l.stats.count_mark(m);
         }
@@ -649,6 +683,9 @@ impl Sim {
         if l.loss > 0.0 && l.rng.bernoulli(l.loss) {
             l.stats.count_drop(DropReason::LinkLoss, pkt.size);
             self.counters.dropped += 1;
+            if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(link)) {
+                t.dropped(now, l, &pkt, DropReason::LinkLoss);
+            }
         } else {
             let at = now + l.delay;
             l.pipe.push_back((at, pkt));
@@ -666,6 +703,15 @@ impl Sim {
             self.sched.schedule(next, Ev::Arrive(link));
         }
         let to = l.to;
+        if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(link)) {
+            let w = crate::tap::World {
+                link,
+                links: &self.links,
+                nodes: &self.nodes,
+                flows: &self.flows,
+            };
+            t.received(self.sched.now(), &pkt, w);
+        }
         self.forward(to, Some(link), pkt);
     }
 
@@ -769,6 +815,7 @@ impl Sim {
         u.sent_bytes += size as u64;
         let gap = u.next_gap();
         let mut p = Packet::new(0, fid, f.src, f.dst, size, Kind::Datagram, now);
+        p.seq = u.sent_packets - 1; // the datagram's number in its flow (traces show it)
         if u.ecn {
             p.ecn = Ecn::Ect0;
         }
