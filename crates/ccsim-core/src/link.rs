@@ -3,10 +3,23 @@
 //!
 //! Store-and-forward model of baseline.md §0: a packet of L bits on a link of
 //! rate C takes L/C to serialize, then `delay` to propagate. Following htsim,
-//! each link keeps at most one pending wakeup per stage (end of the current
-//! transmission; arrival of the head of the pipe), so the event queue grows
-//! with the number of links, not of packets. Optional Bernoulli loss drops a
-//! packet at the end of its serialization ("lost on the wire").
+//! each link keeps at most one pending wakeup per stage, so the event queue
+//! grows with the number of links, not of packets:
+//!
+//! * the transmitter knows when it is next free (`busy_until`). A packet that
+//!   starts its serialization goes straight into the propagation pipe with its
+//!   arrival time (end of serialization + delay); the end of a serialization
+//!   needs a wakeup only when packets are waiting behind it, to dequeue the next
+//!   one at that instant. On a link that does not queue, a packet costs one
+//!   event (its arrival), not two.
+//! * the pipe's head has one pending arrival event.
+//!
+//! What happens at the end of a serialization (the departure counters, busy
+//! time, a loss on the wire) is accounted lazily by [`Link::settle`], at the next
+//! start of service or when the statistics are read, exactly as if it had been
+//! done at that instant. Optional Bernoulli loss drops a packet at the end of
+//! its serialization ("lost on the wire"); the draw is made when the
+//! serialization starts, from the link's own stream, in the same order.
 
 use crate::packet::{LinkId, NodeId, Packet};
 use crate::qdisc::{DropReason, MarkReason, Qdisc};
@@ -79,6 +92,15 @@ impl QueueStats {
     }
 }
 
+/// A serialization whose end has not been accounted yet.
+#[derive(Copy, Clone, Debug)]
+struct InService {
+    size: u32,
+    tx: Time,
+    done: Time,
+    lost: bool,
+}
+
 pub struct Link {
     pub id: LinkId,
     pub name: String,
@@ -89,9 +111,14 @@ pub struct Link {
     /// Probability that a packet is lost on the wire.
     pub loss: f64,
     pub qdisc: Box<dyn Qdisc>,
-    /// The packet being serialized and the time its serialization ends.
-    pub tx: Option<(Packet, Time)>,
-    /// Packets propagating, with their arrival times (non-decreasing).
+    /// End of the current (or last) serialization: the transmitter is free from then on.
+    pub busy_until: Time,
+    /// A wakeup at `busy_until` is pending to dequeue the next packet.
+    pub wake_pending: bool,
+    /// The serialization not yet accounted (see [`Link::settle`]).
+    in_service: Option<InService>,
+    /// Packets in serialization or propagating, with their arrival times at the
+    /// far end (non-decreasing). A packet lost on the wire is not here.
     pub pipe: VecDeque<(Time, Packet)>,
     /// The loss model's random stream.
     pub rng: Rng,
@@ -125,7 +152,9 @@ impl Link {
             delay,
             loss,
             qdisc,
-            tx: None,
+            busy_until: Time::ZERO,
+            wake_pending: false,
+            in_service: None,
             pipe: VecDeque::new(),
             rng,
             qrng,
@@ -158,8 +187,47 @@ impl Link {
         }
     }
 
+    /// Starts serializing a `size`-byte packet at `now` (the transmitter is
+    /// free and the previous serialization settled): draws the loss on the
+    /// wire, and returns the end of this serialization and whether the packet
+    /// is lost. A lost packet is counted as dropped when its serialization ends.
+    pub fn begin_service(&mut self, now: Time, size: u32) -> (Time, bool) {
+        debug_assert!(
+            now >= self.busy_until && self.in_service.is_none(),
+            "the transmitter is busy"
+        );
+        let tx = self.rate.tx_time(size as u64);
+        let done = now + tx;
+        let lost = self.loss > 0.0 && self.rng.bernoulli(self.loss);
+        self.busy_until = done;
+        self.in_service = Some(InService { size, tx, done, lost });
+        (done, lost)
+    }
+
+    /// Accounts the serialization in service if it ended before `t` (at `t`
+    /// too when `inclusive`): departure counters, busy time, and a loss on the
+    /// wire. Returns 1 if that packet was lost (for the engine's drop counter),
+    /// else 0. The engine calls it when a new serialization starts, before
+    /// statistics are read at the start of the measurement window (exclusive:
+    /// events at that instant come after it) and at the end (inclusive).
+    pub fn settle(&mut self, t: Time, inclusive: bool) -> u64 {
+        let Some(s) = self.in_service else { return 0 };
+        if s.done > t || (!inclusive && s.done == t) {
+            return 0;
+        }
+        self.in_service = None;
+        self.stats.departures += 1;
+        self.stats.departure_bytes += s.size as u64;
+        self.stats.busy_ns += s.tx.0;
+        if s.lost {
+            self.stats.count_drop(DropReason::LinkLoss, s.size);
+        }
+        s.lost as u64
+    }
+
     /// Packets inside this link: queued, in transmission, propagating.
     pub fn packets_inside(&self) -> u64 {
-        self.qdisc.backlog_packets() as u64 + self.tx.is_some() as u64 + self.pipe.len() as u64
+        let lost_in_service = self.in_service.is_some_and(|s| s.lost) as u64;
+        self.qdisc.backlog_packets() as u64 + self.pipe.len() as u64 + lost_in_service
     }
 }

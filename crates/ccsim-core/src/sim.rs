@@ -24,8 +24,9 @@ pub const STREAM_IP_ID: u64 = 3 << 20;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Ev {
-    /// The link finished serializing its current packet.
-    TxDone(LinkId),
+    /// The link's transmitter is free and packets wait in its queue: dequeue
+    /// the next one. (A link that does not queue needs no such event.)
+    TxReady(LinkId),
     /// The head of the link's propagation pipe reaches the far end.
     Arrive(LinkId),
     /// A timer of the flow's endpoints may be due.
@@ -347,7 +348,7 @@ impl Sim {
 
     fn dispatch(&mut self, ev: Ev) {
         match ev {
-            Ev::TxDone(l) => self.tx_done(l),
+            Ev::TxReady(l) => self.tx_ready(l),
             Ev::Arrive(l) => self.arrive(l),
             Ev::Endpoint(f) => self.endpoint_timer(f),
             Ev::FlowStart(f) => self.flow_start(f),
@@ -513,8 +514,22 @@ impl Sim {
                 self.counters.dropped += 1;
             }
         }
-        if self.links[li].tx.is_none() {
+        self.kick(link);
+    }
+
+    /// After an arrival at `link`'s queue: serve it now if the transmitter is
+    /// free, else make sure a wakeup dequeues it when the transmitter frees up.
+    #[inline]
+    fn kick(&mut self, link: LinkId) {
+        let l = &mut self.links[link.idx()];
+        if l.wake_pending {
+            return;
+        }
+        if self.sched.now() >= l.busy_until {
             self.start_tx(link);
+        } else if l.qdisc.backlog_packets() > 0 {
+            l.wake_pending = true;
+            self.sched.schedule(l.busy_until, Ev::TxReady(link));
         }
     }
 
@@ -626,17 +641,36 @@ impl Sim {
             }
             return;
         };
-        let done = now + l.rate.tx_time(pkt.size as u64);
-        l.tx = Some((pkt, done));
-        self.sched.schedule(done, Ev::TxDone(link));
+        self.counters.dropped += l.settle(now, true);
+        let (done, lost) = l.begin_service(now, pkt.size);
+        if lost {
+            // The loss on the wire is drawn as serialization starts; the trace
+            // records it then (the drop counters when serialization ends).
+            if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(link)) {
+                t.dropped(now, &self.links[li], &pkt, DropReason::LinkLoss);
+            }
+        }
+        let l = &mut self.links[li];
+        if l.qdisc.backlog_packets() > 0 {
+            l.wake_pending = true;
+            self.sched.schedule(done, Ev::TxReady(link));
+        }
         if watched {
-            self.notify_dequeue(link, Some(()));
+            self.notify_dequeue(link, Some(&pkt));
+        }
+        if !lost {
+            let l = &mut self.links[li];
+            let at = done + l.delay;
+            l.pipe.push_back((at, pkt));
+            if l.pipe.len() == 1 {
+                self.sched.schedule(at, Ev::Arrive(link));
+            }
         }
     }
 
-    /// Reports the drops of a dequeue, then the start of transmission of the
-    /// packet now in `tx` (if `started`), to the node's components.
-    fn notify_dequeue(&mut self, link: LinkId, started: Option<()>) {
+    /// Reports the drops of a dequeue, then the start of transmission of
+    /// `started` (if any), to the node's components.
+    fn notify_dequeue(&mut self, link: LinkId, started: Option<&Packet>) {
         let now = self.now();
         let li = link.idx();
         let mut req = Requests::default();
@@ -652,7 +686,7 @@ impl Sim {
         for (p, _) in drop_buf.iter() {
             view.remove(p);
         }
-        let sent = started.and(l.tx.as_ref()).map(|t| &t.0);
+        let sent = started;
         if let Some(p) = sent {
             view.remove(p);
         }
@@ -673,26 +707,10 @@ impl Sim {
         self.apply(node, req);
     }
 
-    fn tx_done(&mut self, link: LinkId) {
-        let now = self.now();
+    fn tx_ready(&mut self, link: LinkId) {
         let l = &mut self.links[link.idx()];
-        let (pkt, _) = l.tx.take().expect("TxDone without a packet in service");
-        l.stats.departures += 1;
-        l.stats.departure_bytes += pkt.size as u64;
-        l.stats.busy_ns += l.rate.tx_time(pkt.size as u64).0;
-        if l.loss > 0.0 && l.rng.bernoulli(l.loss) {
-            l.stats.count_drop(DropReason::LinkLoss, pkt.size);
-            self.counters.dropped += 1;
-            if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(link)) {
-                t.dropped(now, l, &pkt, DropReason::LinkLoss);
-            }
-        } else {
-            let at = now + l.delay;
-            l.pipe.push_back((at, pkt));
-            if l.pipe.len() == 1 {
-                self.sched.schedule(at, Ev::Arrive(link));
-            }
-        }
+        debug_assert!(l.wake_pending && l.busy_until == self.sched.now());
+        l.wake_pending = false;
         self.start_tx(link);
     }
 
@@ -830,6 +848,9 @@ impl Sim {
     fn begin_measurement(&mut self) {
         let now = self.now();
         for l in &mut self.links {
+            // Serializations ending at this instant end after it (their events
+            // were scheduled after this one): exclusive.
+            self.counters.dropped += l.settle(now, false);
             l.integrate(now);
             l.stats.max_pkts = l.qdisc.backlog_packets() as u64;
             l.stats.max_bytes = l.qdisc.backlog_bytes();
@@ -854,6 +875,7 @@ impl Sim {
     pub fn close(&mut self) {
         let end = self.end;
         for l in &mut self.links {
+            self.counters.dropped += l.settle(end, true);
             l.integrate(end);
         }
     }

@@ -62,10 +62,16 @@ fn a_zero_time_loop_stops_with_a_clear_error() {
         e.contains("simulated time stopped advancing") && e.contains("a->b"),
         "{e}"
     );
-    // The same link with a propagation delay is an ordinary (fast) run.
+    // The same link with a propagation delay and packets that take time to
+    // serialize (1.2 ns) is an ordinary (fast) run. (With 1-byte packets the
+    // link would be infinitely fast: each serialization rounds to 0 ns.)
     let mut s = two_nodes("10Tbps", "1us");
     s["duration"] = json!("1ms");
-    assert!(run_steps(&s, &Limits::default()).is_ok());
+    s["flows"][0]["mss"] = json!(1460);
+    s["flows"][0]["header"] = json!(40);
+    s["flows"][0]["ack_size"] = json!(40);
+    let r = run_steps(&s, &Limits::default());
+    assert!(r.is_ok(), "{r:?}");
 }
 
 #[test]

@@ -1,0 +1,338 @@
+"""ccsim against ns-2.35 for speed, on the same scenarios, on this machine.
+
+    python benches/ns2_speed.py                  # every scenario, best of 3 each
+    python benches/ns2_speed.py --only 200 --repeat 1
+    python benches/ns2_speed.py --write docs/performance.md
+
+For each scenario the ns-2 script and the ccsim scenario come from the same
+description (the dumbbells from ``validation/ns2/ns2tcp.py``, with ns-2's TCP
+conventions on both sides; the parking lot written here), so both simulators
+carry the same traffic. Measured per simulator:
+
+* whole process: wall time of ``ns script.tcl`` and of a fresh Python process
+  running ``ccsim.run`` (interpreter start-up, imports, scenario build, run);
+* engine only (ccsim): the run's own wall time (``summary["wall_s"]``);
+* bottleneck departures per wall second (whole process, and engine only for
+  ccsim), events per second (ccsim), peak memory (maximum resident set size of
+  the process, from ``/usr/bin/time``).
+
+The ratio is ns-2's whole-process wall time over ccsim's engine-only and
+whole-process wall times (the same number of departures, within the small
+difference between the two simulators' runs). Where ``ns`` is missing, one line
+says so and ccsim's own figures are still reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "validation" / "ns2"))
+
+from ns2tcp import Case, ccsim_scenario, tcl  # noqa: E402
+
+MARK_BEGIN = "<!-- ns2-speed:begin -->"
+MARK_END = "<!-- ns2-speed:end -->"
+
+
+@dataclasses.dataclass
+class Bench:
+    """A named scenario: its ns-2 script and ccsim scenario."""
+
+    name: str
+    tcl: str
+    scenario: dict
+    #: The link whose departures are counted ("R1->R2" on a dumbbell).
+    bottleneck: str = "R1->R2"
+
+
+def dumbbell(name: str, case: Case) -> Bench:
+    return Bench(name, tcl(case, 1), ccsim_scenario(case, 1))
+
+
+def parking_lot(duration_s: float) -> Bench:
+    """Three 100 Mbps / 10 ms bottlenecks in a row; 20 NewReno flows across all of
+    them and 20 over each hop alone; 1 Gbps / 1 ms access links, 200-packet
+    drop-tail buffers (ns-2 ``limit_`` 201); 1000-B segments, ns-2's conventions."""
+    hops = 3
+    n_long, n_cross = 20, 20
+    routers = [f"r{k}" for k in range(hops + 1)]
+    nodes = list(routers)
+    links = []
+    flows = []
+    tl = ["set ns [new Simulator]", *_ns2_tcp_defaults()]
+    for r in routers:
+        tl.append(f"set n({r}) [$ns node]")
+    for k in range(hops):
+        a, b = routers[k], routers[k + 1]
+        q = {"kind": "droptail", "limit": "200pkt"}
+        links.append({"from": a, "to": b, "rate": "100Mbps", "delay": "10ms", "queue": q})
+        tl += [
+            f"$ns duplex-link $n({a}) $n({b}) 100Mb 10ms DropTail",
+            f"$ns queue-limit $n({a}) $n({b}) 201",
+            f"$ns queue-limit $n({b}) $n({a}) 201",
+        ]
+    idx = 0
+
+    def add_flow(src_router: str, dst_router: str, start: float) -> None:
+        nonlocal idx
+        s, d = f"s{idx}", f"d{idx}"
+        nodes.extend([s, d])
+        acc = {"rate": "1Gbps", "delay": "1ms", "queue": {"kind": "droptail", "limit": "1000pkt"}}
+        links.append({"from": s, "to": src_router, **acc})
+        links.append({"from": dst_router, "to": d, **acc})
+        flows.append(
+            {
+                "name": f"f{idx}",
+                "src": s,
+                "dst": d,
+                "cc": "newreno",
+                "conventions": "ns2",
+                "mss": 960,
+                "header": 40,
+                "start": f"{start}s",
+            }
+        )
+        tl.extend(
+            [
+                f"set n({s}) [$ns node]",
+                f"set n({d}) [$ns node]",
+                f"$ns duplex-link $n({s}) $n({src_router}) 1Gb 1ms DropTail",
+                f"$ns duplex-link $n({dst_router}) $n({d}) 1Gb 1ms DropTail",
+                f"$ns queue-limit $n({s}) $n({src_router}) 1001",
+                f"$ns queue-limit $n({dst_router}) $n({d}) 1001",
+                f"set tcp({idx}) [new Agent/TCP/Newreno]",
+                f"$ns attach-agent $n({s}) $tcp({idx})",
+                f"set sink({idx}) [new Agent/TCPSink]",
+                f"$ns attach-agent $n({d}) $sink({idx})",
+                f"$ns connect $tcp({idx}) $sink({idx})",
+                f"set ftp({idx}) [new Application/FTP]",
+                f"$ftp({idx}) attach-agent $tcp({idx})",
+                f'$ns at {start} "$ftp({idx}) start"',
+            ]
+        )
+        idx += 1
+
+    for i in range(n_long):
+        add_flow(routers[0], routers[-1], round(i * 0.05, 3))
+    for k in range(hops):
+        for i in range(n_cross):
+            add_flow(routers[k], routers[k + 1], round(1 + i * 0.05, 3))
+    tl += [
+        "set qm [$ns monitor-queue $n(r0) $n(r1) [open /dev/null w] 0.1]",
+        "proc finish {} {",
+        "  global qm",
+        '  puts "Q [$qm set parrivals_] [$qm set pdepartures_] [$qm set pdrops_] [$qm set bdepartures_]"',
+        "  exit 0",
+        "}",
+        f'$ns at {duration_s} "finish"',
+        "$ns run",
+        "",
+    ]
+    scenario = {
+        "name": "bench-parking-lot",
+        "seed": 1,
+        "duration": f"{duration_s}s",
+        "topology": {"kind": "graph", "nodes": nodes, "links": links},
+        "flows": flows,
+    }
+    return Bench(
+        "parking lot: 3 × 100 Mbps hops, 80 NewReno flows", "\n".join(tl), scenario, "r0->r1"
+    )
+
+
+def _ns2_tcp_defaults() -> list[str]:
+    """ns-2 agent settings matching ccsim's ``conventions = "ns2"`` (see ns2tcp.py)."""
+    return [
+        "Agent/TCP set packetSize_ 960",
+        "Agent/TCP set tcpip_base_hdr_size_ 40",
+        "Agent/TCP set window_ 1000000",
+        "Agent/TCP set windowInit_ 2",
+        "Agent/TCP set syn_ false",
+        "Agent/TCP set delay_growth_ false",
+        "Agent/TCP set singledup_ 1",
+        "Agent/TCP/Newreno set newreno_changes1_ 1",
+    ]
+
+
+def benches(quick: bool) -> list[Bench]:
+    """The scenarios of issue 12 (quick: shorter)."""
+    k = 0.2 if quick else 1.0
+    return [
+        dumbbell(
+            "8 NewReno flows, 100 Mbps / 20 ms, 100-pkt drop-tail, 1448 B",
+            Case(
+                "speed-8",
+                pairs=8,
+                rate_mbps=100,
+                delay_ms=20,
+                access_mbps=1000,
+                access_ms=(1.0, 1.0),
+                start_max_s=0.1,
+                buffer_pkts=100,
+                mss=1448,
+                duration_s=300.0 * k,
+                warmup_s=0.0,
+            ),
+        ),
+        dumbbell(
+            "200 NewReno flows, 200 Mbps, RTT ≈ 100 ms, 250-pkt drop-tail",
+            Case(
+                "speed-200",
+                pairs=200,
+                rate_mbps=200,
+                delay_ms=48,
+                access_mbps=2000,
+                access_ms=(0.0, 2.0),
+                start_max_s=1.0,
+                buffer_pkts=250,
+                mss=1448,
+                duration_s=60.0 * k,
+                warmup_s=0.0,
+            ),
+        ),
+        dumbbell(
+            "10 000 NewReno flows, 10 Gbps, RTT ≈ 100 ms, 0.1 BDP drop-tail",
+            Case(
+                "speed-10k",
+                pairs=10_000,
+                rate_mbps=10_000,
+                delay_ms=48,
+                access_mbps=100_000,
+                access_ms=(0.0, 2.0),
+                start_max_s=1.0,
+                buffer_pkts=8333,
+                mss=1448,
+                duration_s=10.0 * k,
+                warmup_s=0.0,
+            ),
+        ),
+        parking_lot(60.0 * k),
+    ]
+
+
+@dataclasses.dataclass
+class Measure:
+    wall_s: float
+    departures: int
+    max_rss_mb: float
+    engine_wall_s: float = float("nan")
+    events: int = 0
+
+
+def _timed(cmd: list[str]) -> tuple[str, float, float]:
+    """Runs `cmd` under /usr/bin/time; returns stdout, wall seconds, peak RSS in MB."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
+        t0 = time.perf_counter()
+        out = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", "-o", tf.name, *cmd],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        wall = time.perf_counter() - t0
+        rss_kb = float(Path(tf.name).read_text().split()[-1])
+    return out, wall, rss_kb / 1024
+
+
+def run_ns2(b: Bench) -> Measure:
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "bench.tcl"
+        path.write_text(b.tcl)
+        out, wall, rss = _timed(["ns", str(path)])
+    q = next(line.split() for line in out.splitlines() if line.startswith("Q "))
+    return Measure(wall, int(q[2]), rss)
+
+
+CCSIM_CHILD = """
+import json, sys, ccsim
+r = ccsim.run(json.load(open(sys.argv[1])))
+q = r.queue(sys.argv[2])
+print(json.dumps({"departures": int(q["departures"]), "wall_s": r.summary["wall_s"],
+                  "events": r.summary["events"]}))
+"""
+
+
+def run_ccsim(b: Bench) -> Measure:
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "bench.json"
+        path.write_text(json.dumps(b.scenario))
+        out, wall, rss = _timed([sys.executable, "-c", CCSIM_CHILD, str(path), b.bottleneck])
+    r = json.loads(out.strip().splitlines()[-1])
+    return Measure(wall, r["departures"], rss, r["wall_s"], r["events"])
+
+
+def best(f, b: Bench, repeat: int) -> Measure:
+    runs = [f(b) for _ in range(repeat)]
+    return min(runs, key=lambda m: m.wall_s)
+
+
+def table(rows: list[tuple[Bench, Measure | None, Measure]]) -> str:
+    lines = [
+        "| scenario | ns-2 wall | ns-2 departures/s | ns-2 peak RSS | ccsim wall (process / engine) "
+        "| ccsim departures/s (process / engine) | ccsim events/s | ccsim peak RSS "
+        "| ratio (process / engine) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for b, ns, cc in rows:
+        cc_dep = f"{cc.departures / cc.wall_s / 1e3:.0f} k / {cc.departures / cc.engine_wall_s / 1e3:.0f} k"
+        cc_wall = f"{cc.wall_s:.2f} s / {cc.engine_wall_s:.2f} s"
+        ev = f"{cc.events / cc.engine_wall_s / 1e6:.1f} M"
+        if ns is None:
+            ns_cols = "— | — | —"
+            ratio = "— (no ns-2)"
+        else:
+            ns_cols = f"{ns.wall_s:.2f} s | {ns.departures / ns.wall_s / 1e3:.0f} k | {ns.max_rss_mb:.0f} MB"
+            ratio = f"{ns.wall_s / cc.wall_s:.1f}× / {ns.wall_s / cc.engine_wall_s:.1f}×"
+        lines.append(
+            f"| {b.name} | {ns_cols} | {cc_wall} | {cc_dep} | {ev} | {cc.max_rss_mb:.0f} MB | {ratio} |"
+        )
+    return "\n".join(lines)
+
+
+def write(path: Path, text: str) -> None:
+    block = f"{MARK_BEGIN}\n{text}\n{MARK_END}"
+    old = path.read_text() if path.exists() else ""
+    if MARK_BEGIN in old and MARK_END in old:
+        a, e = old.index(MARK_BEGIN), old.index(MARK_END) + len(MARK_END)
+        new = old[:a] + block + old[e:]
+    else:
+        new = old + ("\n" if old and not old.endswith("\n") else "") + block + "\n"
+    path.write_text(new)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="shorter runs (a fifth)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per simulator (best kept)")
+    ap.add_argument("--only", help="scenarios whose name contains this text")
+    ap.add_argument("--write", type=Path, help="replace the table in this markdown file")
+    a = ap.parse_args(argv)
+    have_ns = shutil.which("ns") is not None
+    if not have_ns:
+        print("ns-2 (`ns`) is not installed (apt-get install ns2): ccsim's figures only")
+    rows = []
+    for b in benches(a.quick):
+        if a.only and a.only not in b.name:
+            continue
+        ns = best(run_ns2, b, a.repeat) if have_ns else None
+        cc = best(run_ccsim, b, a.repeat)
+        rows.append((b, ns, cc))
+        print(f"done: {b.name}", file=sys.stderr, flush=True)
+    text = table(rows)
+    print(text)
+    if a.write:
+        write(a.write, text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
