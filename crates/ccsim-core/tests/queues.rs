@@ -397,7 +397,12 @@ fn several_components_apply_in_order_and_released_packets_continue_down_the_chai
     sim.check_invariants().unwrap();
     let seen = seen.lock().unwrap();
     assert!(seen.len() > 300);
-    assert!(seen.iter().all(|&x| x == 123), "{:?}", &seen[..5]);
+    // A datagram's `seq` is its number n in the flow: the stamps make it n·1000 + 123.
+    assert!(
+        seen.iter().enumerate().all(|(n, &x)| x == n as u64 * 1000 + 123),
+        "{:?}",
+        &seen[..5]
+    );
 }
 
 #[test]
