@@ -85,6 +85,7 @@ TRACE = [
     ("ecn", "–", "IP ECN field: `not-ect`, `ect0`, `ect1` or `ce`"),
     ("ece", "–", "1 if the TCP ECN-Echo flag is set"),
     ("cwr", "–", "1 if the TCP CWR flag is set"),
+    ("ip_id", "–", "IPv4 identification field (as in packet captures)"),
     ("retransmit", "–", "1 for a retransmitted segment"),
     ("queue_pkts", "packets", "the link's queue backlog just after the event"),
     ("queue_bytes", "B", "the same in bytes"),

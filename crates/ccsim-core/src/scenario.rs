@@ -9,7 +9,7 @@
 use crate::app::{Pattern, SizeDist, UdpSource};
 use crate::budget::{self, Limits};
 use crate::cc;
-use crate::cfg::{show, time_str, Res, ScenarioError, Tab};
+use crate::cfg::{self, show, time_str, Res, ScenarioError, Tab};
 use crate::components;
 use crate::link::Link;
 use crate::packet::{FlowId, LinkId, NodeId};
@@ -393,7 +393,7 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: 
                 net.index.get(&name).copied().ok_or_else(|| ScenarioError {
                     path: t.key_path(key),
                     value: format!("{name:?}"),
-                    expected: format!("one of the topology's nodes: {}", preview(&net.names)),
+                    expected: format!("one of the topology's nodes: {}", cfg::names_hint(&name, &net.names)),
                 })
             };
             let s = node(&mut t, "src")?;
@@ -494,7 +494,10 @@ pub(crate) fn select(m: &mut Tab, key: &'static str, names: &[String]) -> Res<Ve
                     .ok_or_else(|| ScenarioError {
                         path: p.clone(),
                         value: show(v),
-                        expected: format!("\"all\" or a list of names from: {}", preview(names)),
+                        expected: format!(
+                            "\"all\" or a list of names from: {}",
+                            cfg::names_hint(x.as_str().unwrap_or(""), names)
+                        ),
                     })
             })
             .collect::<Res<Vec<_>>>()?,
@@ -511,14 +514,6 @@ pub(crate) fn select(m: &mut Tab, key: &'static str, names: &[String]) -> Res<Ve
         Value::Array(r.iter().map(|&i| Value::String(names[i].clone())).collect()),
     );
     Ok(r)
-}
-
-fn preview(names: &[String]) -> String {
-    let mut s: Vec<String> = names.iter().take(8).map(|n| format!("{n:?}")).collect();
-    if names.len() > 8 {
-        s.push(format!("… ({} nodes)", names.len()));
-    }
-    s.join(", ")
 }
 
 fn resolve_limit(q: &QueueSpec, rate: Rate, net: &Net, pkt: u64) -> Res<Limit> {
@@ -787,7 +782,10 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
             let node = *net.index.get(&node_name).ok_or_else(|| ScenarioError {
                 path: t.key_path("node"),
                 value: format!("{node_name:?}"),
-                expected: format!("one of the topology's nodes: {}", preview(&net.names)),
+                expected: format!(
+                    "one of the topology's nodes: {}",
+                    cfg::names_hint(&node_name, &net.names)
+                ),
             })?;
             let comp = components::build(&mut t, &sim, NodeId(node as u32))?;
             sim.add_component(NodeId(node as u32), comp);

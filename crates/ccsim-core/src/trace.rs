@@ -53,6 +53,7 @@ struct Rows {
     ack: Vec<u64>,
     ecn: Vec<u8>,
     flags: Vec<u8>,
+    ip_id: Vec<u16>,
     priority: Vec<u32>,
     retx: Vec<bool>,
     qpkts: Vec<u32>,
@@ -111,6 +112,7 @@ impl Trace {
         r.ack.push(pkt.ack);
         r.ecn.push(pkt.ecn.bits());
         r.flags.push(pkt.flags);
+        r.ip_id.push(pkt.ip_id);
         r.priority.push(pkt.priority);
         r.retx.push(pkt.retx);
         r.qpkts.push(link.qdisc.backlog_packets() as u32);
@@ -168,6 +170,7 @@ impl Trace {
                     "cwr",
                     i64s(r.flags.iter().map(|&f| (f & flags::CWR != 0) as i64).collect()),
                 ),
+                ("ip_id", i64s(r.ip_id.iter().map(|&x| x as i64).collect())),
                 ("retransmit", i64s(r.retx.iter().map(|&x| x as i64).collect())),
                 ("queue_pkts", i64s(r.qpkts.iter().map(|&x| x as i64).collect())),
                 ("queue_bytes", i64s(r.qbytes.iter().map(|&x| x as i64).collect())),

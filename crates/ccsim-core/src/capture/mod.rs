@@ -104,9 +104,10 @@ impl Capture {
         if self.handshake && fw.tcp && !self.seen[pkt.flow.idx()] {
             self.seen[pkt.flow.idx()] = true;
             let (s, d) = (flow.src.idx(), flow.dst.idx());
-            let len = wire::handshake(fw, s, d, false, now, ttl, snap, &mut self.buf);
+            let ts = pkt.ts_val.min(now);
+            let len = wire::handshake(fw, s, d, false, ts, ttl, snap, &mut self.buf);
             self.write(now, iface, len);
-            let len = wire::handshake(fw, d, s, true, now, ttl, snap, &mut self.buf);
+            let len = wire::handshake(fw, d, s, true, ts, ttl, snap, &mut self.buf);
             self.write(now, iface, len);
         }
         let len = wire::packet(pkt, fw, ttl, snap, &mut self.buf);
@@ -240,7 +241,7 @@ pub fn read(
                     t.error(
                         "link",
                         &Value::String(l.clone()),
-                        format!("one of the links: {}", names_preview(&names)),
+                        format!("one of the links: {}", cfg::names_hint(l, &names)),
                     )
                 })?;
                 (vec![(LinkId(li as u32), Side::Egress)], l.clone())
@@ -251,7 +252,7 @@ pub fn read(
                     t.error(
                         "node",
                         &Value::String(n.clone()),
-                        format!("one of the nodes: {}", names_preview(&names)),
+                        format!("one of the nodes: {}", cfg::names_hint(n, &names)),
                     )
                 })?;
                 let id = NodeId(ni as u32);
@@ -375,12 +376,4 @@ pub fn read(
     }
     root.put("capture", Value::Array(out));
     Ok(caps)
-}
-
-fn names_preview(names: &[String]) -> String {
-    let mut s: Vec<String> = names.iter().take(8).map(|n| format!("{n:?}")).collect();
-    if names.len() > 8 {
-        s.push(format!("… ({} in all)", names.len()));
-    }
-    s.join(", ")
 }

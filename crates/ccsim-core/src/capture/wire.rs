@@ -172,14 +172,15 @@ pub fn packet(pkt: &Packet, fw: &FlowWire, ttl: u8, snap: usize, out: &mut Vec<u
 /// SYN-ACK (from the receiver) of a flow: ccsim has no handshake, but these
 /// carry what a real one negotiates (MSS, window scale, SACK-permitted,
 /// timestamps, ECN setup per RFC 3168 §6.1.1), so that Wireshark scales windows
-/// and tcptrace numbers sequences. IP id 0.
+/// and tcptrace numbers sequences. IP id 0; TSval `ts` (the first captured
+/// segment's, so that timestamps do not go backwards).
 #[allow(clippy::too_many_arguments)]
 pub fn handshake(
     fw: &FlowWire,
     src: usize,
     dst: usize,
     syn_ack: bool,
-    now: crate::units::Time,
+    ts: crate::units::Time,
     ttl: u8,
     snap: usize,
     out: &mut Vec<u8>,
@@ -201,7 +202,7 @@ pub fn handshake(
     if (syn_ack && fw.sack_rcv) || (!syn_ack && fw.sack) {
         o.extend_from_slice(&[1, 1, 4, 2]);
     }
-    opt_ts(&mut o, micros(now), 0);
+    opt_ts(&mut o, micros(ts), 0);
     o.extend_from_slice(&[1, 3, 3, if syn_ack { fw.wscale } else { 0 }]);
     t.set_options_raw(&o).expect("fits");
     let ip = ipv4(src, dst, t.header_len(), IpNumber::TCP, ttl, 0, 0);
