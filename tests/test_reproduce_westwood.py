@@ -122,3 +122,16 @@ def test_experiment_runs_stores_plots_and_reports(tmp_path):
     again = TINY.run(results_dir=tmp_path, jobs=2, progress=False)
     assert sorted(again.table["point_id"]) == sorted(data.table["point_id"])
     assert sorted(again.table["utilization"]) == sorted(data.table["utilization"])
+
+
+def test_reproduce_all_names_the_failing_checks(tmp_path, monkeypatch, capsys):
+    from ccsim import cli, experiments
+
+    monkeypatch.setattr(experiments, "all_experiments", lambda: [TINY])
+    rc = cli.main(["reproduce", "--all", "--quick", "--jobs", "1", "--results", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert rc == 0  # without --strict a failed check is reported, not an error
+    assert "1 checks did not pass" in err and "FAIL tiny: impossible" in err
+    assert "NewReno utilization" not in err
+    rc = cli.main(["reproduce", "tiny", "--strict", "--jobs", "1", "--results", str(tmp_path)])
+    assert rc == 1 and "FAIL tiny: impossible" in capsys.readouterr().err

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import ccsim
 from ccsim.progress import ProgressBar
-from ccsim.store import StoreError
-from ccsim.sweep import SweepError
+from ccsim.errors import StoreError, SweepError
 
 EPILOG = """
 scenario keys are documented in docs/user-guide.md; every key can be overridden with
@@ -156,7 +155,9 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
         names, quick=a.quick, jobs=a.jobs, results_dir=a.results, out_dir=a.out
     )
     if not ok:
-        print("some checks did not pass: see the FAIL rows in the reports", file=sys.stderr)
+        print(f"{len(ok.failed)} checks did not pass:", file=sys.stderr)
+        for exp, what in ok.failed:
+            print(f"  FAIL {exp}: {what}", file=sys.stderr)
     return 1 if (a.strict and not ok) else 0
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["Check", "Data", "Experiment", "Run", "reproduce"]
+__all__ = ["Check", "Data", "Experiment", "Outcome", "Run", "reproduce"]
 
 
 @dataclass
@@ -140,8 +140,11 @@ class Experiment:
         )
         return Data(self.name, df, Path(results_dir), quick)
 
-    def report(self, data: Data, outdir: Path, figures: list[Path]) -> tuple[str, bool]:
-        """Write ``report.md``; returns its text and whether every check passed."""
+    def report(
+        self, data: Data, outdir: Path, figures: list[Path], failed: list[str] | None = None
+    ) -> tuple[str, bool]:
+        """Write ``report.md``; returns its text and whether every check passed (the
+        checks that did not are appended to ``failed``, if given)."""
         lines = [
             f"# {self.title}",
             "",
@@ -157,6 +160,8 @@ class Experiment:
         for c in self.checks:
             v, passed = c.evaluate(data)
             ok &= passed
+            if not passed and failed is not None:
+                failed.append(c.what)
             shown = "n/a" if math.isnan(v) else c.fmt.format(v)
             lines.append(
                 f"| {c.what} | {c.paper} | {shown} | {c.tolerance} | {'PASS' if passed else 'FAIL'} |"
@@ -231,6 +236,17 @@ def save_figure(fig, outdir: Path, stem: str) -> list[Path]:
     return paths
 
 
+@dataclass
+class Outcome:
+    """What :func:`reproduce` did: true when every check passed; ``failed`` lists the
+    (experiment, check) pairs that did not."""
+
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return not self.failed
+
+
 def reproduce(
     names: list[str],
     quick: bool = False,
@@ -238,25 +254,27 @@ def reproduce(
     results_dir: str | os.PathLike = "ccsim-results",
     out_dir: str | os.PathLike | None = None,
     progress: bool = True,
-) -> bool:
-    """Reproduce the named experiments; returns True if every check passed."""
+) -> Outcome:
+    """Reproduce the named experiments; the :class:`Outcome` is true if every check
+    passed and names the checks that did not."""
     import matplotlib
 
     matplotlib.use("Agg")
     from ccsim.experiments import get
 
     out_root = Path(out_dir) if out_dir else Path(results_dir) / "reports"
-    all_ok = True
+    outcome = Outcome()
     for name in names:
         exp = get(name)
         print(f"== {exp.name}: {exp.title}", flush=True)
         data = exp.run(quick=quick, jobs=jobs, results_dir=results_dir, progress=progress)
         outdir = out_root / exp.name
         figures = exp.plot(data, outdir) if exp.plot else []
-        text, ok = exp.report(data, outdir, figures)
-        all_ok &= ok
+        failed: list[str] = []
+        text, _ = exp.report(data, outdir, figures, failed)
+        outcome.failed += [(exp.name, what) for what in failed]
         passed = text.count("| PASS |")
         print(
             f"   {passed}/{len(exp.checks)} checks pass; report: {outdir / 'report.md'}", flush=True
         )
-    return all_ok
+    return outcome
