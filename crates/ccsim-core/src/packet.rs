@@ -109,6 +109,21 @@ impl Feedback {
     }
 }
 
+/// A packet's SACK blocks as absolute sequence numbers (see
+/// [`Packet::sack_blocks`]); derefs to a slice.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SackBlocks {
+    blocks: [(u64, u64); MAX_SACK],
+    n: u8,
+}
+
+impl std::ops::Deref for SackBlocks {
+    type Target = [(u64, u64)];
+    fn deref(&self) -> &[(u64, u64)] {
+        &self.blocks[..self.n as usize]
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Packet {
     /// Unique id, assigned at creation in creation order.
@@ -132,8 +147,11 @@ pub struct Packet {
     pub flags: u8,
     /// Advertised receive window in bytes (the window field, unscaled).
     pub wnd: u64,
-    pub sack: [(u64, u64); MAX_SACK],
-    pub nsack: u8,
+    /// SACK blocks (RFC 2018) as offsets above `ack`, which keeps them to 32
+    /// bits each on the wire's model as in the real option; read and write
+    /// them with [`Packet::sack_blocks`] and [`Packet::set_sack`].
+    sack: [(u32, u32); MAX_SACK],
+    nsack: u8,
     /// Timestamp option (RFC 7323): sender's clock and the echoed value.
     pub ts_val: Time,
     pub ts_ecr: Time,
@@ -142,8 +160,6 @@ pub struct Packet {
     pub fb: Feedback,
     /// True for a retransmitted segment.
     pub retx: bool,
-    /// Creation time.
-    pub created: Time,
 }
 
 impl Packet {
@@ -169,14 +185,33 @@ impl Packet {
             ts_ecr: Time::ZERO,
             fb: Feedback::default(),
             retx: false,
-            created: now,
         }
     }
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0
     }
-    pub fn sack_blocks(&self) -> &[(u64, u64)] {
-        &self.sack[..self.nsack as usize]
+    /// The SACK blocks, most recent first (RFC 2018 §4), as absolute
+    /// sequence numbers.
+    pub fn sack_blocks(&self) -> SackBlocks {
+        let mut blocks = [(0, 0); MAX_SACK];
+        for (b, &(s, e)) in blocks.iter_mut().zip(&self.sack[..self.nsack as usize]) {
+            *b = (self.ack + s as u64, self.ack + e as u64);
+        }
+        SackBlocks { blocks, n: self.nsack }
+    }
+    /// Sets the SACK blocks (at most [`MAX_SACK`]; set `ack` first). Every
+    /// block lies above the cumulative ACK (no D-SACK), within 4 GiB of it.
+    pub fn set_sack(&mut self, blocks: &[(u64, u64)]) {
+        assert!(blocks.len() <= MAX_SACK, "{} SACK blocks", blocks.len());
+        for (b, &(s, e)) in self.sack.iter_mut().zip(blocks) {
+            debug_assert!(
+                self.ack <= s && s <= e && e - self.ack <= u32::MAX as u64,
+                "SACK block {s}-{e} above {}",
+                self.ack
+            );
+            *b = ((s - self.ack) as u32, (e - self.ack) as u32);
+        }
+        self.nsack = blocks.len() as u8;
     }
     /// Sequence number just past this segment's payload.
     pub fn end_seq(&self) -> u64 {

@@ -208,6 +208,7 @@ impl TcpReceiver {
         if self.p.sack_blocks > 0 && !self.ooo.is_empty() {
             let max = (self.p.sack_blocks as usize).min(MAX_SACK);
             let mut n = 0;
+            let mut blocks = [(0, 0); MAX_SACK];
             let first = latest.and_then(|(s, _)| {
                 self.ooo
                     .range(..=s)
@@ -216,7 +217,7 @@ impl TcpReceiver {
                     .map(|(&bs, &be)| (bs, be))
             });
             if let Some(b) = first {
-                a.sack[0] = b;
+                blocks[0] = b;
                 n = 1;
             }
             for (&bs, &be) in self.ooo.iter().rev() {
@@ -224,11 +225,11 @@ impl TcpReceiver {
                     break;
                 }
                 if Some((bs, be)) != first {
-                    a.sack[n] = (bs, be);
+                    blocks[n] = (bs, be);
                     n += 1;
                 }
             }
-            a.nsack = n as u8;
+            a.set_sack(&blocks[..n]);
         }
         self.stats.acks_sent += 1;
         cx.out.push(a);
@@ -288,8 +289,8 @@ mod tests {
         let mut r = TcpReceiver::new(p, FlowId(0), NodeId(1), NodeId(0));
         let acks = feed(&mut r, &[(0, 100), (200, 100), (400, 100), (600, 100)]);
         let last = acks.last().unwrap();
-        assert_eq!(last.sack_blocks(), &[(600, 700), (400, 500), (200, 300)]);
-        assert_eq!(acks[1].sack_blocks(), &[(200, 300)]);
+        assert_eq!(*last.sack_blocks(), [(600, 700), (400, 500), (200, 300)]);
+        assert_eq!(*acks[1].sack_blocks(), [(200, 300)]);
     }
 
     #[test]

@@ -546,7 +546,7 @@ impl TcpSender {
         let ece = self.p.ecn && pkt.has(flags::ECE);
         // RFC 6675 Update(): record the SACK blocks.
         let una = pkt.ack.min(self.snd_max).max(self.snd_una);
-        let newly_sacked = self.board.as_mut().map(|b| b.update(una, pkt.sack_blocks()));
+        let newly_sacked = self.board.as_mut().map(|b| b.update(una, &pkt.sack_blocks()));
         if pkt.ack > self.snd_una {
             self.on_new_ack(pkt.ack.min(self.snd_max), ece, pkt.fb, cx);
             if self.completed.is_some() {
@@ -1443,12 +1443,7 @@ mod tests {
 
     /// An ACK of `ack` carrying SACK blocks (RFC 2018), most recent first.
     fn with_sack(blocks: &'static [(u64, u64)]) -> impl FnOnce(&mut Packet) {
-        move |a: &mut Packet| {
-            for (i, &b) in blocks.iter().enumerate() {
-                a.sack[i] = b;
-            }
-            a.nsack = blocks.len() as u8;
-        }
+        move |a: &mut Packet| a.set_sack(blocks)
     }
 
     /// RFC 6675 §5, one loss: segment 0 of 10 is lost; the third ACK that
