@@ -82,8 +82,8 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, x) in d[0].iter_mut().enumerate() {
+        *x = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {

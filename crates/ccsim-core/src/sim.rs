@@ -415,8 +415,8 @@ impl Sim {
                 Verdict::Drop(p) => {
                     self.counters.dropped += 1;
                     self.links[out.idx()].stats.count_drop(DropReason::Component, p.size);
-                    if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(out)) {
-                        t.dropped(self.sched.now(), &self.links[out.idx()], &p, DropReason::Component);
+                    if self.taps.is_some() {
+                        self.tap_dropped(out, &p, DropReason::Component);
                     }
                     return;
                 }
@@ -477,44 +477,100 @@ impl Sim {
 
     /// Offers `pkt` to the link's queue discipline (the link wrapper keeps the stats).
     pub(crate) fn enqueue(&mut self, link: LinkId, pkt: Packet) {
-        let now = self.now();
-        let li = link.idx();
-        if self.views[li].is_some() {
+        if self.views[link.idx()].is_some() {
             self.enqueue_watched(link, pkt);
+        } else if self.taps.as_deref().is_some_and(|t| t.on(link)) {
+            self.enqueue_tapped(link, pkt);
         } else {
-            let tapped = self.taps.as_deref().is_some_and(|t| t.on(link));
-            let arrival = tapped.then(|| pkt.clone());
-            let l = &mut self.links[li];
-            l.integrate(now);
-            l.stats.arrivals += 1;
-            l.stats.arrival_bytes += pkt.size as u64;
-            let stored = {
-                let mut cx = QdiscCtx {
-                    now,
-                    rng: &mut l.qrng,
-                    drops: &mut self.drop_buf,
-                    marks: &mut self.mark_buf,
-                };
-                let s = l.qdisc.enqueue(pkt, &mut cx);
-                if tapped {
-                    s.cloned()
-                } else {
-                    None
-                }
+            self.offer::<false>(link, pkt);
+        }
+        self.kick(link);
+    }
+
+    /// An arrival at a queue no component watches (`TAP`: and the taps record
+    /// it; a constant, so that the untapped path has no trace of them).
+    #[inline(always)]
+    fn offer<const TAP: bool>(&mut self, link: LinkId, pkt: Packet) {
+        let now = self.now();
+        let arrival = if TAP { Some(pkt.clone()) } else { None };
+        let l = &mut self.links[link.idx()];
+        l.integrate(now);
+        l.stats.arrivals += 1;
+        l.stats.arrival_bytes += pkt.size as u64;
+        let stored = {
+            let mut cx = QdiscCtx {
+                now,
+                rng: &mut l.qrng,
+                drops: &mut self.drop_buf,
+                marks: &mut self.mark_buf,
             };
+            let s = l.qdisc.enqueue(pkt, &mut cx);
+            if TAP {
+                s.cloned()
+            } else {
+                None
+            }
+        };
+        if TAP {
             if let (Some(a), Some(t)) = (&arrival, self.taps.as_deref_mut()) {
                 t.enqueued(now, l, a, stored.as_ref(), &self.mark_buf, &self.drop_buf);
             }
-            l.note_backlog();
-            for m in self.mark_buf.drain(..) {
-                l.stats.count_mark(m);
-            }
-            for (p, r) in self.drop_buf.drain(..) {
-                l.stats.count_drop(r, p.size);
-                self.counters.dropped += 1;
-            }
         }
-        self.kick(link);
+        l.note_backlog();
+        for m in self.mark_buf.drain(..) {
+            l.stats.count_mark(m);
+        }
+        for (p, r) in self.drop_buf.drain(..) {
+            l.stats.count_drop(r, p.size);
+            self.counters.dropped += 1;
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn enqueue_tapped(&mut self, link: LinkId, pkt: Packet) {
+        self.offer::<true>(link, pkt);
+    }
+
+    /// The taps' record of a dequeue at `link` (`sent`: the packet that starts
+    /// serialization, if any; the queue's marks and drops are in the buffers).
+    #[cold]
+    #[inline(never)]
+    fn tap_dequeued(&mut self, link: LinkId, sent: Option<Packet>) {
+        if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(link)) {
+            let w = crate::tap::World {
+                link,
+                links: &self.links,
+                nodes: &self.nodes,
+                flows: &self.flows,
+            };
+            t.dequeued(self.sched.now(), sent.as_ref(), &self.mark_buf, &self.drop_buf, w);
+        }
+    }
+
+    /// The taps' record of `pkt` dropped at `link` outside its queue (lost on
+    /// the wire, or by a router component).
+    #[cold]
+    #[inline(never)]
+    fn tap_dropped(&mut self, link: LinkId, pkt: &Packet, why: DropReason) {
+        if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(link)) {
+            t.dropped(self.sched.now(), &self.links[link.idx()], pkt, why);
+        }
+    }
+
+    /// The taps' record of `pkt` reaching the far end of `link`.
+    #[cold]
+    #[inline(never)]
+    fn tap_received(&mut self, link: LinkId, pkt: Packet) {
+        if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(link)) {
+            let w = crate::tap::World {
+                link,
+                links: &self.links,
+                nodes: &self.nodes,
+                flows: &self.flows,
+            };
+            t.received(self.sched.now(), &pkt, w);
+        }
     }
 
     /// After an arrival at `link`'s queue: serve it now if the transmitter is
@@ -614,14 +670,9 @@ impl Sim {
             };
             l.qdisc.dequeue(&mut cx)
         };
-        if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(link)) {
-            let w = crate::tap::World {
-                link,
-                links: &self.links,
-                nodes: &self.nodes,
-                flows: &self.flows,
-            };
-            t.dequeued(now, pkt.as_ref(), &self.mark_buf, &self.drop_buf, w);
+        if self.taps.is_some() {
+            // (a copy: a reference would keep the packet from moving straight on)
+            self.tap_dequeued(link, pkt.clone());
         }
         let l = &mut self.links[li];
         for m in self.mark_buf.drain(..) {
@@ -643,12 +694,10 @@ impl Sim {
         };
         self.counters.dropped += l.settle(now, true);
         let (done, lost) = l.begin_service(now, pkt.size);
-        if lost {
+        if lost && self.taps.is_some() {
             // The loss on the wire is drawn as serialization starts; the trace
             // records it then (the drop counters when serialization ends).
-            if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(link)) {
-                t.dropped(now, &self.links[li], &pkt, DropReason::LinkLoss);
-            }
+            self.tap_dropped(link, &pkt, DropReason::LinkLoss);
         }
         let l = &mut self.links[li];
         if l.qdisc.backlog_packets() > 0 {
@@ -721,14 +770,8 @@ impl Sim {
             self.sched.schedule(next, Ev::Arrive(link));
         }
         let to = l.to;
-        if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(link)) {
-            let w = crate::tap::World {
-                link,
-                links: &self.links,
-                nodes: &self.nodes,
-                flows: &self.flows,
-            };
-            t.received(self.sched.now(), &pkt, w);
+        if self.taps.is_some() {
+            self.tap_received(link, pkt.clone());
         }
         self.forward(to, Some(link), pkt);
     }

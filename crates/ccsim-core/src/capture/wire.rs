@@ -293,8 +293,7 @@ mod tests {
         let mut a = Packet::new(8, FlowId(3), NodeId(5), NodeId(0), 40, Kind::Ack, Time(1_000_000));
         a.ack = 1000;
         a.wnd = 1 << 30;
-        a.nsack = 4;
-        a.sack = [(2000, 3000), (4000, 5000), (6000, 7000), (8000, 9000)];
+        a.set_sack(&[(2000, 3000), (4000, 5000), (6000, 7000), (8000, 9000)]);
         a.fb.set_load_factor(0.5);
         a.fb.ce_seen = true;
         let mut out = Vec::new();
