@@ -71,7 +71,8 @@ def _table_html(df: pd.DataFrame, limit: int = 50) -> str:
 def compare(runs: Sequence[tuple[str, Results]]) -> pd.DataFrame:
     """The compared metrics of each run side by side: one row per (table, row, metric)
     present in every run, one column per run, then ``diff`` and ``diff_%`` of the last
-    run against the first. Queues without arrivals in every run are left out."""
+    run against the first. Queues without arrivals in every run, and metrics that are zero
+    (or undefined) in every run, are left out."""
     import pandas as pd
 
     names = [n for n, _ in runs]
@@ -90,8 +91,8 @@ def compare(runs: Sequence[tuple[str, Results]]) -> pd.DataFrame:
             common = [k for k in frames[0].index if all(k in f.index for f in frames[1:])]
             for k in common:
                 vals = [float(f.loc[k]) * scale for f in frames]
-                if all(math.isnan(v) for v in vals):
-                    continue
+                if all(math.isnan(v) or v == 0 for v in vals):
+                    continue  # nothing to compare (no drops anywhere, ...)
                 rec = {"table": table, "row": k, "metric": label}
                 rec.update(dict(zip(names, vals)))
                 first, last = vals[0], vals[-1]
