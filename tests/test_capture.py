@@ -70,7 +70,9 @@ def _read(path):
 
 
 def _hosts(d):
-    return {line.split("\t")[1]: line.split("\t")[0] for line in (d / "hosts").read_text().splitlines()}
+    return {
+        line.split("\t")[1]: line.split("\t")[0] for line in (d / "hosts").read_text().splitlines()
+    }
 
 
 def _events(r, link, event):
@@ -87,13 +89,19 @@ def test_capture_matches_the_engine_record_field_by_field(run):
     hosts = _hosts(d)
     flows = r.flows.set_index("name")
     pkts = _read(d / "fwd.pcap")
-    syn = [p for _, p, _ in pkts if isinstance(p.data, dpkt.tcp.TCP) and p.data.flags & dpkt.tcp.TH_SYN]
+    syn = [
+        p for _, p, _ in pkts if isinstance(p.data, dpkt.tcp.TCP) and p.data.flags & dpkt.tcp.TH_SYN
+    ]
     assert len(syn) == 2  # the synthetic SYN and SYN-ACK of f0, carrying what it negotiates
     opts = _tcp_options(syn[0].data)
     assert struct.unpack(">H", opts[dpkt.tcp.TCP_OPT_MSS])[0] == 1460
     assert dpkt.tcp.TCP_OPT_SACKOK in opts and dpkt.tcp.TCP_OPT_TIMESTAMP in opts
     assert syn[0].data.flags & (dpkt.tcp.TH_ECE | dpkt.tcp.TH_CWR)  # RFC 3168 ECN setup
-    pkts = [x for x in pkts if not (isinstance(x[1].data, dpkt.tcp.TCP) and x[1].data.flags & dpkt.tcp.TH_SYN)]
+    pkts = [
+        x
+        for x in pkts
+        if not (isinstance(x[1].data, dpkt.tcp.TCP) and x[1].data.flags & dpkt.tcp.TH_SYN)
+    ]
     ev = _events(r, "R1->R2", "dequeue")  # the capture sees packets as they start onto the link
     assert len(pkts) == len(ev) > 2000
     ce = 0

@@ -22,14 +22,30 @@ FLOWS = [
     ("src", "–", "sending node"),
     ("dst", "–", "receiving node"),
     ("start_s", "s", "start time"),
-    ("bytes_sent", "B", "payload bytes sent, retransmissions included (datagrams: bytes on the wire), whole run"),
-    ("packets_sent", "packets", "data segments or datagrams sent, retransmissions included, whole run"),
+    (
+        "bytes_sent",
+        "B",
+        "payload bytes sent, retransmissions included (datagrams: bytes on the wire), whole run",
+    ),
+    (
+        "packets_sent",
+        "packets",
+        "data segments or datagrams sent, retransmissions included, whole run",
+    ),
     ("bytes_delivered", "B", "bytes delivered in order to the receiving application, whole run"),
     ("bytes_delivered_window", "B", f"`bytes_delivered` {_W}"),
-    ("goodput_bps", "bit/s", f"`bytes_delivered_window` · 8 / the time the flow was active {_W} (until completion for a finite transfer)"),
+    (
+        "goodput_bps",
+        "bit/s",
+        f"`bytes_delivered_window` · 8 / the time the flow was active {_W} (until completion for a finite transfer)",
+    ),
     ("retransmits", "segments", "retransmitted segments, whole run"),
     ("timeouts", "–", "retransmission timeouts, whole run"),
-    ("fast_retransmits", "–", "fast retransmits (loss recoveries entered on duplicate ACKs or SACK), whole run"),
+    (
+        "fast_retransmits",
+        "–",
+        "fast retransmits (loss recoveries entered on duplicate ACKs or SACK), whole run",
+    ),
     ("ecn_reductions", "–", "window reductions on ECN-Echo, whole run"),
     ("ce_received", "packets", "CE-marked packets that reached the receiver, whole run"),
     ("completion_s", "s", "time the last byte of a finite transfer was acknowledged (NaN if none)"),
@@ -41,11 +57,11 @@ FLOWS = [
 
 #: ``queues``: one row per link direction. (name, unit, meaning)
 QUEUES = [
-    ("queue", "–", "link direction, `\"<from>-><to>\"`"),
+    ("queue", "–", 'link direction, `"<from>-><to>"`'),
     ("from", "–", "node whose output queue this is"),
     ("to", "–", "node at the far end of the link"),
     ("kind", "–", "queue discipline (`droptail`, `red`, ...)"),
-    ("limit", "–", "buffer: `\"<n>pkt\"`, `\"<n>B\"` or `\"inf\"`"),
+    ("limit", "–", 'buffer: `"<n>pkt"`, `"<n>B"` or `"inf"`'),
     ("rate_bps", "bit/s", "link rate"),
     ("delay_s", "s", "propagation delay"),
     ("arrivals", "packets", f"packets offered to the queue {_W}"),
@@ -53,7 +69,11 @@ QUEUES = [
     ("departure_bytes", "B", f"bytes of those packets {_W}"),
     ("drops", "packets", f"packets dropped at this link, all reasons {_W}"),
     ("drops_overflow", "packets", "the arrival did not fit in the buffer"),
-    ("drops_pushout", "packets", "a queued packet discarded to make room (fair queueing, priority discard)"),
+    (
+        "drops_pushout",
+        "packets",
+        "a queued packet discarded to make room (fair queueing, priority discard)",
+    ),
     ("drops_early", "packets", "AQM probabilistic (unforced) drops"),
     ("drops_forced", "packets", "AQM forced drops (e.g. RED average above max_th)"),
     ("drops_link_loss", "packets", "lost on the wire (`loss` key)"),
@@ -74,7 +94,11 @@ TRACE = [
     ("time_s", "s", "time of the event"),
     ("time_ns", "ns", "the same, exact"),
     ("event", "–", "`enqueue`, `dequeue`, `drop`, `mark` or `receive`"),
-    ("reason", "–", "drop or mark reason (`overflow`, `early`, ..., as the `drops_` and `marks_` columns); empty otherwise"),
+    (
+        "reason",
+        "–",
+        "drop or mark reason (`overflow`, `early`, ..., as the `drops_` and `marks_` columns); empty otherwise",
+    ),
     ("link", "–", "link direction where it happened"),
     ("flow", "–", "flow name"),
     ("uid", "–", "packet id, unique in the run (a retransmission is a new packet)"),
@@ -107,9 +131,7 @@ def update(text: str) -> str:
     def sub(m: re.Match) -> str:
         return f"<!-- columns:{m[1]} -->\n{markdown(m[1])}\n<!-- /columns:{m[1]} -->"
 
-    return re.sub(
-        r"<!-- columns:(\w+) -->.*?<!-- /columns:\1 -->", sub, text, flags=re.DOTALL
-    )
+    return re.sub(r"<!-- columns:(\w+) -->.*?<!-- /columns:\1 -->", sub, text, flags=re.DOTALL)
 
 
 if __name__ == "__main__":  # python -m ccsim.columns docs/user-guide.md

@@ -139,7 +139,9 @@ def _draw(panel: str, ax, runs: list[tuple[str, Results]]) -> bool:
             for fn in names:
                 d = f[f["flow"] == fn]
                 if panel == "cwnd":
-                    (ln,) = ax.plot(d["time_s"], d["cwnd_bytes"] / 1e3, label=f"{pre}{fn} cwnd", lw=0.8)
+                    (ln,) = ax.plot(
+                        d["time_s"], d["cwnd_bytes"] / 1e3, label=f"{pre}{fn} cwnd", lw=0.8
+                    )
                     ss = d["ssthresh_bytes"].where(d["ssthresh_bytes"] < _INF_BYTES)
                     if ss.notna().any():
                         ax.plot(
@@ -232,7 +234,9 @@ def _figure(runs, panels):
     return fig
 
 
-def save(r: Results, out: str | Path, fmt: str = "png", what: Sequence[str] | None = None) -> list[Path]:
+def save(
+    r: Results, out: str | Path, fmt: str = "png", what: Sequence[str] | None = None
+) -> list[Path]:
     """Write one file per panel, ``<out>/<panel>.<fmt>`` (``png`` or ``svg``)."""
     return _save([("", r)], out, fmt, what or available(r), prefix="")
 

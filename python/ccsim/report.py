@@ -34,7 +34,10 @@ def results_html(r: Results) -> str:
     """The run's facts, then its flows and queues tables (busy queues only), as HTML."""
     s = r.summary
     facts = [
-        ("simulated", f"{s.get('duration_s', float('nan')):g} s (warm-up {s.get('warmup_s', 0):g} s)"),
+        (
+            "simulated",
+            f"{s.get('duration_s', float('nan')):g} s (warm-up {s.get('warmup_s', 0):g} s)",
+        ),
         ("wall time", f"{s.get('wall_s', float('nan')):.3f} s"),
         ("events", f"{s.get('events', 0):,}"),
         (
@@ -114,9 +117,22 @@ def compare_text(df: pd.DataFrame, names: Sequence[str]) -> str:
 
     head = ["table", "row", "metric", *names, f"diff ({names[-1]} − {names[0]})", "diff %"]
     body = [
-        [r["table"], str(r["row"]), r["metric"], *(num(r[n]) for n in names), num(r["diff"]), num(r["diff_%"])]
+        [
+            r["table"],
+            str(r["row"]),
+            r["metric"],
+            *(num(r[n]) for n in names),
+            num(r["diff"]),
+            num(r["diff_%"]),
+        ]
         for _, r in df.iterrows()
     ]
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
-    lines = ["  ".join(str(x).ljust(w) if i < 3 else str(x).rjust(w) for i, (x, w) in enumerate(zip(row, widths))) for row in [head, *body]]
+    lines = [
+        "  ".join(
+            str(x).ljust(w) if i < 3 else str(x).rjust(w)
+            for i, (x, w) in enumerate(zip(row, widths))
+        )
+        for row in [head, *body]
+    ]
     return "\n".join(lines)

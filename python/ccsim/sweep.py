@@ -67,8 +67,6 @@ DEFAULT_RESULTS_DIR = "./ccsim-results"
 DEFAULT_EXPERIMENT = "default"
 
 
-
-
 # --------------------------------------------------------------------------- points
 
 

@@ -7,9 +7,11 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where first used: the CLI starts fast
+    import pandas as pd
 
 __all__ = ["Check", "Data", "Experiment", "Outcome", "Run", "reproduce"]
 

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ccsim import theory
 from ccsim.experiments.base import Check, Data, Experiment, Run, save_figure
+
+if TYPE_CHECKING:  # pandas is imported where first used: the CLI starts fast
+    import pandas as pd
 
 PROTOCOLS = {"newreno": "NewReno", "westwood": "Westwood+"}
 #: The paper's protocols plus ccsim's extra series: NewReno with SACK (RFC 6675).
