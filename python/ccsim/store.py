@@ -852,6 +852,20 @@ class ResultsStore:
         exp = f", experiment={self.experiment!r}" if self.experiment else ""
         return f"ResultsStore({str(self.dir)!r}{exp})"
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the store, its experiments and the first rows of ``metrics``."""
+        import html
+
+        m = self.metrics
+        exps = ", ".join(html.escape(e) for e in self.experiments) or "none"
+        head = m.head(20).to_html(index=False, float_format=lambda x: f"{x:.6g}", border=0)
+        more = f"<p>… {len(m) - 20} more rows</p>" if len(m) > 20 else ""
+        return (
+            f"<div><b>ccsim results store</b> {html.escape(str(self.dir))}<br>"
+            f"experiments: {exps}; points: {len(m)}"
+            f"<details open><summary>metrics</summary>{head}{more}</details></div>"
+        )
+
     def sql(self, query: str, params: list | None = None) -> pd.DataFrame:
         """Run a read-only SQL query against the store.
 
