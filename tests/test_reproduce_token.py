@@ -92,4 +92,7 @@ def test_reproduce_token_ftcp_passes_every_check(tmp_path):
     report = (tmp_path / "out" / "token-ftcp" / "report.md").read_text()
     assert ok, report
     assert "| FAIL |" not in report
+    # the paper's rule outside its timing assumption: demonstrations, not PASS rows
+    assert report.count("| shown (demonstration) |") == 2
+    assert "1 ms topology: packets dropped, 1 and 5 connections | (not in paper) |" in report
     assert (tmp_path / "out" / "token-ftcp" / "figs3-7-1-connection.png").exists()

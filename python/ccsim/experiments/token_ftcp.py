@@ -464,6 +464,7 @@ EXPERIMENT = Experiment(
             40000,
             "overshoots the cap",
             "{:.0f}",
+            demo=True,
         ),
         Check(
             "Paper's rule on the paper's 1 ms topology: packets dropped, 1 and 5 connections",
@@ -473,6 +474,7 @@ EXPERIMENT = Experiment(
             math.inf,
             "> 0 (the buffer overflows)",
             "{:.0f}",
+            demo=True,
         ),
     ],
     notes=[
