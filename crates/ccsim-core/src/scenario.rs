@@ -166,7 +166,8 @@ fn read_spread(t: &mut Tab, key: &'static str, default: &str, len: Option<usize>
 
 /// One side of a dumbbell's access links (`access` or `receiver_access`).
 struct Access {
-    rate: Rate,
+    /// One rate for every pair, or one per pair.
+    rate: Vec<Rate>,
     delay: Spread,
     loss: f64,
     queue: QueueSpec,
@@ -177,13 +178,40 @@ fn read_access(t: &mut Tab, key: &'static str, pairs: usize) -> Res<Access> {
         .table(key)?
         .ok_or_else(|| t.missing(key, "a table with rate and delay"))?;
     let access = Access {
-        rate: a.rate("rate", None)?,
+        rate: read_rates(&mut a, "rate", pairs)?,
         delay: read_spread(&mut a, "delay", "0s", Some(pairs))?,
         loss: a.float("loss", Some(0.0), 0.0, 1.0)?,
         queue: read_queue(&mut a, "queue", "1000pkt")?,
     };
     t.put(key, a.finish()?);
     Ok(access)
+}
+
+/// A rate, or a list of exactly `pairs` rates (one per dumbbell pair).
+fn read_rates(t: &mut Tab, key: &'static str, pairs: usize) -> Res<Vec<Rate>> {
+    let Some(v @ Value::Array(a)) = t.raw(key) else {
+        return Ok(vec![t.rate(key, None)?]);
+    };
+    let expected = format!("a rate such as \"10Mbps\", or a list of exactly {pairs} rates (one per pair)");
+    let one = |x: &Value| match x {
+        Value::String(s) => crate::units::parse_rate(s).ok(),
+        Value::Number(n) => n
+            .as_f64()
+            .filter(|&b| b >= 1.0)
+            .and_then(|b| crate::units::rate_from_bps(b).ok()),
+        _ => None,
+    };
+    let rates: Option<Vec<Rate>> = a.iter().map(one).collect();
+    match rates {
+        Some(r) if r.len() == pairs => {
+            t.put(
+                key,
+                Value::Array(r.iter().map(|&x| Value::String(cfg::rate_str(x))).collect()),
+            );
+            Ok(r)
+        }
+        _ => Err(t.error(key, v, expected)),
+    }
 }
 
 /// `reverse_queue` if given, else the forward queue's settings (recorded as resolved).
@@ -238,8 +266,9 @@ fn read_dumbbell(t: &mut Tab, rng: &mut Rng, net: &mut Net) -> Res<()> {
         net.pairs.push((s, d));
         for (side, a, b) in [(&send, s, r1), (recv_side, r2, d)] {
             let delay = side.delay.draw(i, rng);
-            add(net, a, b, side.rate, delay, side.loss, &side.queue);
-            add(net, b, a, side.rate, delay, side.loss, &side.queue);
+            let rate = side.rate[i.min(side.rate.len() - 1)];
+            add(net, a, b, rate, delay, side.loss, &side.queue);
+            add(net, b, a, rate, delay, side.loss, &side.queue);
         }
     }
     add(net, r1, r2, b_rate, b_delay, b_loss, &b_q);

@@ -175,9 +175,7 @@ class Experiment:
             if not passed and failed is not None:
                 failed.append(c.what)
             shown = "n/a" if math.isnan(v) else c.fmt.format(v)
-            lines.append(
-                f"| {c.what} | {c.paper} | {shown} | {c.tolerance} | {c.result(passed)} |"
-            )
+            lines.append(f"| {c.what} | {c.paper} | {shown} | {c.tolerance} | {c.result(passed)} |")
         if self.findings:
             lines += ["", "## Findings (measured in this run; not checks)", ""]
             lines += [f"- {f}" for f in self.findings(data)]
