@@ -12,12 +12,15 @@ carry the same traffic. Measured per simulator:
 * whole process: wall time of ``ns script.tcl`` and of a fresh Python process
   running ``ccsim.run`` (interpreter start-up, imports, scenario build, run);
 * engine only (ccsim): the run's own wall time (``summary["wall_s"]``);
-* bottleneck departures per wall second (whole process, and engine only for
+* CPU time (user + system, from ``/usr/bin/time``; for ccsim's engine, the
+  process time spent in ``ccsim.run``): unlike wall time it hardly changes
+  when other work shares the machine, so the ratios use it;
+* bottleneck departures per CPU second (whole process, and engine only for
   ccsim), events per second (ccsim), peak memory (maximum resident set size of
   the process, from ``/usr/bin/time``).
 
-The ratio is ns-2's whole-process wall time over ccsim's engine-only and
-whole-process wall times (the same number of departures, within the small
+The ratio is ns-2's whole-process CPU time over ccsim's whole-process and
+engine-only CPU times (the same number of departures, within the small
 difference between the two simulators' runs). Where ``ns`` is missing, one line
 says so and ccsim's own figures are still reported.
 """
@@ -37,6 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "validation" / "ns2"))
 
+from mdblock import replace_block  # noqa: E402
 from ns2tcp import Case, ccsim_scenario, tcl  # noqa: E402
 
 MARK_BEGIN = "<!-- ns2-speed:begin -->"
@@ -222,42 +226,46 @@ def benches(quick: bool) -> list[Bench]:
 @dataclasses.dataclass
 class Measure:
     wall_s: float
+    cpu_s: float
     departures: int
     max_rss_mb: float
-    engine_wall_s: float = float("nan")
+    engine_cpu_s: float = float("nan")
     events: int = 0
 
 
-def _timed(cmd: list[str]) -> tuple[str, float, float]:
-    """Runs `cmd` under /usr/bin/time; returns stdout, wall seconds, peak RSS in MB."""
+def _timed(cmd: list[str]) -> tuple[str, float, float, float]:
+    """Runs `cmd` under /usr/bin/time; returns stdout, wall seconds, CPU seconds
+    (user + system) and peak RSS in MB."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
         t0 = time.perf_counter()
         out = subprocess.run(
-            ["/usr/bin/time", "-f", "%M", "-o", tf.name, *cmd],
+            ["/usr/bin/time", "-f", "%M %U %S", "-o", tf.name, *cmd],
             capture_output=True,
             text=True,
             check=True,
         ).stdout
         wall = time.perf_counter() - t0
-        rss_kb = float(Path(tf.name).read_text().split()[-1])
-    return out, wall, rss_kb / 1024
+        rss_kb, user, sys_ = (float(x) for x in Path(tf.name).read_text().split()[-3:])
+    return out, wall, user + sys_, rss_kb / 1024
 
 
 def run_ns2(b: Bench) -> Measure:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "bench.tcl"
         path.write_text(b.tcl)
-        out, wall, rss = _timed(["ns", str(path)])
+        out, wall, cpu, rss = _timed(["ns", str(path)])
     q = next(line.split() for line in out.splitlines() if line.startswith("Q "))
-    return Measure(wall, int(q[2]), rss)
+    return Measure(wall, cpu, int(q[2]), rss)
 
 
 CCSIM_CHILD = """
-import json, sys, ccsim
-r = ccsim.run(json.load(open(sys.argv[1])))
+import json, sys, time, ccsim
+s = json.load(open(sys.argv[1]))
+t0 = time.process_time()
+r = ccsim.run(s)
+cpu = time.process_time() - t0
 q = r.queue(sys.argv[2])
-print(json.dumps({"departures": int(q["departures"]), "wall_s": r.summary["wall_s"],
-                  "events": r.summary["events"]}))
+print(json.dumps({"departures": int(q["departures"]), "cpu_s": cpu, "events": r.summary["events"]}))
 """
 
 
@@ -265,48 +273,37 @@ def run_ccsim(b: Bench) -> Measure:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "bench.json"
         path.write_text(json.dumps(b.scenario))
-        out, wall, rss = _timed([sys.executable, "-c", CCSIM_CHILD, str(path), b.bottleneck])
+        out, wall, cpu, rss = _timed([sys.executable, "-c", CCSIM_CHILD, str(path), b.bottleneck])
     r = json.loads(out.strip().splitlines()[-1])
-    return Measure(wall, r["departures"], rss, r["wall_s"], r["events"])
+    return Measure(wall, cpu, r["departures"], rss, r["cpu_s"], r["events"])
 
 
 def best(f, b: Bench, repeat: int) -> Measure:
     runs = [f(b) for _ in range(repeat)]
-    return min(runs, key=lambda m: m.wall_s)
+    return min(runs, key=lambda m: m.cpu_s)
 
 
 def table(rows: list[tuple[Bench, Measure | None, Measure]]) -> str:
     lines = [
-        "| scenario | ns-2 wall | ns-2 departures/s | ns-2 peak RSS | ccsim wall (process / engine) "
+        "| scenario | ns-2 CPU | ns-2 departures/s | ns-2 peak RSS | ccsim CPU (process / engine) "
         "| ccsim departures/s (process / engine) | ccsim events/s | ccsim peak RSS "
         "| ratio (process / engine) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for b, ns, cc in rows:
-        cc_dep = f"{cc.departures / cc.wall_s / 1e3:.0f} k / {cc.departures / cc.engine_wall_s / 1e3:.0f} k"
-        cc_wall = f"{cc.wall_s:.2f} s / {cc.engine_wall_s:.2f} s"
-        ev = f"{cc.events / cc.engine_wall_s / 1e6:.1f} M"
+        cc_dep = f"{cc.departures / cc.cpu_s / 1e3:.0f} k / {cc.departures / cc.engine_cpu_s / 1e3:.0f} k"
+        cc_cpu = f"{cc.cpu_s:.2f} s / {cc.engine_cpu_s:.2f} s"
+        ev = f"{cc.events / cc.engine_cpu_s / 1e6:.1f} M"
         if ns is None:
             ns_cols = "— | — | —"
             ratio = "— (no ns-2)"
         else:
-            ns_cols = f"{ns.wall_s:.2f} s | {ns.departures / ns.wall_s / 1e3:.0f} k | {ns.max_rss_mb:.0f} MB"
-            ratio = f"{ns.wall_s / cc.wall_s:.1f}× / {ns.wall_s / cc.engine_wall_s:.1f}×"
+            ns_cols = f"{ns.cpu_s:.2f} s | {ns.departures / ns.cpu_s / 1e3:.0f} k | {ns.max_rss_mb:.0f} MB"
+            ratio = f"{ns.cpu_s / cc.cpu_s:.1f}× / {ns.cpu_s / cc.engine_cpu_s:.1f}×"
         lines.append(
-            f"| {b.name} | {ns_cols} | {cc_wall} | {cc_dep} | {ev} | {cc.max_rss_mb:.0f} MB | {ratio} |"
+            f"| {b.name} | {ns_cols} | {cc_cpu} | {cc_dep} | {ev} | {cc.max_rss_mb:.0f} MB | {ratio} |"
         )
     return "\n".join(lines)
-
-
-def write(path: Path, text: str) -> None:
-    block = f"{MARK_BEGIN}\n{text}\n{MARK_END}"
-    old = path.read_text() if path.exists() else ""
-    if MARK_BEGIN in old and MARK_END in old:
-        a, e = old.index(MARK_BEGIN), old.index(MARK_END) + len(MARK_END)
-        new = old[:a] + block + old[e:]
-    else:
-        new = old + ("\n" if old and not old.endswith("\n") else "") + block + "\n"
-    path.write_text(new)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -330,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     text = table(rows)
     print(text)
     if a.write:
-        write(a.write, text)
+        replace_block(a.write, text, MARK_BEGIN, MARK_END)
     return 0
 
 

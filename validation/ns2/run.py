@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from mdblock import replace_block  # noqa: E402
 from ns2tcp import Case, Outcome, have_ns, run_ccsim, run_ns2  # noqa: E402
 
 MARK_BEGIN = "<!-- ns2-tcp:begin -->"
@@ -249,19 +250,6 @@ def run(quick: bool, seeds: int, only: str | None) -> list[Row]:
     return rows
 
 
-def write(path: Path, text: str) -> None:
-    """Replaces the marked TCP section of ``path`` (created if missing)."""
-    block = f"{MARK_BEGIN}\n{text}\n{MARK_END}"
-    old = path.read_text() if path.exists() else ""
-    if MARK_BEGIN in old and MARK_END in old:
-        a = old.index(MARK_BEGIN)
-        b = old.index(MARK_END) + len(MARK_END)
-        new = old[:a] + block + old[b:]
-    else:
-        new = old + ("\n" if old and not old.endswith("\n") else "") + block + "\n"
-    path.write_text(new)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="3 seeds, shorter runs")
@@ -276,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     text = table(run(a.quick, seeds, a.only), seeds)
     print(text)
     if a.write:
-        write(a.write, text)
+        replace_block(a.write, text, MARK_BEGIN, MARK_END)
     return 0
 
 

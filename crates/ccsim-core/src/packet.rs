@@ -218,3 +218,29 @@ impl Packet {
         self.seq + self.len as u64
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sack_blocks_round_trip_as_offsets_above_the_ack() {
+        let mut p = Packet::new(1, FlowId(0), NodeId(1), NodeId(0), 40, Kind::Ack, Time::ZERO);
+        p.ack = 5_000_000_000; // above 2^32: the offsets, not the numbers, are 32-bit
+        let blocks = [(5_000_003_000, 5_000_004_000), (5_000_001_000, 5_000_002_000)];
+        p.set_sack(&blocks);
+        assert_eq!(*p.sack_blocks(), blocks);
+        p.set_sack(&[]);
+        assert!(p.sack_blocks().is_empty());
+    }
+
+    #[test]
+    fn a_packet_stays_within_two_cache_lines() {
+        // Every hop moves packets by value (queue, pipe): keep them small.
+        assert!(
+            std::mem::size_of::<Packet>() <= 128,
+            "{}",
+            std::mem::size_of::<Packet>()
+        );
+    }
+}

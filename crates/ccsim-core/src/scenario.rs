@@ -36,7 +36,9 @@ struct QueueSpec {
     path: String,
     spec: Arc<dyn QdiscSpec>,
     limit: BufferSize,
-    resolved: Value,
+    /// Shared by every link built from this spec (a dumbbell's access links
+    /// are many: one copy, not one per link).
+    resolved: Arc<Value>,
 }
 
 struct LinkSpec {
@@ -80,7 +82,7 @@ fn read_queue(t: &mut Tab, key: &'static str, default_limit: &str) -> Res<QueueS
         path,
         spec,
         limit,
-        resolved,
+        resolved: Arc::new(resolved),
     })
 }
 
@@ -222,7 +224,7 @@ fn read_reverse_queue(t: &mut Tab, forward: &QueueSpec, default_limit: &str) -> 
     t.raw("reverse_queue");
     let mut q = forward.clone();
     q.path = t.key_path("reverse_queue");
-    t.put("reverse_queue", q.resolved.clone());
+    t.put("reverse_queue", Value::clone(&q.resolved));
     Ok(q)
 }
 
@@ -698,6 +700,9 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     });
 
     let mut sim = Sim::new(seed, duration, warmup);
+    sim.nodes.reserve_exact(net.names.len());
+    sim.links.reserve_exact(net.links.len());
+    sim.flows.reserve_exact(plans.len());
     for (name, r) in net.names.iter().zip(routes) {
         sim.nodes.push(Node::new(name.clone(), r));
     }

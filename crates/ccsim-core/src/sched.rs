@@ -2,10 +2,12 @@
 //!
 //! Ties are broken by insertion order, so runs are deterministic. Components
 //! keep at most one pending wakeup each (htsim style, see STYLE.md), which keeps
-//! the heap small: at most 17–391 entries in the benchmark scenarios
+//! the heap small: at most 17–464 entries in the benchmark scenarios
 //! (`benches/engine.rs`, docs/performance.md), where a pop+push costs 40–55 ns.
-//! A 4-ary heap was tried and was no faster; a calendar queue has not been
-//! tried. Timers are cancelled lazily: the owner remembers the time of its live
+//! A 4-ary heap was tried and was no faster. A calendar queue has not been
+//! built: the heap's own code is under 9 % of a 200-flow run's instructions
+//! (docs/performance.md, "Where the time goes"), which bounds what it could
+//! save. Timers are cancelled lazily: the owner remembers the time of its live
 //! wakeup and ignores stale ones.
 
 use crate::units::Time;

@@ -25,6 +25,10 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from mdblock import replace_block  # noqa: E402
+
 MARK_BEGIN = "<!-- ns2-queues:begin -->"
 MARK_END = "<!-- ns2-queues:end -->"
 
@@ -379,15 +383,6 @@ CASES = {
 }
 
 
-def write(path: Path, text: str) -> None:
-    """Replace the table between the queue markers of a markdown file."""
-    old = path.read_text()
-    if MARK_BEGIN not in old or MARK_END not in old:
-        raise SystemExit(f"{path}: no {MARK_BEGIN} ... {MARK_END} block to replace")
-    a, b = old.index(MARK_BEGIN), old.index(MARK_END) + len(MARK_END)
-    path.write_text(f"{old[:a]}{MARK_BEGIN}\n{text}\n{MARK_END}{old[b:]}")
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument(
@@ -415,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(table)
     if args.write:
-        write(args.write, table)
+        replace_block(args.write, table, MARK_BEGIN, MARK_END)
     return 1 if bad else 0
 
 
