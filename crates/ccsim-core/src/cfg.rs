@@ -379,6 +379,21 @@ impl<'a> Tab<'a> {
         }
     }
 
+    /// `start` (default 0) and `stop` (default `end`) of a recording window,
+    /// `stop` not before `start`.
+    pub fn time_window(&mut self, end: Time) -> Res<(Time, Time)> {
+        let start = self.time("start", Some("0s"))?;
+        let stop = self.time("stop", Some(&time_str(end)))?;
+        if stop < start {
+            return Err(self.error(
+                "stop",
+                &Value::String(time_str(stop)),
+                format!("a time not before start ({})", time_str(start)),
+            ));
+        }
+        Ok((start, stop))
+    }
+
     /// A nested table, if present. Put its resolved form back with `put`.
     pub fn table(&mut self, key: &'static str) -> Res<Option<Tab<'a>>> {
         let path = self.key_path(key);

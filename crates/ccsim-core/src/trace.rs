@@ -268,15 +268,7 @@ pub fn read(
     };
     let links = crate::scenario::select(&mut t, "links", link_names)?;
     let flows = crate::scenario::select(&mut t, "flows", flow_names)?;
-    let start = t.time("start", Some("0s"))?;
-    let stop = t.time("stop", Some(&cfg::time_str(end)))?;
-    if stop < start {
-        return Err(t.error(
-            "stop",
-            &Value::String(cfg::time_str(stop)),
-            format!("a time not before start ({})", cfg::time_str(start)),
-        ));
-    }
+    let (start, stop) = t.time_window(end)?;
     let ns2 = match t.raw("ns2") {
         None | Some(Value::Bool(false)) => None,
         Some(Value::Bool(true)) => Some("trace.tr".to_string()),

@@ -304,15 +304,7 @@ pub fn read(
                 ))
             }
         } as u32;
-        let start = t.time("start", Some("0s"))?;
-        let stop = t.time("stop", Some(&cfg::time_str(end)))?;
-        if stop < start {
-            return Err(t.error(
-                "stop",
-                &Value::String(cfg::time_str(stop)),
-                format!("a time not before start ({})", cfg::time_str(start)),
-            ));
-        }
+        let (start, stop) = t.time_window(end)?;
         let handshake = t.boolean("handshake", true)?;
         out.push(t.finish()?);
         let mut iface = Vec::new();
