@@ -42,7 +42,7 @@ def test_run_writes_summary_and_parquet(tmp_path):
         "warmup=1s",
     )
     assert r.returncode == 0, r.stderr
-    assert "queue R1->R2" in r.stdout
+    assert re.search(r"^  R1->R2 +util +\d", r.stdout, re.M), r.stdout
     s = json.loads((out / "summary.json").read_text())
     assert s["seed"] == 7 and s["duration_s"] == 3
     assert pq.read_table(out / "flows.parquet").num_rows == 2

@@ -2,7 +2,8 @@
 //! reason, mark with its reason, receive) on chosen links, optionally only for
 //! chosen flows, in a time window. Returned as the `trace` table (Parquet when
 //! saved); `ns2 = true` also renders ns-2's `trace-all` text format
-//! (`trace.tr`) for people porting ns-2 scripts.
+//! (`trace.tr`, the format of *The ns Manual*, "Trace and Monitoring Support")
+//! for people porting ns-2 scripts.
 //!
 //! Events, in the order they happen at one instant (ns-2's trace points):
 //! `enqueue` (ns-2 `+`): a packet arrives at a link's queue, whether or not it

@@ -1,7 +1,9 @@
 //! Packet capture: pcap / pcapng files of the packets crossing chosen links or
 //! leaving and reaching chosen nodes, as Wireshark, tshark and tcptrace read
 //! them. Headers are synthesized from each packet's real fields
-//! ([`wire`]); the file format is written by `pcap-file`.
+//! ([`wire`]); the file format (pcap: tcpdump.org's libpcap format with
+//! nanosecond stamps; pcapng: draft-ietf-opsawg-pcapng; link type
+//! `LINKTYPE_IPV4`) is written by `pcap-file`.
 //!
 //! Scenario: `[[capture]] link = "R1->R2"` (packets as they start onto the
 //! link: an egress capture, timestamps at the start of serialization) or

@@ -1,5 +1,8 @@
 //! Wire images of ccsim packets: IPv4 + TCP/UDP headers with the packet's real
-//! field values, built with `etherparse` (checksums included). Conventions
+//! field values, built with `etherparse` (checksums included). Sources: IPv4
+//! RFC 791, ECN field RFC 3168 §5 and ECE/CWR §6.1, TCP RFC 9293, timestamps
+//! and window scale RFC 7323, SACK RFC 2018, experimental options RFC 6994,
+//! UDP RFC 768. Conventions
 //! (documented for users in docs/capture.md):
 //!
 //! * **Addresses**: node `i` (its index in the topology, as `Results.nodes`
