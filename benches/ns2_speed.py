@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import resource
 import shutil
 import subprocess
 import sys
@@ -233,7 +234,25 @@ class Measure:
     events: int = 0
 
 
-def _timed(cmd: list[str]) -> tuple[str, float, float, float]:
+#: Limits for one ns-2 run: its static routing keeps a table per node, so a
+#: 20 000-node dumbbell grows past 20 GB; it must fail alone, not take the machine.
+NS2_MEMORY = 8 << 30
+NS2_CPU_S = 1800
+
+
+class Ns2Failed(Exception):
+    """ns-2 did not complete a scenario (killed by its limits, or an error)."""
+
+
+def _limits(memory: int, cpu_s: int):
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s))
+
+    return apply
+
+
+def _timed(cmd: list[str], limit=None) -> tuple[str, float, float, float]:
     """Runs `cmd` under /usr/bin/time; returns stdout, wall seconds, CPU seconds
     (user + system) and peak RSS in MB."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
@@ -243,6 +262,7 @@ def _timed(cmd: list[str]) -> tuple[str, float, float, float]:
             capture_output=True,
             text=True,
             check=True,
+            preexec_fn=limit,
         ).stdout
         wall = time.perf_counter() - t0
         rss_kb, user, sys_ = (float(x) for x in Path(tf.name).read_text().split()[-3:])
@@ -253,7 +273,13 @@ def run_ns2(b: Bench) -> Measure:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "bench.tcl"
         path.write_text(b.tcl)
-        out, wall, cpu, rss = _timed(["ns", str(path)])
+        try:
+            out, wall, cpu, rss = _timed(["ns", str(path)], _limits(NS2_MEMORY, NS2_CPU_S))
+        except subprocess.CalledProcessError as e:
+            last = (e.stderr or "").strip().splitlines()[-1:] or [f"exit status {e.returncode}"]
+            raise Ns2Failed(
+                f"did not complete within {NS2_MEMORY >> 30} GB and {NS2_CPU_S} CPU s ({last[0][:80]})"
+            ) from None
     q = next(line.split() for line in out.splitlines() if line.startswith("Q "))
     return Measure(wall, cpu, int(q[2]), rss)
 
@@ -283,7 +309,7 @@ def best(f, b: Bench, repeat: int) -> Measure:
     return min(runs, key=lambda m: m.cpu_s)
 
 
-def table(rows: list[tuple[Bench, Measure | None, Measure]]) -> str:
+def table(rows: list[tuple[Bench, Measure | str | None, Measure]]) -> str:
     lines = [
         "| scenario | ns-2 CPU | ns-2 departures/s | ns-2 peak RSS | ccsim CPU (process / engine) "
         "| ccsim departures/s (process / engine) | ccsim events/s | ccsim peak RSS "
@@ -294,9 +320,9 @@ def table(rows: list[tuple[Bench, Measure | None, Measure]]) -> str:
         cc_dep = f"{cc.departures / cc.cpu_s / 1e3:.0f} k / {cc.departures / cc.engine_cpu_s / 1e3:.0f} k"
         cc_cpu = f"{cc.cpu_s:.2f} s / {cc.engine_cpu_s:.2f} s"
         ev = f"{cc.events / cc.engine_cpu_s / 1e6:.1f} M"
-        if ns is None:
+        if ns is None or isinstance(ns, str):
             ns_cols = "— | — | —"
-            ratio = "— (no ns-2)"
+            ratio = f"— ({ns})" if ns else "— (no ns-2)"
         else:
             ns_cols = f"{ns.cpu_s:.2f} s | {ns.departures / ns.cpu_s / 1e3:.0f} k | {ns.max_rss_mb:.0f} MB"
             ratio = f"{ns.cpu_s / cc.cpu_s:.1f}× / {ns.cpu_s / cc.engine_cpu_s:.1f}×"
@@ -320,7 +346,13 @@ def main(argv: list[str] | None = None) -> int:
     for b in benches(a.quick):
         if a.only and a.only not in b.name:
             continue
-        ns = best(run_ns2, b, a.repeat) if have_ns else None
+        ns: Measure | str | None = None
+        if have_ns:
+            try:
+                ns = best(run_ns2, b, a.repeat)
+            except Ns2Failed as e:
+                ns = f"ns-2 {e}"
+                print(f"{b.name}: {ns}; ccsim's figures only", file=sys.stderr, flush=True)
         cc = best(run_ccsim, b, a.repeat)
         rows.append((b, ns, cc))
         print(f"done: {b.name}", file=sys.stderr, flush=True)

@@ -19,6 +19,8 @@ Function groups (``docs/theory.md`` gives the equations and the corrections):
   ``specs/token_ftcp.md`` §3): :func:`token_ftcp_ca_packets`,
   :func:`token_ftcp_throughput`, :func:`token_ftcp_tcp_peak_buffer`,
   :func:`token_ftcp_gate_cap`, :func:`token_ftcp_conditions`.
+* BUC gateways (Ziegler & Clausen 1997, ``specs/buc_rfcn.md`` §5.5, §8.3):
+  :func:`buc_equilibrium`.
 * Queueing theory: :func:`mm1k_distribution`, :func:`mm1k_loss`,
   :func:`mm1k_mean_number`, :func:`md1_mean_wait`, :func:`mg1_mean_wait`,
   :func:`mathis_throughput`, :func:`mathis_window_packets`.
@@ -41,6 +43,7 @@ from typing import NamedTuple
 __all__ = [
     "TokenConditions",
     "bdp_packets",
+    "buc_equilibrium",
     "buffer_rule_of_thumb",
     "confidence_interval",
     "fluid_phases_newreno",
@@ -688,6 +691,53 @@ def token_ftcp_gate_cap(Bf_bits: float, Lp_bits: float, Th: int) -> float:
     Th = _check_nonneg("Th", Th)
     tokens = math.floor(Bf_bits / Lp_bits)
     return (tokens - Th + 1.0) * Lp_bits
+
+
+def buc_equilibrium(tbu: float, n: int, pipe: float, rwnd: float = math.inf) -> tuple[float, float]:
+    """Equilibrium of N identical BUC-controlled conversations: (queue, window) per flow.
+
+    Ziegler & Clausen 1997, §3.2 and §3.5 (``specs/buc_rfcn.md`` §4, §5.5, §8.3): each
+    conversation's queue converges to ``TQL = TBU / N`` and its window to what keeps
+    that queue plus its share of the pipe in flight, ``TQL + pipe / N``. A receiver
+    window below that caps the window; BUC is then never invoked and the queue is
+    ``rwnd - pipe / N`` (FTP1 alone in the convergence experiment: 64 - 16 = 48).
+
+    Parameters
+    ----------
+    tbu : float
+        Target buffer utilization, packets.
+    n : int
+        Conversations sharing the port (>= 1).
+    pipe : float
+        Packets in flight on the path without queueing (bandwidth x RTT_prop).
+    rwnd : float, optional
+        Receiver window, packets (default unlimited).
+
+    Returns
+    -------
+    (float, float)
+        ``(queue, window)`` per conversation, packets.
+
+    Examples
+    --------
+    The convergence experiment (TBU 60, 16 packets in the pipe, receiver window 64):
+
+    >>> buc_equilibrium(60, 1, 16, rwnd=64)
+    (48.0, 64.0)
+    >>> buc_equilibrium(60, 2, 16, rwnd=64)
+    (30.0, 38.0)
+    >>> [round(x, 2) for x in buc_equilibrium(60, 3, 16, rwnd=64)]
+    [20.0, 25.33]
+    """
+    tbu = _check_pos("tbu", tbu)
+    n = _check_flows(n)
+    pipe = _check_nonneg("pipe", pipe)
+    rwnd = _check_pos("rwnd", rwnd)
+    share = pipe / n
+    window = tbu / n + share
+    if rwnd < window:
+        return max(rwnd - share, 0.0), rwnd
+    return tbu / n, window
 
 
 class TokenConditions(NamedTuple):

@@ -309,6 +309,10 @@ pub fn collect(sim: &mut Sim, resolved: Value, events: u64) -> Output {
         });
     }
 
+    if let Some(t) = component_events(sim) {
+        tables.push(t);
+    }
+
     let mut comps = serde_json::Map::new();
     for node in &sim.nodes {
         for (k, c) in node.comps.iter().enumerate() {
@@ -340,6 +344,46 @@ pub fn collect(sim: &mut Sim, resolved: Value, events: u64) -> Output {
         tables,
         files,
     }
+}
+
+/// The event logs of every component that keeps one, as one long table
+/// (`ts_component_events`), or `None` if no component logged anything.
+fn component_events(sim: &Sim) -> Option<Table> {
+    let (mut time, mut node, mut comp, mut name, mut queue, mut flow, mut value) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
+    for n in &sim.nodes {
+        for (k, c) in n.comps.iter().enumerate() {
+            let key = component_key(&n.name, k);
+            for r in c.log() {
+                time.push(r.time.as_secs_f64());
+                node.push(n.name.clone());
+                comp.push(key.clone());
+                name.push(r.name.to_string());
+                queue.push(r.link.map_or_else(String::new, |l| sim.links[l.idx()].name.clone()));
+                flow.push(r.flow.map_or_else(String::new, |f| sim.flows[f.idx()].name.clone()));
+                value.push(r.value);
+            }
+        }
+    }
+    (!time.is_empty()).then(|| Table {
+        name: "ts_component_events",
+        columns: vec![
+            ("time_s", Column::F64(time)),
+            ("node", Column::Str(node)),
+            ("component", Column::Str(comp)),
+            ("name", Column::Str(name)),
+            ("queue", Column::Str(queue)),
+            ("flow", Column::Str(flow)),
+            ("value", Column::F64(value)),
+        ],
+    })
 }
 
 /// Name of the `k`-th component of a node in results: the node's name for the

@@ -209,6 +209,22 @@ pub trait Component: Send {
     fn stats(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
+    /// The component's event log, if it keeps one: values recorded when they
+    /// change (not sampled), in time order; `timeseries["component_events"]`.
+    fn log(&self) -> &[LogRow] {
+        &[]
+    }
+}
+
+/// One row of a component's event log: a named value at a time, optionally of
+/// one output queue and one flow.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct LogRow {
+    pub time: Time,
+    pub name: &'static str,
+    pub link: Option<LinkId>,
+    pub flow: Option<FlowId>,
+    pub value: f64,
 }
 
 // ----- calling the components of a node (used by the simulator)

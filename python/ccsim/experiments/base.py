@@ -117,6 +117,9 @@ class Experiment:
         ``findings(data) -> list[str]``: facts measured in this run that are not
         the paper's claims (extra series, explanations with numbers), written to
         the report's "Findings" section; they pass or fail nothing.
+    tables
+        ``tables(data) -> list[str]``: Markdown lines (e.g. the paper's result tables
+        reconstructed from the runs) written to the report's "Tables" section.
     """
 
     name: str
@@ -129,6 +132,7 @@ class Experiment:
     timeseries: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     findings: Callable[[Data], list[str]] | None = None
+    tables: Callable[[Data], list[str]] | None = None
 
     def run(
         self,
@@ -176,6 +180,8 @@ class Experiment:
                 failed.append(c.what)
             shown = "n/a" if math.isnan(v) else c.fmt.format(v)
             lines.append(f"| {c.what} | {c.paper} | {shown} | {c.tolerance} | {c.result(passed)} |")
+        if self.tables:
+            lines += ["", "## Tables", "", *self.tables(data)]
         if self.findings:
             lines += ["", "## Findings (measured in this run; not checks)", ""]
             lines += [f"- {f}" for f in self.findings(data)]

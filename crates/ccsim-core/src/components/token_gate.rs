@@ -62,6 +62,7 @@
 //!   rules hold the same ACKs and give the same flows (a release made at a data
 //!   arrival may wait one departure longer with promises).
 
+use super::{path, quoted};
 use crate::cfg::{Res, Tab};
 use crate::packet::{FlowId, Kind, LinkId, NodeId, Packet};
 use crate::qdisc::Limit;
@@ -479,18 +480,6 @@ impl Component for TokenGate {
 
 // ----- scenario
 
-/// Links crossed from `from` to `to` along the forwarding tables.
-fn path(sim: &Sim, from: NodeId, to: NodeId) -> Vec<LinkId> {
-    let mut links = Vec::new();
-    let mut n = from;
-    while n != to && links.len() <= sim.links.len() {
-        let Some(l) = sim.next_hop(n, to) else { break };
-        links.push(l);
-        n = sim.links[l.idx()].to;
-    }
-    links
-}
-
 /// Reads `[[components]] kind = "token_gate"` for `node`:
 /// `forward` (output link name, required), `buffer` (Bf, size, required),
 /// `threshold` (Th, packets, default 3), `packet_length` (default L_p, size,
@@ -504,7 +493,7 @@ pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<TokenGate> {
         .filter(|l| l.from == node)
         .map(|l| l.name.as_str())
         .collect();
-    let list = |v: &[&str]| v.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ");
+    let list = |v: &[&str]| quoted(v.iter().copied());
 
     let fwd_name = t.string("forward")?.ok_or_else(|| {
         t.missing(
