@@ -422,3 +422,30 @@ def test_save_never_mixes_deletes_or_follows_links(small, tmp_path):
         r.save(link)
     with pytest.raises(FileExistsError, match="is a file"):
         r.save(target)
+
+
+def test_dumbbell_access_rates_per_pair():
+    from _scenarios import ONE_PAIR
+
+    sc = {**ONE_PAIR, "topology": {**ONE_PAIR["topology"], "pairs": 2}}
+    sc["topology"]["access"] = {"rate": ["100Mbps", "2Mbps"], "delay": "1ms"}
+    r = ccsim.run(sc)
+    q = r.queues.set_index("queue")
+    assert q.loc["s0->R1", "rate_bps"] == 100e6 and q.loc["s1->R1", "rate_bps"] == 2e6
+    assert q.loc["R2->d1", "rate_bps"] == 2e6  # receiver access as the sender's by default
+    assert r.scenario["topology"]["access"]["rate"] == ["100000000bps", "2000000bps"]
+    f = r.flows.set_index("name")["goodput_bps"]
+    assert f["f1"] < 2e6 < f["f0"]
+    sc["topology"]["access"]["rate"] = ["100Mbps"]
+    with pytest.raises(ccsim.ScenarioError, match=r"topology\.access\.rate: .*exactly 2 rates"):
+        ccsim.run(sc)
+
+
+def test_datagram_flows_have_time_series():
+    from _scenarios import ONE_PAIR
+
+    sc = {**ONE_PAIR, "flows": [{"pairs": [0], "kind": "cbr", "rate": "1Mbps"}]}
+    sc["monitor"] = {"interval": "100ms"}
+    ts = ccsim.run(sc).timeseries["flow"]
+    assert set(ts["flow"]) == {"f0"} and ts["delivered_bytes"].iloc[-1] > 0.9 * 1e6 / 8 * 1.8
+    assert (ts["cwnd_bytes"] == 0).all() and ts["srtt_s"].isna().all()

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import select
 import subprocess
 import sys
@@ -41,7 +42,7 @@ def test_run_writes_summary_and_parquet(tmp_path):
         "warmup=1s",
     )
     assert r.returncode == 0, r.stderr
-    assert "queue R1->R2" in r.stdout
+    assert re.search(r"^  R1->R2 +util +\d", r.stdout, re.M), r.stdout
     s = json.loads((out / "summary.json").read_text())
     assert s["seed"] == 7 and s["duration_s"] == 3
     assert pq.read_table(out / "flows.parquet").num_rows == 2
@@ -189,3 +190,121 @@ def test_run_workload_prints_connections_and_writes_their_table(tmp_path):
     r = ccsim("run", "scenarios/workload-100k.toml", "--set", "workloads[0].arrival_rate=0")
     assert r.returncode != 0
     assert "workloads[0].arrival_rate" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_reproduce_typo_is_one_line_with_the_names():
+    line = _one_line_exit_2(ccsim("reproduce", "westwood-fig9"))
+    assert "no experiment 'westwood-fig9'; experiments: westwood-fig4" in line
+
+
+def test_nested_typo_names_the_unknown_key_with_a_suggestion(tmp_path):
+    f = tmp_path / "s.toml"
+    text = open("scenarios/dumbbell-newreno.toml").read()
+    f.write_text(text.replace("[topology.bottleneck]", "[topology.bottlenck]"))
+    line = _one_line_exit_2(ccsim("run", str(f)))
+    assert 'topology.bottlenck: unknown key; did you mean "bottleneck"?' in line
+    line = _one_line_exit_2(
+        ccsim("run", "scenarios/dumbbell-newreno.toml", "--set", "topology.bottleneck.dleay=1ms")
+    )
+    assert 'topology.bottleneck.dleay: unknown key; did you mean "delay"?' in line
+
+
+def test_run_summary_says_what_each_number_covers_without_float_noise(tmp_path):
+    r = ccsim("run", "scenarios/dumbbell-newreno.toml", "--set", "duration=6s")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "simulated 6 s in" in out and "packets (whole run): created" in out
+    assert "queues (after the 5 s warm-up; the 4 busiest by utilization of 10 with traffic" in out
+    assert "limit 65pkt" in out and "Packets(" not in out
+    assert "goodput (after the 5 s warm-up)" in out and "retransmits (whole run)" in out
+    f = tmp_path / "s.toml"
+    f.write_text(
+        open("scenarios/dumbbell-newreno.toml")
+        .read()
+        .replace('"30s"', '"0.3s"')
+        .replace('"5s"', '"0.1s"')
+    )
+    r = ccsim("run", str(f), "--out", str(tmp_path / "o"), "-q")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["duration_s"] == 0.3 and summary["warmup_s"] == 0.1
+    resolved = (tmp_path / "o" / "scenario.json").read_text()
+    assert '"0.3s"' in resolved
+    assert not re.search(r"\d\.\d*(0{6,}|9{6,})\d", resolved)  # no 0.30000000000000004
+
+
+def test_ecn_without_a_marking_queue_warns_in_one_line():
+    r = ccsim(
+        "run",
+        "scenarios/dumbbell-newreno.toml",
+        "-q",
+        "--set",
+        "duration=6s",
+        "--set",
+        "flows[0].ecn=true",
+    )
+    assert r.returncode == 0
+    assert r.stderr.strip() == (
+        "ccsim: warning: flows[0].ecn: true, but no queue of the topology marks CE (it takes "
+        "ecn = true on a red or ared queue): this flow sees only drops"
+    )
+    red = 'topology.bottleneck.queue={kind="red", limit="50pkt", min_th=5, max_th=15, ecn=true}'
+    r = ccsim(
+        "run",
+        "scenarios/dumbbell-newreno.toml",
+        "-q",
+        "--set",
+        "duration=6s",
+        "--set",
+        "flows[0].ecn=true",
+        "--set",
+        red,
+    )
+    assert r.returncode == 0 and r.stderr == ""
+
+
+def test_bench_runs_the_bundled_scenario_from_anywhere(tmp_path):
+    r = ccsim("bench", "--repeat", "1", "--json", "--set", "duration=1s", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["scenario"].endswith("bench-dumbbell-8.toml")
+    from ccsim import scenarios
+
+    assert {"bench-dumbbell-8", "dumbbell-newreno", "graph-parking-lot"} <= set(scenarios.names())
+    # the repository's scenarios/ is the packaged directory
+    assert os.path.samefile(
+        "scenarios/bench-dumbbell-8.toml", scenarios.path("bench-dumbbell-8")
+    ) or (
+        open("scenarios/bench-dumbbell-8.toml").read()
+        == scenarios.path("bench-dumbbell-8").read_text()
+    )
+
+
+def test_help_and_bad_input_do_not_import_pandas(tmp_path):
+    code = (
+        "import sys; from ccsim.cli import main\n"
+        "rc = main(sys.argv[1:])\n"
+        "heavy = [m for m in ('pandas', 'duckdb', 'matplotlib') if m in sys.modules]\n"
+        "print(rc, heavy, file=sys.stderr)\n"
+    )
+    for args in (["list"], ["run", str(tmp_path / "missing.toml")], ["reproduce", "nope"]):
+        r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+        assert r.stderr.strip().splitlines()[-1].endswith("[]"), (args, r.stderr)
+    r = subprocess.run(
+        [sys.executable, "-c", code, "run", "scenarios/dumbbell-newreno.toml", "--set", "seed=x"],
+        capture_output=True,
+        text=True,
+    )
+    assert r.stderr.strip().splitlines()[-1] == "2 []", r.stderr
+
+
+def test_progress_amounts_are_plain_decimals():
+    import io
+
+    from ccsim.progress import ProgressBar
+
+    s = io.StringIO()
+    bar = ProgressBar("simulating", unit="s", stream=s)
+    bar.update(500.0, 100000.0, force=True)
+    bar.update(0.25, 2.5, force=True)
+    assert "simulating 500/100000s" in s.getvalue() and "0.2/2.5s" in s.getvalue()
+    assert "e+" not in s.getvalue()

@@ -122,3 +122,61 @@ def test_experiment_runs_stores_plots_and_reports(tmp_path):
     again = TINY.run(results_dir=tmp_path, jobs=2, progress=False)
     assert sorted(again.table["point_id"]) == sorted(data.table["point_id"])
     assert sorted(again.table["utilization"]) == sorted(data.table["utilization"])
+
+
+def test_reproduce_all_names_the_failing_checks(tmp_path, monkeypatch, capsys):
+    from ccsim import cli, experiments
+
+    monkeypatch.setattr(experiments, "all_experiments", lambda: [TINY])
+    rc = cli.main(["reproduce", "--all", "--quick", "--jobs", "1", "--results", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert rc == 0  # without --strict a failed check is reported, not an error
+    assert "1 checks did not pass" in err and "FAIL tiny: impossible" in err
+    assert "NewReno utilization" not in err
+    rc = cli.main(["reproduce", "tiny", "--strict", "--jobs", "1", "--results", str(tmp_path)])
+    assert rc == 1 and "FAIL tiny: impossible" in capsys.readouterr().err
+
+
+class _StubData:
+    """Data for the plot functions without running the experiment: a sawtooth trace
+    with a spike before the warm-up, and one seed per fig-8 point."""
+
+    def __init__(self):
+        import numpy as np
+        import pandas as pd
+
+        t = np.arange(0, 120, 0.01)
+        self._flow = pd.DataFrame(
+            {"time_s": t, "cwnd_bytes": (300 + (t % 10) * 25) * westwood.MSS * 1.0}
+        )
+        self._flow.loc[100, "cwnd_bytes"] = 5000 * westwood.MSS  # slow-start overshoot
+        self._flow.loc[6000, "cwnd_bytes"] = 4000 * westwood.MSS  # one inflated sample
+        self._queue = pd.DataFrame({"time_s": t, "packets": (t % 10) * 5})
+        rows = [
+            {"protocol": p, "rtt_ms": rtt, "b": b, "utilization": 0.9}
+            for p in westwood.SERIES
+            for rtt in (100, 300)
+            for b in (0.02, 0.2)
+        ]
+        self.table = pd.DataFrame(rows)
+
+    def timeseries(self, name, **params):
+        return self._flow if name == "flow" else self._queue
+
+    def rows(self, **params):
+        df = self.table
+        for k, v in params.items():
+            df = df[df[k] == v]
+        return df
+
+
+def test_fig5_and_fig8_figures(tmp_path, monkeypatch):
+    figs = []
+    monkeypatch.setattr(westwood, "save_figure", lambda fig, outdir, stem: figs.append(fig) or [])
+    westwood.plot_fig5(_StubData(), tmp_path)
+    cwnd, queue = figs[0].axes[0], figs[0].axes[2]
+    assert cwnd.get_ylim()[1] < 1000  # single-sample spikes do not set the scale
+    assert queue.get_xlim()[0] == westwood.FIG5_FROM_S and "warm-up" in queue.get_xlabel()
+    westwood.plot_fig8(_StubData(), tmp_path)
+    labels = [t.get_text() for t in figs[1].axes[0].get_legend().get_texts()]
+    assert any("one seed" in x for x in labels) and not any("CI" in x for x in labels)

@@ -482,3 +482,18 @@ def test_an_outcome_from_another_engine_is_a_failure_not_a_point(tmp_path):
     assert rec.done == 0 and "computed by engine 0.0.0+elsewhere" in rec.failed[0][1]
     res = ccsim.open_results(tmp_path)
     assert res.points.empty and res.failures["engine"][0] == ccsim.fingerprint()
+
+
+def test_aggregate_warns_when_replications_are_identical():
+    import warnings
+
+    import pandas as pd
+
+    df = pd.DataFrame({"buf": [10, 10, 20, 20], "util": [0.9, 0.9, 0.8, 0.85]})
+    with pytest.warns(sw.IdenticalReplicationsWarning, match="identical values of util"):
+        out = sw.aggregate(df, by="buf", metrics="util")
+    assert out["util_half_width"][0] == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # different values, or a single run: no warning
+        sw.aggregate(df[df["buf"] == 20], by="buf", metrics="util")
+        sw.aggregate(df.head(1), by="buf", metrics="util")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -114,4 +115,30 @@ def run(
     t0 = time.perf_counter()
     raw = _ccsim.run(text, progress, slice_s, limit)
     wall = time.perf_counter() - t0
-    return Results._from_native(raw, wall)
+    r = Results._from_native(raw, wall)
+    for msg in ecn_without_marking(r.scenario):
+        warnings.warn(msg, EcnWarning, stacklevel=2)
+    return r
+
+
+class EcnWarning(UserWarning):
+    """A flow asks for ECN where no queue can mark (it will only ever see drops)."""
+
+
+def ecn_without_marking(resolved: dict) -> list[str]:
+    """One message per flow of the resolved scenario with ``ecn = true`` when no queue
+    of the topology marks (``ecn = true`` on a ``red``/``ared`` queue)."""
+
+    def marks(v) -> bool:
+        if isinstance(v, dict):
+            return v.get("ecn") is True or any(marks(x) for x in v.values())
+        return isinstance(v, list) and any(marks(x) for x in v)
+
+    flows = [i for i, f in enumerate(resolved.get("flows", [])) if f.get("ecn") is True]
+    if not flows or marks(resolved.get("topology")):
+        return []
+    return [
+        f"flows[{i}].ecn: true, but no queue of the topology marks CE (it takes ecn = true on "
+        "a red or ared queue): this flow sees only drops"
+        for i in flows
+    ]

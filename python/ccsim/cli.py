@@ -1,4 +1,4 @@
-"""Command line: ``ccsim run | bench | list | reproduce | sweep``.
+"""Command line: ``ccsim run | plot | compare | bench | list | reproduce``.
 
 Exit codes: 0 success, 1 the run failed (a model invariant was violated),
 2 bad input (scenario, arguments), 130 interrupted.
@@ -13,8 +13,7 @@ from pathlib import Path
 
 import ccsim
 from ccsim.progress import ProgressBar
-from ccsim.store import StoreError
-from ccsim.sweep import SweepError
+from ccsim.errors import StoreError, SweepError
 
 EPILOG = """
 scenario keys are documented in docs/user-guide.md; every key can be overridden with
@@ -51,31 +50,46 @@ def _os_error(e: OSError) -> str:
     return str(e)
 
 
+#: Queues ``ccsim run`` lists: the busiest by utilization.
+SHOWN_QUEUES = 4
+
+
 def _print_summary(r: ccsim.Results) -> None:
     s = r.summary
+    warm = s.get("warmup_s", 0) or 0
+    window = f"after the {warm:g} s warm-up" if warm else "whole run"
     print(
         f"simulated {s['duration_s']:g} s in {s['wall_s']:.3f} s wall "
         f"({s['events']} events, {s['events_per_s'] / 1e6:.2f} M events/s, "
         f"{s['sim_s_per_wall_s']:.1f} sim-s per wall-s)"
     )
     print(
-        f"packets: created {s['packets_created']}, delivered {s['packets_delivered']}, "
-        f"dropped {s['packets_dropped']}, in flight at end {s['packets_in_flight']}"
+        f"packets (whole run): created {s['packets_created']}, delivered "
+        f"{s['packets_delivered']}, dropped {s['packets_dropped']}, in flight at end "
+        f"{s['packets_in_flight']}"
     )
     q = r.queues
-    busy = q[q["departures"] > 0].sort_values("utilization", ascending=False).head(4)
+    used = q[q["departures"] > 0]
+    busy = used.sort_values("utilization", ascending=False).head(SHOWN_QUEUES)
+    if len(busy):
+        print(
+            f"queues ({window}; the {len(busy)} busiest by utilization of {len(used)} "
+            f"with traffic, {len(q)} in all):"
+        )
     for _, row in busy.iterrows():
         print(
-            f"  queue {row['queue']:<12} util {row['utilization'] * 100:6.2f}%  "
-            f"drops {row['drops']:>7}  mean {row['mean_len_pkts']:8.2f} pkt  max {row['max_len_pkts']} pkt"
+            f"  {row['queue']:<12} util {row['utilization'] * 100:6.2f}%  "
+            f"drops {row['drops']:>7}  mean {row['mean_len_pkts']:8.2f} pkt  "
+            f"max {row['max_len_pkts']} pkt  limit {row['limit']}"
         )
     f = r.flows
     if len(f):
         gp = f["goodput_bps"]
         print(
-            f"flows: {len(f)}, goodput total {gp.sum() / 1e6:.3f} Mbps "
+            f"flows: {len(f)}, goodput ({window}) total {gp.sum() / 1e6:.3f} Mbps "
             f"(min {gp.min() / 1e6:.3f}, max {gp.max() / 1e6:.3f}), "
-            f"retransmits {int(f['retransmits'].sum())}, timeouts {int(f['timeouts'].sum())}"
+            f"retransmits (whole run) {int(f['retransmits'].sum())}, "
+            f"timeouts {int(f['timeouts'].sum())}"
         )
     c = r.connections
     if len(c):
@@ -95,16 +109,25 @@ def _print_summary(r: ccsim.Results) -> None:
 
 
 def _run_with_bar(path, overrides, quiet: bool) -> ccsim.Results:
+    import warnings
+
     bar = ProgressBar("simulating", unit="s", delay=1.0, enabled=not quiet)
     try:
-        return ccsim.run(path, overrides=overrides, progress=bar.update)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            r = ccsim.run(path, overrides=overrides, progress=bar.update)
     finally:
         bar.close()
+    for w in seen:  # one line each, as errors are
+        print(f"ccsim: warning: {w.message}", file=sys.stderr)
+    return r
 
 
 def cmd_run(a: argparse.Namespace) -> int:
     from ccsim.results import check_output_dir
 
+    if a.plot and not a.out:
+        return _fail("run: --plot needs --out DIR (the plots go to DIR/plots)")
     if a.out:
         check_output_dir(a.out, a.force)  # refuse before running, not after
     r = _run_with_bar(a.scenario, a.set, a.quiet)
@@ -113,12 +136,72 @@ def cmd_run(a: argparse.Namespace) -> int:
     if a.out:
         d = r.save(a.out, force=a.force)
         if not a.quiet:
-            print(f"wrote {d}/summary.json and Parquet tables")
+            extra = f", {', '.join(sorted(r.files))}" if r.files else ""
+            print(f"wrote {d}/summary.json and Parquet tables{extra}")
+        if a.plot:
+            _report_plots(r.plot(out=Path(d) / "plots", fmt=a.format))
+    return 0
+
+
+def _report_plots(paths) -> None:
+    for p in paths:
+        print(f"wrote {p}")
+
+
+def _not_results(d: Path) -> str | None:
+    """Why ``d`` is not a saved run, or None."""
+    if not d.is_dir():
+        return f"{d}: not a directory (expected a run saved with `ccsim run --out DIR`)"
+    if not (d / "manifest.json").exists() and not (d / "summary.json").exists():
+        return f"{d}: no saved run here (no manifest.json; save one with `ccsim run --out DIR`)"
+    return None
+
+
+def cmd_plot(a: argparse.Namespace) -> int:
+    from ccsim import plots
+
+    bad = [p for p in a.panels or [] if p not in plots.PANELS]
+    if bad:
+        return _fail(f"plot: no panel {bad[0]!r}; panels: {', '.join(plots.PANELS)}")
+    why = _not_results(a.result_dir)
+    if why:
+        return _fail(why)
+    r = ccsim.Results.load(a.result_dir)
+    out = a.out or a.result_dir / "plots"
+    _report_plots(r.plot(what=a.panels, out=out, fmt=a.format))
+    return 0
+
+
+def cmd_compare(a: argparse.Namespace) -> int:
+    from ccsim import plots, report
+
+    dirs = a.result_dirs
+    if len(dirs) < 2:
+        return _fail("compare: name at least two result directories")
+    for d in dirs:
+        why = _not_results(d)
+        if why:
+            return _fail(why)
+    names = [d.name or str(d) for d in dirs]
+    if len(set(names)) < len(names):
+        names = [str(d) for d in dirs]
+    runs = [(n, ccsim.Results.load(d)) for n, d in zip(names, dirs)]
+    table = report.compare(runs)
+    print(report.compare_text(table, names))
+    if a.csv:
+        table.to_csv(a.csv, index=False)
+        print(f"wrote {a.csv}")
+    if a.plot:
+        _report_plots(plots.overlay(runs, a.plot, fmt=a.format))
     return 0
 
 
 def cmd_bench(a: argparse.Namespace) -> int:
     """Run a scenario several times and report the best speed."""
+    if a.scenario is None:
+        from ccsim.scenarios import path
+
+        a.scenario = path("bench-dumbbell-8")
     best = None
     for _ in range(a.repeat):
         r = ccsim.run(a.scenario, overrides=a.set)
@@ -171,7 +254,9 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
         names, quick=a.quick, jobs=a.jobs, results_dir=a.results, out_dir=a.out
     )
     if not ok:
-        print("some checks did not pass: see the FAIL rows in the reports", file=sys.stderr)
+        print(f"{len(ok.failed)} checks did not pass:", file=sys.stderr)
+        for exp, what in ok.failed:
+            print(f"  FAIL {exp}: {what}", file=sys.stderr)
     return 1 if (a.strict and not ok) else 0
 
 
@@ -217,7 +302,42 @@ def build_parser() -> argparse.ArgumentParser:
         help="override a scenario key (repeatable)",
     )
     r.add_argument("-q", "--quiet", action="store_true", help="no summary, no progress bar")
+    r.add_argument(
+        "--plot", action="store_true", help="also plot the run into OUT/plots (see `ccsim plot`)"
+    )
+    r.add_argument("--format", choices=["png", "svg"], default="png", help="plot format")
     r.set_defaults(fn=cmd_run)
+
+    pl = sub.add_parser(
+        "plot",
+        help="plot a saved run",
+        description="Plot a run saved with `ccsim run --out DIR`: queue length, cwnd and "
+        "ssthresh, per-flow throughput and RTT over time (these need [monitor] interval), "
+        "drops and ECN marks; one file per panel.",
+    )
+    pl.add_argument("result_dir", type=Path, metavar="RESULT_DIR")
+    pl.add_argument("--out", type=Path, help="directory for the figures (default RESULT_DIR/plots)")
+    pl.add_argument("--format", choices=["png", "svg"], default="png")
+    pl.add_argument(
+        "--panel",
+        dest="panels",
+        action="append",
+        metavar="NAME",
+        help="only this panel (repeatable): queue, cwnd, throughput, rtt, drops",
+    )
+    pl.set_defaults(fn=cmd_plot)
+
+    cp = sub.add_parser(
+        "compare",
+        help="compare saved runs side by side",
+        description="Print the flows' and queues' main metrics of saved runs side by side, "
+        "with the difference of the last from the first; optionally overlay their time series.",
+    )
+    cp.add_argument("result_dirs", type=Path, nargs="+", metavar="RESULT_DIR")
+    cp.add_argument("--plot", type=Path, metavar="DIR", help="write overlaid time series here")
+    cp.add_argument("--format", choices=["png", "svg"], default="png")
+    cp.add_argument("--csv", type=Path, help="also write the table as CSV")
+    cp.set_defaults(fn=cmd_compare)
 
     b = sub.add_parser(
         "bench",
@@ -226,7 +346,11 @@ def build_parser() -> argparse.ArgumentParser:
         "delivered data packets per wall second and simulated seconds per wall second.",
     )
     b.add_argument(
-        "scenario", type=Path, nargs="?", default=Path("scenarios/bench-dumbbell-8.toml")
+        "scenario",
+        type=Path,
+        nargs="?",
+        default=None,
+        help="scenario TOML file (default: the bundled bench-dumbbell-8, see `ccsim.scenarios`)",
     )
     b.add_argument("--repeat", type=_positive, default=3, help="runs (best is reported), default 3")
     b.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")

@@ -14,6 +14,13 @@ import time
 __all__ = ["ProgressBar", "fmt_duration"]
 
 
+def _amounts(done: float, total: float) -> str:
+    """``done/total`` in plain decimals, as many as ``total`` needs (``500/100000``, not
+    ``500/1e+05``; ``0.25/2.5``)."""
+    digits = 0 if total >= 100 else 1 if total >= 1 else 3
+    return f"{done:.{digits}f}/{total:.{digits}f}"
+
+
 def fmt_duration(seconds: float) -> str:
     """``75`` -> ``"1:15"``, ``3725`` -> ``"1:02:05"``, unknown -> ``"?"``."""
     if not math.isfinite(seconds):
@@ -101,7 +108,9 @@ class ProgressBar:
         bar = "#" * filled + "." * (self.width - filled)
         fail = f" ({failed} failed)" if failed else ""
         count = (
-            f"{done:.4g}/{self.total:.4g}" if isinstance(done, float) else f"{done}/{self.total}"
+            _amounts(done, self.total)
+            if isinstance(done, float) or isinstance(self.total, float)
+            else f"{done}/{self.total}"
         )
         line = (
             f"{self.label} {count}{self.unit} [{bar}] {100 * frac:3.0f}%{fail}"

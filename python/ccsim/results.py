@@ -1,8 +1,10 @@
 """Results of one run: tables as pandas DataFrames, a summary dict, Parquet I/O.
 
 A saved results directory holds ``summary.json``, ``scenario.json``, ``flows.parquet``,
-``queues.parquet``, ``ts_<name>.parquet`` and ``manifest.json``, which lists every file
-of the run with its size and SHA-256 (plus a run id and the engine fingerprint).
+``queues.parquet``, ``ts_<name>.parquet``, ``trace.parquet`` (with ``[trace]``), the
+capture files (``[[capture]]``: ``*.pcap``/``*.pcapng``, ``hosts``), the ns-2 text trace
+(``*.tr``) and ``manifest.json``, which lists every file of the run with its size and
+SHA-256 (plus a run id and the engine fingerprint).
 :meth:`Results.save` writes a new directory beside the target and renames it into
 place, so a directory always holds the files of one run; :meth:`Results.load` reads
 only the files the manifest lists and verifies each.
@@ -18,10 +20,10 @@ import re
 import shutil
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported when first needed: `ccsim --help` stays instant
+    import pandas as pd
 
 __all__ = ["MANIFEST", "Results", "check_output_dir"]
 
@@ -29,6 +31,10 @@ MANIFEST = "manifest.json"
 _FORMAT = "ccsim-results"
 # What Results.save wrote before manifests existed.
 _LEGACY = re.compile(r"(summary|scenario)\.json|(flows|queues|ts_[A-Za-z0-9_.-]+)\.parquet")
+# Table files of a run; any other file a manifest lists is a result file (capture, ns-2 trace).
+_TABLES = re.compile(
+    r"(summary|scenario)\.json|(flows|queues|trace|connections|workloads|ts_[A-Za-z0-9_.-]+)\.parquet"
+)
 _LEGACY_CORE = {"summary.json", "scenario.json", "flows.parquet", "queues.parquet"}
 
 
@@ -90,10 +96,17 @@ def check_output_dir(directory: str | os.PathLike, force: bool = False) -> str:
 
 
 def _frame(cols: dict) -> pd.DataFrame:
+    import numpy as np
+    import pandas as pd
+
     data = {}
     for name, (dtype, payload) in cols.items():
         if dtype == "str":
             data[name] = pd.Series(payload)
+        elif dtype == "cat":
+            codes, labels = payload
+            codes = np.frombuffer(codes, dtype="<u4").astype(np.int32)
+            data[name] = pd.Categorical.from_codes(codes, categories=labels)
         else:
             data[name] = np.frombuffer(payload, dtype=dtype)
     return pd.DataFrame(data)
@@ -126,6 +139,12 @@ class Results:
     workloads : pandas.DataFrame
         One row per arrival process: requested and realised arrival rate, mean
         size and offered load (empty without workloads).
+    trace : pandas.DataFrame or None
+        One row per packet event on the traced links (``[trace]``), else None.
+    files : dict of str to bytes
+        Result files by name: packet captures (``[[capture]]``, with a ``hosts``
+        file naming their addresses) and the ns-2 text trace. :meth:`save` writes
+        them into the results directory.
     """
 
     def __init__(
@@ -137,14 +156,20 @@ class Results:
         timeseries: dict[str, pd.DataFrame],
         connections: pd.DataFrame | None = None,
         workloads: pd.DataFrame | None = None,
+        trace: pd.DataFrame | None = None,
+        files: dict[str, bytes] | None = None,
     ):
         self.scenario = scenario
         self.summary = summary
         self.flows = flows
         self.queues = queues
         self.timeseries = timeseries
+        import pandas as pd
+
         self.connections = pd.DataFrame() if connections is None else connections
         self.workloads = pd.DataFrame() if workloads is None else workloads
+        self.trace = trace
+        self.files = dict(files or {})
 
     @classmethod
     def _from_native(cls, raw: dict, wall_s: float) -> Results:
@@ -155,18 +180,29 @@ class Results:
         queues = tables.pop("queues")
         conns = tables.pop("connections", None)
         workloads = tables.pop("workloads", None)
+        trace = tables.pop("trace", None)
         ts = {k.removeprefix("ts_"): v for k, v in tables.items()}
         data_pkts = int(flows["packets_sent"].sum()) if len(flows) else 0
         summary["wall_s"] = wall_s
         summary["events_per_s"] = summary["events"] / wall_s if wall_s > 0 else float("nan")
         summary["sim_s_per_wall_s"] = summary["duration_s"] / wall_s if wall_s > 0 else float("nan")
         summary["data_packets_sent"] = data_pkts
-        return cls(scenario, summary, flows, queues, ts, conns, workloads)
+        return cls(
+            scenario,
+            summary,
+            flows,
+            queues,
+            ts,
+            conns,
+            workloads,
+            trace=trace,
+            files=dict(raw.get("files", {})),
+        )
 
     def queue(self, name: str) -> pd.Series:
         """The row of ``queues`` for one link direction, e.g. ``"R1->R2"``."""
         q = self.queues.set_index("queue")
-        if name not in q.index:
+        if name not in q.index:  # (pandas is loaded: self.queues is a DataFrame)
             raise KeyError(f"no queue {name!r}; queues: {', '.join(q.index[:10])}")
         return q.loc[name]
 
@@ -199,6 +235,8 @@ class Results:
                 for name, df in (("connections", self.connections), ("workloads", self.workloads))
                 if len(df.columns)
             },
+            **({"trace.parquet": _parquet(self.trace)} if self.trace is not None else {}),
+            **self.files,
             "summary.json": json.dumps(self.summary, indent=2, default=_jsonable).encode(),
             "scenario.json": json.dumps(self.scenario, indent=2).encode(),
         }
@@ -274,11 +312,14 @@ class Results:
                     f"{d / name} is {why}; this directory does not hold run {m.get('run_id')} whole"
                 )
             data[name] = raw
+        import pandas as pd
+
         ts = {
             n[len("ts_") : -len(".parquet")]: pd.read_parquet(io.BytesIO(b))
             for n, b in sorted(data.items())
             if n.startswith("ts_") and n.endswith(".parquet")
         }
+        trace = data.get("trace.parquet")
         return cls(
             json.loads(data["scenario.json"]),
             json.loads(data["summary.json"]),
@@ -291,10 +332,14 @@ class Results:
                 else None
                 for n in ("connections", "workloads")
             ),
+            trace=pd.read_parquet(io.BytesIO(trace)) if trace is not None else None,
+            files={n: b for n, b in data.items() if not _TABLES.fullmatch(n)},
         )
 
     @classmethod
     def _load_unchecked(cls, d: Path) -> Results:
+        import pandas as pd
+
         ts = {
             p.stem.removeprefix("ts_"): pd.read_parquet(p) for p in sorted(d.glob("ts_*.parquet"))
         }
@@ -314,8 +359,29 @@ class Results:
         s = self.summary
         return (
             f"<ccsim.Results {s.get('flows')} flows, {s.get('links')} links, "
-            f"{s.get('duration_s')} s simulated in {s.get('wall_s', float('nan')):.3f} s>"
+            f"{s.get('duration_s', float('nan')):g} s simulated in "
+            f"{s.get('wall_s', float('nan')):.3f} s>"
         )
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the run's facts, then the flows and queues tables."""
+        from ccsim.report import results_html
+
+        return results_html(self)
+
+    def plot(self, what=None, fmt: str = "png", out: str | Path | None = None):
+        """Plot the run: queue length, cwnd/ssthresh, throughput and RTT per flow over
+        time, drops and marks per queue (the panels its data allows).
+
+        With ``out``, also write one file per panel (``<out>/<panel>.<fmt>``, PNG or
+        SVG) and return their paths; else return the matplotlib figure. See
+        :mod:`ccsim.plots`.
+        """
+        from ccsim import plots
+
+        if out is not None:
+            return plots.save(self, out, fmt=fmt, what=what)
+        return plots.figure(self, what=what)
 
 
 def _parquet(df: pd.DataFrame) -> bytes:
@@ -325,6 +391,8 @@ def _parquet(df: pd.DataFrame) -> bytes:
 
 
 def _jsonable(o: Any) -> Any:
+    import numpy as np
+
     if isinstance(o, (np.integer,)):
         return int(o)
     if isinstance(o, (np.floating,)):

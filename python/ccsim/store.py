@@ -74,6 +74,14 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from .errors import (  # defined there so the CLI imports them cheaply
+    CorruptResultError,
+    NotAStoreError,
+    StoreBusyError,
+    StoreError,
+    StoreLockedError,
+)
+
 __all__ = [
     "DB_NAME",
     "CorruptResultError",
@@ -144,26 +152,6 @@ _SCHEMA = [
 ]
 
 _BASE_WIDE_COLUMNS = ("experiment", "point_id", "seed")
-
-
-class StoreError(RuntimeError):
-    """A results directory cannot be used (the message says why, in one line)."""
-
-
-class StoreBusyError(StoreError):
-    """The DuckDB file stayed locked by another process for longer than the timeout."""
-
-
-class StoreLockedError(StoreError):
-    """Another sweep is already writing to this results directory."""
-
-
-class NotAStoreError(StoreError):
-    """The directory holds files and is not a ccsim results store: it is left alone."""
-
-
-class CorruptResultError(StoreError):
-    """A file ccsim recorded (with its size and checksum) is missing or altered."""
 
 
 # --------------------------------------------------------------------------- helpers
@@ -863,6 +851,20 @@ class ResultsStore:
     def __repr__(self) -> str:
         exp = f", experiment={self.experiment!r}" if self.experiment else ""
         return f"ResultsStore({str(self.dir)!r}{exp})"
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the store, its experiments and the first rows of ``metrics``."""
+        import html
+
+        m = self.metrics
+        exps = ", ".join(html.escape(e) for e in self.experiments) or "none"
+        head = m.head(20).to_html(index=False, float_format=lambda x: f"{x:.6g}", border=0)
+        more = f"<p>… {len(m) - 20} more rows</p>" if len(m) > 20 else ""
+        return (
+            f"<div><b>ccsim results store</b> {html.escape(str(self.dir))}<br>"
+            f"experiments: {exps}; points: {len(m)}"
+            f"<details open><summary>metrics</summary>{head}{more}</details></div>"
+        )
 
     def sql(self, query: str, params: list | None = None) -> pd.DataFrame:
         """Run a read-only SQL query against the store.

@@ -43,6 +43,7 @@ from typing import Any
 
 import pandas as pd
 
+from .errors import SweepError  # defined there so the CLI imports it cheaply
 from .pool import WORKER_DIED, check_importable, run_dask, run_local  # noqa: F401 (re-exported)
 from .progress import ProgressBar
 from .recorder import Recorder
@@ -64,10 +65,6 @@ __all__ = [
 
 DEFAULT_RESULTS_DIR = "./ccsim-results"
 DEFAULT_EXPERIMENT = "default"
-
-
-class SweepError(RuntimeError):
-    """A sweep could not be set up or run (not: a point failed, see ``failures``)."""
 
 
 # --------------------------------------------------------------------------- points
@@ -641,12 +638,15 @@ def aggregate(
     if "status" in df.columns:
         df = df[df["status"] == "done"]
     rows = []
+    identical = []
     groups = df.groupby(list(by), sort=True, dropna=False) if by else [((), df)]
     for key, group in groups:
         key = key if isinstance(key, tuple) else (key,)
         row = dict(zip(by, key))
         for m in metrics:
             values = pd.to_numeric(group[m], errors="coerce").dropna().astype(float).tolist()
+            if len(values) > 1 and len(set(values)) == 1:
+                identical.append(m)
             if values:
                 mean, hw = confidence_interval(values, level)
             else:
@@ -655,4 +655,19 @@ def aggregate(
             row[f"{m}_half_width"] = hw
             row[f"{m}_n"] = len(values)
         rows.append(row)
+    if identical:
+        import warnings
+
+        warnings.warn(
+            f"aggregate: replications gave identical values of {', '.join(sorted(set(identical)))}"
+            ": the scenario draws nothing at random (give flows random start times, "
+            'start = {uniform = ["0s", "1s"]}, or access delays), so the confidence '
+            "intervals of 0 say nothing",
+            IdenticalReplicationsWarning,
+            stacklevel=2,
+        )
     return pd.DataFrame(rows)
+
+
+class IdenticalReplicationsWarning(UserWarning):
+    """Replications of a configuration gave the same values: nothing in it is random."""

@@ -58,9 +58,13 @@ fn main() {
                     Column::F64(v) => v.iter().map(|x| format!("{:016x}", x.to_bits())).collect(),
                     Column::I64(v) => v.iter().map(|x| x.to_string()).collect(),
                     Column::Str(v) => v.clone(),
+                    Column::Cat(codes, labels) => codes.iter().map(|&c| labels[c as usize].clone()).collect(),
                 };
                 println!("{}.{} {}", t.name, name, cells.join(" "));
             }
+        }
+        for (name, bytes) in &out.files {
+            println!("file {name} {} bytes", bytes.len());
         }
     }
 }

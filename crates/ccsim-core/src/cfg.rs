@@ -53,7 +53,11 @@ pub fn join(path: &str, key: &str) -> String {
 
 /// Canonical text forms, re-parseable by the same accessors.
 pub fn time_str(t: Time) -> String {
-    format!("{}s", t.as_secs_f64())
+    format!("{}s", t.secs_str())
+}
+/// Exact decimal seconds of `t` (no unit).
+pub fn secs_str(t: Time) -> String {
+    t.secs_str()
 }
 pub fn rate_str(r: Rate) -> String {
     format!("{}bps", r.0)
@@ -68,6 +72,57 @@ fn bytes_number(n: &serde_json::Number) -> Result<u64, Option<String>> {
         Some(b) => units::size_from_bytes(b as f64).map_err(Some),
         None => Err(None),
     }
+}
+
+/// Edit distance (Levenshtein, with adjacent transpositions counted once)
+/// between `a` and `b`, by characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, x) in d[0].iter_mut().enumerate() {
+        *x = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = (a[i - 1] != b[j - 1]) as usize;
+            let mut v = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// Is `typed` a likely typo of `name`: at most one edit per three characters
+/// (at least one), ignoring case?
+pub fn close(typed: &str, name: &str) -> bool {
+    let n = name.chars().count().max(typed.chars().count());
+    edit_distance(&typed.to_lowercase(), &name.to_lowercase()) <= (n / 3).max(1)
+}
+
+/// The candidate `typed` most likely misspells, if any is [`close`].
+pub fn did_you_mean<'n>(typed: &str, candidates: impl IntoIterator<Item = &'n str>) -> Option<&'n str> {
+    candidates
+        .into_iter()
+        .filter(|c| *c != typed && close(typed, c))
+        .min_by_key(|c| edit_distance(typed, c))
+}
+
+/// Up to eight of `names`, quoted, with how many there are; led by the name
+/// `typed` most likely misspells: `did you mean "R1->R2"? "s0->R1", ... (10 in all)`.
+pub fn names_hint(typed: &str, names: &[String]) -> String {
+    let mut s: Vec<String> = names.iter().take(8).map(|n| format!("{n:?}")).collect();
+    if names.len() > 8 {
+        s.push(format!("… ({} in all)", names.len()));
+    }
+    let hint = did_you_mean(typed, names.iter().map(String::as_str))
+        .map_or(String::new(), |m| format!("did you mean {m:?}? "));
+    format!("{hint}{}", s.join(", "))
 }
 
 /// A table (JSON object) being read.
@@ -107,7 +162,17 @@ impl<'a> Tab<'a> {
         }
     }
 
+    /// A required key is absent. If the table holds an unknown key close to it
+    /// (a typo: `bottlenck`), the error names that key instead, with the
+    /// suggestion.
     pub fn missing(&self, key: &str, expected: &str) -> ScenarioError {
+        if let Some(typo) = self.map.keys().find(|k| k.as_str() != key && close(k, key)) {
+            return ScenarioError {
+                path: self.key_path(typo),
+                value: String::new(),
+                expected: format!("unknown key; did you mean {key:?}? (required key {key:?} is missing)"),
+            };
+        }
         ScenarioError {
             path: self.key_path(key),
             value: String::new(),
@@ -338,6 +403,21 @@ impl<'a> Tab<'a> {
         }
     }
 
+    /// `start` (default 0) and `stop` (default `end`) of a recording window,
+    /// `stop` not before `start`.
+    pub fn time_window(&mut self, end: Time) -> Res<(Time, Time)> {
+        let start = self.time("start", Some("0s"))?;
+        let stop = self.time("stop", Some(&time_str(end)))?;
+        if stop < start {
+            return Err(self.error(
+                "stop",
+                &Value::String(time_str(stop)),
+                format!("a time not before start ({})", time_str(start)),
+            ));
+        }
+        Ok((start, stop))
+    }
+
     /// A nested table, if present. Put its resolved form back with `put`.
     pub fn table(&mut self, key: &'static str) -> Res<Option<Tab<'a>>> {
         let path = self.key_path(key);
@@ -359,10 +439,13 @@ impl<'a> Tab<'a> {
     /// Rejects keys that no accessor asked for; returns the resolved table.
     pub fn finish(self) -> Res<Value> {
         if let Some(k) = self.unread().first() {
+            let known = self.known();
+            let hint =
+                did_you_mean(k, known.iter().copied()).map_or(String::new(), |m| format!("did you mean {m:?}? "));
             return Err(ScenarioError {
                 path: self.key_path(k),
                 value: String::new(),
-                expected: format!("unknown key; accepted keys here: {}", self.known().join(", ")),
+                expected: format!("unknown key; {hint}accepted keys here: {}", known.join(", ")),
             });
         }
         Ok(Value::Object(self.out))
@@ -375,6 +458,32 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn a_typo_of_a_required_key_is_named_with_a_suggestion() {
+        let v = json!({"kind": "dumbbell", "bottlenck": {}});
+        let mut t = Tab::new("topology".into(), &v).unwrap();
+        let e = t
+            .table("bottleneck")
+            .unwrap()
+            .map(|_| ())
+            .ok_or_else(|| t.missing("bottleneck", "a table"));
+        let e = e.unwrap_err();
+        assert_eq!(e.path, "topology.bottlenck");
+        assert!(e.expected.contains("did you mean \"bottleneck\""), "{e}");
+        // an unrelated extra key does not hide a missing one
+        let v = json!({"kind": "dumbbell", "zzz": 1});
+        let t = Tab::new("topology".into(), &v).unwrap();
+        assert_eq!(t.missing("bottleneck", "a table").path, "topology.bottleneck");
+    }
+
+    #[test]
+    fn suggestions_take_the_closest_name() {
+        assert_eq!(edit_distance("bottlenck", "bottleneck"), 1);
+        assert_eq!(edit_distance("dleay", "delay"), 1);
+        assert_eq!(did_you_mean("R9->R2", ["s0->R1", "R1->R2", "R2->R1"]), Some("R1->R2"));
+        assert_eq!(did_you_mean("rate", ["delay", "loss"]), None);
+    }
+
+    #[test]
     fn unknown_key_names_path_and_accepted() {
         let v = json!({"rate": "1Mbps", "dleay": "1ms"});
         let mut t = Tab::new("topology.access".into(), &v).unwrap();
@@ -383,6 +492,7 @@ mod tests {
         let e = t.finish().unwrap_err();
         assert_eq!(e.path, "topology.access.dleay");
         assert!(e.expected.contains("delay, rate"), "{e}");
+        assert!(e.expected.contains("did you mean \"delay\"?"), "{e}");
     }
 
     #[test]

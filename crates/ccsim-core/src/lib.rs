@@ -8,10 +8,12 @@
 //! and `qdisc` (channels and queue disciplines), `router` (router-level
 //! components), `transport` (the sender/receiver interface and the
 //! non-TCP transports), `tcp` and `cc` (TCP and congestion control),
-//! `workload` (open-loop connection arrivals), `monitor`, `scenario` (schema + builder), `routing`,
+//! `workload` (open-loop connection arrivals), `capture`, `tap` and `trace`
+//! (pcap files and per-packet traces), `monitor`, `scenario` (schema + builder), `routing`,
 //! `sim` (world and event loop), `output`.
 
 pub mod budget;
+pub mod capture;
 pub mod cc;
 pub mod cfg;
 pub mod components;
@@ -27,7 +29,9 @@ pub mod routing;
 pub mod scenario;
 pub mod sched;
 pub mod sim;
+pub mod tap;
 pub mod tcp;
+pub mod trace;
 pub mod transport;
 pub mod units;
 pub mod workload;
@@ -92,7 +96,7 @@ pub fn run_with_progress(
     }
     sim.close();
     sim.check_invariants()?;
-    Ok(output::collect(&sim, resolved, events))
+    Ok(output::collect(&mut sim, resolved, events))
 }
 
 /// Builds and runs a scenario to its end.

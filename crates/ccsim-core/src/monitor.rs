@@ -2,7 +2,9 @@
 //! the queue discipline's named state values (RED's average and max_p, fair
 //! queueing's per-flow backlog), sender state per selected flow (cwnd, ssthresh,
 //! SRTT, delivered bytes, highest sequence sent, bytes in flight, the
-//! algorithm's traced state: what the transport's `Sender::sample` reports) and router component state. Off unless an interval is set; when off it costs one
+//! algorithm's traced state: what the transport's `Sender::sample` reports;
+//! for datagram flows the bytes received and sent, with a zero window and no
+//! RTT) and router component state. Off unless an interval is set; when off it costs one
 //! `Option` check at build time and nothing per packet.
 
 use crate::link::Link;
@@ -68,7 +70,7 @@ pub struct CompSeries {
 
 impl Monitor {
     pub fn sample(&mut self, now: Time, links: &[Link], flows: &[Flow], nodes: &[Node]) {
-        let t = now.as_secs_f64();
+        let t = now.secs();
         for &i in &self.queues {
             let l = &links[i];
             let q = &mut self.queue_ts;

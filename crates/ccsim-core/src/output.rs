@@ -10,6 +10,8 @@ pub enum Column {
     F64(Vec<f64>),
     I64(Vec<i64>),
     Str(Vec<String>),
+    /// Categorical: codes into a list of labels.
+    Cat(Vec<u32>, Vec<String>),
 }
 
 pub struct Table {
@@ -21,6 +23,8 @@ pub struct Output {
     pub summary: Value,
     pub resolved: Value,
     pub tables: Vec<Table>,
+    /// Result files by name: packet captures, the ns-2 text trace.
+    pub files: Vec<(String, Vec<u8>)>,
 }
 
 fn nan_or(x: Option<f64>) -> f64 {
@@ -28,7 +32,12 @@ fn nan_or(x: Option<f64>) -> f64 {
 }
 
 /// Builds the result tables from a finished simulation.
-pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
+pub fn collect(sim: &mut Sim, resolved: Value, events: u64) -> Output {
+    let (files, trace) = match sim.taps.take() {
+        Some(t) => t.finish(sim),
+        None => (Vec::new(), None),
+    };
+    let sim = &*sim;
     let end = sim.end;
     let window = (end - sim.warmup).as_secs_f64();
 
@@ -121,7 +130,11 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
         q.from.push(sim.nodes[l.from.idx()].name.clone());
         q.to.push(sim.nodes[l.to.idx()].name.clone());
         q.kind.push(l.qdisc.kind().to_string());
-        q.limit.push(format!("{:?}", l.qdisc.limit()));
+        q.limit.push(match l.qdisc.limit() {
+            crate::qdisc::Limit::Packets(n) => format!("{n}pkt"),
+            crate::qdisc::Limit::Bytes(b) => format!("{b}B"),
+            crate::qdisc::Limit::Unlimited => "inf".into(),
+        });
         q.rate.push(l.rate.0 as f64);
         q.delay.push(l.delay.as_secs_f64());
         q.arrivals.push(s.arrivals as i64);
@@ -186,6 +199,7 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
 
     let mut tables = vec![flows, queues];
     tables.extend(crate::workload::tables(sim));
+    tables.extend(trace);
     let m = &sim.monitor;
     if m.interval.is_some() {
         let qt = &m.queue_ts;
@@ -289,8 +303,8 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
     let summary = json!({
         "ccsim_version": crate::VERSION,
         "seed": sim.seed,
-        "duration_s": end.as_secs_f64(),
-        "warmup_s": sim.warmup.as_secs_f64(),
+        "duration_s": end.secs(),
+        "warmup_s": sim.warmup.secs(),
         "events": events,
         "peak_pending_events": sim.sched.peak_len(),
         "flows": sim.workloads.first_slot.unwrap_or(sim.flows.len()),
@@ -321,6 +335,7 @@ pub fn collect(sim: &Sim, resolved: Value, events: u64) -> Output {
         summary,
         resolved,
         tables,
+        files,
     }
 }
 

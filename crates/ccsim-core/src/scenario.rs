@@ -7,7 +7,7 @@
 //! The keys are documented in docs/user-guide.md.
 
 use crate::budget::{self, Limits};
-use crate::cfg::{show, time_str, Res, ScenarioError, Tab};
+use crate::cfg::{self, show, time_str, Res, ScenarioError, Tab};
 use crate::components;
 use crate::link::Link;
 use crate::packet::{FlowId, LinkId, NodeId};
@@ -167,7 +167,8 @@ fn read_spread(t: &mut Tab, key: &'static str, default: &str, len: Option<usize>
 
 /// One side of a dumbbell's access links (`access` or `receiver_access`).
 struct Access {
-    rate: Rate,
+    /// One rate for every pair, or one per pair.
+    rate: Vec<Rate>,
     delay: Spread,
     loss: f64,
     queue: QueueSpec,
@@ -178,13 +179,40 @@ fn read_access(t: &mut Tab, key: &'static str, pairs: usize) -> Res<Access> {
         .table(key)?
         .ok_or_else(|| t.missing(key, "a table with rate and delay"))?;
     let access = Access {
-        rate: a.rate("rate", None)?,
+        rate: read_rates(&mut a, "rate", pairs)?,
         delay: read_spread(&mut a, "delay", "0s", Some(pairs))?,
         loss: a.float("loss", Some(0.0), 0.0, 1.0)?,
         queue: read_queue(&mut a, "queue", "1000pkt")?,
     };
     t.put(key, a.finish()?);
     Ok(access)
+}
+
+/// A rate, or a list of exactly `pairs` rates (one per dumbbell pair).
+fn read_rates(t: &mut Tab, key: &'static str, pairs: usize) -> Res<Vec<Rate>> {
+    let Some(v @ Value::Array(a)) = t.raw(key) else {
+        return Ok(vec![t.rate(key, None)?]);
+    };
+    let expected = format!("a rate such as \"10Mbps\", or a list of exactly {pairs} rates (one per pair)");
+    let one = |x: &Value| match x {
+        Value::String(s) => crate::units::parse_rate(s).ok(),
+        Value::Number(n) => n
+            .as_f64()
+            .filter(|&b| b >= 1.0)
+            .and_then(|b| crate::units::rate_from_bps(b).ok()),
+        _ => None,
+    };
+    let rates: Option<Vec<Rate>> = a.iter().map(one).collect();
+    match rates {
+        Some(r) if r.len() == pairs => {
+            t.put(
+                key,
+                Value::Array(r.iter().map(|&x| Value::String(cfg::rate_str(x))).collect()),
+            );
+            Ok(r)
+        }
+        _ => Err(t.error(key, v, expected)),
+    }
 }
 
 /// `reverse_queue` if given, else the forward queue's settings (recorded as resolved).
@@ -239,8 +267,9 @@ fn read_dumbbell(t: &mut Tab, rng: &mut Rng, net: &mut Net) -> Res<()> {
         net.pairs.push((s, d));
         for (side, a, b) in [(&send, s, r1), (recv_side, r2, d)] {
             let delay = side.delay.draw(i, rng);
-            add(net, a, b, side.rate, delay, side.loss, &side.queue);
-            add(net, b, a, side.rate, delay, side.loss, &side.queue);
+            let rate = side.rate[i.min(side.rate.len() - 1)];
+            add(net, a, b, rate, delay, side.loss, &side.queue);
+            add(net, b, a, rate, delay, side.loss, &side.queue);
         }
     }
     add(net, r1, r2, b_rate, b_delay, b_loss, &b_q);
@@ -379,7 +408,7 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: 
                 net.index.get(&name).copied().ok_or_else(|| ScenarioError {
                     path: t.key_path(key),
                     value: format!("{name:?}"),
-                    expected: format!("one of the topology's nodes: {}", preview(&net.names)),
+                    expected: format!("one of the topology's nodes: {}", cfg::names_hint(&name, &net.names)),
                 })
             };
             let s = node(&mut t, "src")?;
@@ -441,12 +470,41 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: 
     Ok(plans)
 }
 
-fn preview(names: &[String]) -> String {
-    let mut s: Vec<String> = names.iter().take(8).map(|n| format!("{n:?}")).collect();
-    if names.len() > 8 {
-        s.push(format!("… ({} nodes)", names.len()));
-    }
-    s.join(", ")
+/// Reads a selection of names: `"all"` (the default) or a list of names from
+/// `names`; returns their indices and puts the resolved list back.
+pub(crate) fn select(m: &mut Tab, key: &'static str, names: &[String]) -> Res<Vec<usize>> {
+    let p = m.key_path(key);
+    let r = match m.raw(key) {
+        None => (0..names.len()).collect(),
+        Some(Value::String(s)) if s == "all" => (0..names.len()).collect(),
+        Some(v @ Value::Array(a)) => a
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .and_then(|s| names.iter().position(|n| n == s))
+                    .ok_or_else(|| ScenarioError {
+                        path: p.clone(),
+                        value: show(v),
+                        expected: format!(
+                            "\"all\" or a list of names from: {}",
+                            cfg::names_hint(x.as_str().unwrap_or(""), names)
+                        ),
+                    })
+            })
+            .collect::<Res<Vec<_>>>()?,
+        Some(v) => {
+            return Err(ScenarioError {
+                path: p,
+                value: show(v),
+                expected: "\"all\" or a list of names".into(),
+            })
+        }
+    };
+    m.put(
+        key,
+        Value::Array(r.iter().map(|&i| Value::String(names[i].clone())).collect()),
+    );
+    Ok(r)
 }
 
 fn resolve_limit(q: &QueueSpec, rate: Rate, net: &Net, pkt: u64) -> Res<Limit> {
@@ -695,7 +753,10 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
             let node = *net.index.get(&node_name).ok_or_else(|| ScenarioError {
                 path: t.key_path("node"),
                 value: format!("{node_name:?}"),
-                expected: format!("one of the topology's nodes: {}", preview(&net.names)),
+                expected: format!(
+                    "one of the topology's nodes: {}",
+                    cfg::names_hint(&node_name, &net.names)
+                ),
             })?;
             let comp = components::build(&mut t, &sim, NodeId(node as u32))?;
             sim.add_component(NodeId(node as u32), comp);
@@ -705,43 +766,15 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     }
 
     // Monitor.
+    let link_names: Vec<String> = sim.links.iter().map(|l| l.name.clone()).collect();
+    let flow_names: Vec<String> = sim.flows.iter().map(|f| f.name.clone()).collect();
     if let Some(mut m) = root.table("monitor")? {
         let iv = m.time("interval", Some("0s"))?;
-        let sel = |m: &mut Tab, key: &'static str, names: Vec<String>| -> Res<Vec<usize>> {
-            let p = m.key_path(key);
-            let r = match m.raw(key) {
-                None => (0..names.len()).collect(),
-                Some(Value::String(s)) if s == "all" => (0..names.len()).collect(),
-                Some(v @ Value::Array(a)) => a
-                    .iter()
-                    .map(|x| {
-                        x.as_str()
-                            .and_then(|s| names.iter().position(|n| n == s))
-                            .ok_or_else(|| ScenarioError {
-                                path: p.clone(),
-                                value: show(v),
-                                expected: format!("\"all\" or a list of names from: {}", preview(&names)),
-                            })
-                    })
-                    .collect::<Res<Vec<_>>>()?,
-                Some(v) => {
-                    return Err(ScenarioError {
-                        path: p,
-                        value: show(v),
-                        expected: "\"all\" or a list of names".into(),
-                    })
-                }
-            };
-            m.put(
-                key,
-                Value::Array(r.iter().map(|&i| Value::String(names[i].clone())).collect()),
-            );
-            Ok(r)
-        };
-        let queues = sel(&mut m, "queues", sim.links.iter().map(|l| l.name.clone()).collect())?;
-        let flows = sel(&mut m, "flows", sim.flows.iter().map(|f| f.name.clone()).collect())?;
+        let queues = select(&mut m, "queues", &link_names)?;
+        let flows = select(&mut m, "flows", &flow_names)?;
         if iv > Time::ZERO {
             let samples = duration.0 / iv.0 + 1;
+            // Flows whose sender reports a sample (datagram sources do too).
             let tcp = flows.iter().filter(|&&i| sim.flows[i].snd.sample().is_some()).count() as u64;
             let comps = sim.nodes.iter().map(|n| n.comps.len()).sum::<usize>() as u64;
             // Queue disciplines' named values: those they trace now, plus one per
@@ -773,6 +806,7 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
             sim.monitor.flows = flows;
         }
     }
+    crate::tap::read(&mut root, &mut sim, &link_names, &flow_names)?;
     let resolved = root.finish()?;
     sim.memory_limit = limits.memory;
     sim.prime();

@@ -207,6 +207,8 @@ pub struct Sim {
     pub workloads: Workloads,
     /// Bytes this run may hold (see [`crate::budget`]); checked by [`Sim::step`].
     pub memory_limit: u64,
+    /// Packet captures and the event trace, if the scenario asks for them.
+    pub taps: Option<Box<crate::tap::Taps>>,
     /// The current instant and the events processed at it (zero-time loop guard).
     instant: (Time, u64),
     next_uid: u64,
@@ -231,6 +233,7 @@ impl Sim {
             views: Vec::new(),
             workloads: Workloads::default(),
             memory_limit: crate::budget::DEFAULT_MEMORY,
+            taps: None,
             instant: (Time::ZERO, 0),
             next_uid: 0,
             out_buf: Vec::new(),
@@ -345,7 +348,8 @@ impl Sim {
         let rows = m.queue_ts.time.len() as u64 * 40
             + m.flow_ts.time.len() as u64 * 80
             + (m.comp_ts.time.len() + m.qdisc_ts.time.len()) as u64 * 32;
-        packets * crate::budget::PACKET_BYTES + self.sched.len() as u64 * 64 + rows * 2 + self.workloads.memory()
+        let taps = self.taps.as_ref().map_or(0, |t| t.bytes());
+        packets * crate::budget::PACKET_BYTES + self.sched.len() as u64 * 64 + rows * 2 + self.workloads.memory() + taps
     }
 
     fn check_memory(&self) -> Result<(), SimError> {
@@ -457,6 +461,9 @@ impl Sim {
                 Verdict::Drop(p) => {
                     self.counters.dropped += 1;
                     self.links[out.idx()].stats.count_drop(DropReason::Component, p.size);
+                    if self.taps.is_some() {
+                        self.tap_dropped(out, &p, DropReason::Component);
+                    }
                     return;
                 }
             }
@@ -516,34 +523,100 @@ impl Sim {
 
     /// Offers `pkt` to the link's queue discipline (the link wrapper keeps the stats).
     pub(crate) fn enqueue(&mut self, link: LinkId, pkt: Packet) {
-        let now = self.now();
-        let li = link.idx();
-        if self.views[li].is_some() {
+        if self.views[link.idx()].is_some() {
             self.enqueue_watched(link, pkt);
+        } else if self.taps.as_deref().is_some_and(|t| t.on(link)) {
+            self.enqueue_tapped(link, pkt);
         } else {
-            let l = &mut self.links[li];
-            l.integrate(now);
-            l.stats.arrivals += 1;
-            l.stats.arrival_bytes += pkt.size as u64;
-            {
-                let mut cx = QdiscCtx {
-                    now,
-                    rng: &mut l.qrng,
-                    drops: &mut self.drop_buf,
-                    marks: &mut self.mark_buf,
-                };
-                l.qdisc.enqueue(pkt, &mut cx);
-            }
-            l.note_backlog();
-            for m in self.mark_buf.drain(..) {
-                l.stats.count_mark(m);
-            }
-            for (p, r) in self.drop_buf.drain(..) {
-                l.stats.count_drop(r, p.size);
-                self.counters.dropped += 1;
-            }
+            self.offer::<false>(link, pkt);
         }
         self.kick(link);
+    }
+
+    /// An arrival at a queue no component watches (`TAP`: and the taps record
+    /// it; a constant, so that the untapped path has no trace of them).
+    #[inline(always)]
+    fn offer<const TAP: bool>(&mut self, link: LinkId, pkt: Packet) {
+        let now = self.now();
+        let arrival = if TAP { Some(pkt.clone()) } else { None };
+        let l = &mut self.links[link.idx()];
+        l.integrate(now);
+        l.stats.arrivals += 1;
+        l.stats.arrival_bytes += pkt.size as u64;
+        let stored = {
+            let mut cx = QdiscCtx {
+                now,
+                rng: &mut l.qrng,
+                drops: &mut self.drop_buf,
+                marks: &mut self.mark_buf,
+            };
+            let s = l.qdisc.enqueue(pkt, &mut cx);
+            if TAP {
+                s.cloned()
+            } else {
+                None
+            }
+        };
+        if TAP {
+            if let (Some(a), Some(t)) = (&arrival, self.taps.as_deref_mut()) {
+                t.enqueued(now, l, a, stored.as_ref(), &self.mark_buf, &self.drop_buf);
+            }
+        }
+        l.note_backlog();
+        for m in self.mark_buf.drain(..) {
+            l.stats.count_mark(m);
+        }
+        for (p, r) in self.drop_buf.drain(..) {
+            l.stats.count_drop(r, p.size);
+            self.counters.dropped += 1;
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn enqueue_tapped(&mut self, link: LinkId, pkt: Packet) {
+        self.offer::<true>(link, pkt);
+    }
+
+    /// The taps' record of a dequeue at `link` (`sent`: the packet that starts
+    /// serialization, if any; the queue's marks and drops are in the buffers).
+    #[cold]
+    #[inline(never)]
+    fn tap_dequeued(&mut self, link: LinkId, sent: Option<Packet>) {
+        if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(link)) {
+            let w = crate::tap::World {
+                link,
+                links: &self.links,
+                nodes: &self.nodes,
+                flows: &self.flows,
+            };
+            t.dequeued(self.sched.now(), sent.as_ref(), &self.mark_buf, &self.drop_buf, w);
+        }
+    }
+
+    /// The taps' record of `pkt` dropped at `link` outside its queue (lost on
+    /// the wire, or by a router component).
+    #[cold]
+    #[inline(never)]
+    fn tap_dropped(&mut self, link: LinkId, pkt: &Packet, why: DropReason) {
+        if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(link)) {
+            t.dropped(self.sched.now(), &self.links[link.idx()], pkt, why);
+        }
+    }
+
+    /// The taps' record of `pkt` reaching the far end of `link`.
+    #[cold]
+    #[inline(never)]
+    fn tap_received(&mut self, link: LinkId, pkt: Packet) {
+        if let Some(t) = self.taps.as_deref_mut().filter(|t| t.on(link)) {
+            let w = crate::tap::World {
+                link,
+                links: &self.links,
+                nodes: &self.nodes,
+                flows: &self.flows,
+            };
+            t.received(self.sched.now(), &pkt, w);
+        }
     }
 
     /// After an arrival at `link`'s queue: serve it now if the transmitter is
@@ -576,6 +649,7 @@ impl Sim {
             drop_buf,
             mark_buf,
             counters,
+            taps,
             ..
         } = self;
         let l = &mut links[li];
@@ -584,6 +658,7 @@ impl Sim {
         l.stats.arrival_bytes += pkt.size as u64;
         let mut view = views[li].take().expect("watched link");
         view.add(&pkt);
+        let arrival = taps.as_deref().is_some_and(|t| t.on(link)).then(|| pkt.clone());
         let stored = {
             let mut cx = QdiscCtx {
                 now,
@@ -593,6 +668,8 @@ impl Sim {
             };
             l.qdisc.enqueue(pkt, &mut cx)
         };
+        // The tap reads the stored arrival after the components (it needs the link).
+        let tapped = arrival.map(|a| (a, stored.cloned(), mark_buf.clone(), drop_buf.clone()));
         debug_assert!(stored.is_none_or(|p| p.uid == uid), "enqueue returns the arrival");
         for m in mark_buf.drain(..) {
             l.stats.count_mark(m);
@@ -619,6 +696,9 @@ impl Sim {
         }
         drop_buf.clear();
         debug_assert_eq!(l.qdisc.backlog_bytes(), q.backlog_bytes(), "view agrees with the qdisc");
+        if let (Some((a, s, m, d)), Some(t)) = (tapped, taps.as_deref_mut()) {
+            t.enqueued(now, l, &a, s.as_ref(), &m, &d);
+        }
         self.apply(node, req);
     }
 
@@ -636,6 +716,11 @@ impl Sim {
             };
             l.qdisc.dequeue(&mut cx)
         };
+        if self.taps.is_some() {
+            // (a copy: a reference would keep the packet from moving straight on)
+            self.tap_dequeued(link, pkt.clone());
+        }
+        let l = &mut self.links[li];
         for m in self.mark_buf.drain(..) {
             l.stats.count_mark(m);
         }
@@ -655,6 +740,12 @@ impl Sim {
         };
         self.counters.dropped += l.settle(now, true);
         let (done, lost) = l.begin_service(now, pkt.size);
+        if lost && self.taps.is_some() {
+            // The loss on the wire is drawn as serialization starts; the trace
+            // records it then (the drop counters when serialization ends).
+            self.tap_dropped(link, &pkt, DropReason::LinkLoss);
+        }
+        let l = &mut self.links[li];
         if l.qdisc.backlog_packets() > 0 {
             l.wake_pending = true;
             self.sched.schedule(done, Ev::TxReady(link));
@@ -725,6 +816,9 @@ impl Sim {
             self.sched.schedule(next, Ev::Arrive(link));
         }
         let to = l.to;
+        if self.taps.is_some() {
+            self.tap_received(link, pkt.clone());
+        }
         self.forward(to, Some(link), pkt);
     }
 

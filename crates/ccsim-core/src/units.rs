@@ -38,8 +38,25 @@ impl Time {
     pub const fn as_nanos(self) -> u64 {
         self.0
     }
+    /// Seconds as the models compute with them (`ns · 1e-9`; kept so that
+    /// results stay as they were: use [`Time::secs`] for what people read).
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 * 1e-9
+    }
+    /// Seconds, the nearest double (`ns / 1e9`): 60 s is `60.0`, not
+    /// `60.00000000000001`. For results and messages.
+    pub fn secs(self) -> f64 {
+        self.0 as f64 / 1e9
+    }
+    /// Exact decimal seconds without trailing zeros: `"0.1"`, `"60"`, `"1.5e-8"`
+    /// never occurs (`"0.000000015"`).
+    pub fn secs_str(self) -> String {
+        let (s, ns) = (self.0 / 1_000_000_000, self.0 % 1_000_000_000);
+        if ns == 0 {
+            s.to_string()
+        } else {
+            format!("{s}.{ns:09}").trim_end_matches('0').to_string()
+        }
     }
     pub fn saturating_sub(self, o: Time) -> Time {
         Time(self.0.saturating_sub(o.0))
@@ -69,7 +86,7 @@ impl Sub for Time {
 }
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}s", self.as_secs_f64())
+        write!(f, "{}s", self.secs_str())
     }
 }
 

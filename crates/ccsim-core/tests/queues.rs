@@ -397,7 +397,12 @@ fn several_components_apply_in_order_and_released_packets_continue_down_the_chai
     sim.check_invariants().unwrap();
     let seen = seen.lock().unwrap();
     assert!(seen.len() > 300);
-    assert!(seen.iter().all(|&x| x == 123), "{:?}", &seen[..5]);
+    // A datagram's `seq` is its number n in the flow: the stamps make it n·1000 + 123.
+    assert!(
+        seen.iter().enumerate().all(|(n, &x)| x == n as u64 * 1000 + 123),
+        "{:?}",
+        &seen[..5]
+    );
 }
 
 #[test]
@@ -478,7 +483,7 @@ proptest! {
         sim.close();
         prop_assert!(sim.check_invariants().is_ok(), "{:?}", sim.check_invariants());
         prop_assert_eq!(*bad.lock().unwrap(), 0);
-        let out = ccsim_core::output::collect(&sim, json!({}), 0);
+        let out = ccsim_core::output::collect(&mut sim, json!({}), 0);
         let limit = q["limit"].as_str().unwrap();
         let (max_p, max_b) = (queue_value(&out, "R1->R2", "max_len_pkts"), queue_value(&out, "R1->R2", "max_len_bytes"));
         if let Some(n) = limit.strip_suffix("pkt") {

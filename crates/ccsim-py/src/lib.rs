@@ -106,11 +106,20 @@ fn output_to_py<'py>(py: Python<'py>, out: Output) -> PyResult<Bound<'py, PyDict
                 Column::Str(v) => {
                     cols.set_item(name, ("str", PyList::new(py, v)?))?;
                 }
+                Column::Cat(codes, labels) => {
+                    let bytes: Vec<u8> = codes.iter().flat_map(|x| x.to_le_bytes()).collect();
+                    cols.set_item(name, ("cat", (PyBytes::new(py, &bytes), PyList::new(py, labels)?)))?;
+                }
             }
         }
         tables.set_item(t.name, cols)?;
     }
     d.set_item("tables", tables)?;
+    let files = PyDict::new(py);
+    for (name, bytes) in out.files {
+        files.set_item(name, PyBytes::new(py, &bytes))?;
+    }
+    d.set_item("files", files)?;
     Ok(d)
 }
 
@@ -176,7 +185,7 @@ fn run<'py>(
     let out = catch_unwind(AssertUnwindSafe(|| {
         sim.close();
         sim.check_invariants()
-            .map(|_| ccsim_core::output::collect(&sim, resolved, events))
+            .map(|_| ccsim_core::output::collect(&mut sim, resolved, events))
     }));
     match out {
         Ok(Ok(o)) => output_to_py(py, o),

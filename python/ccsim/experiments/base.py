@@ -7,11 +7,13 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 
-__all__ = ["Check", "Data", "Experiment", "Run", "reproduce"]
+if TYPE_CHECKING:  # pandas is imported where first used: the CLI starts fast
+    import pandas as pd
+
+__all__ = ["Check", "Data", "Experiment", "Outcome", "Run", "reproduce"]
 
 
 @dataclass
@@ -27,7 +29,10 @@ class Check:
     """A number the paper reports (or a claim it makes) and how ccsim must match it.
 
     ``value(data)`` computes the ccsim number; it passes when ``lo <= value <= hi``.
-    ``paper`` is the paper's value as text, ``tolerance`` describes the band.
+    ``paper`` is the paper's value as text, ``tolerance`` describes the band. A
+    ``demo`` check is not a claim of the paper but the demonstration of a known failure
+    mode (e.g. a rule outside its assumptions): the report says ``shown`` / ``NOT
+    SHOWN (demonstration)`` for it, never PASS.
     """
 
     what: str
@@ -37,6 +42,13 @@ class Check:
     hi: float = math.inf
     tolerance: str = ""
     fmt: str = "{:.4g}"
+    demo: bool = False
+
+    def result(self, passed: bool) -> str:
+        """The report's result cell."""
+        if self.demo:
+            return "shown (demonstration)" if passed else "NOT SHOWN (demonstration)"
+        return "PASS" if passed else "FAIL"
 
     def evaluate(self, data: Data) -> tuple[float, bool]:
         try:
@@ -144,8 +156,11 @@ class Experiment:
         )
         return Data(self.name, df, Path(results_dir), quick)
 
-    def report(self, data: Data, outdir: Path, figures: list[Path]) -> tuple[str, bool]:
-        """Write ``report.md``; returns its text and whether every check passed."""
+    def report(
+        self, data: Data, outdir: Path, figures: list[Path], failed: list[str] | None = None
+    ) -> tuple[str, bool]:
+        """Write ``report.md``; returns its text and whether every check passed (the
+        checks that did not are appended to ``failed``, if given)."""
         lines = [
             f"# {self.title}",
             "",
@@ -161,10 +176,10 @@ class Experiment:
         for c in self.checks:
             v, passed = c.evaluate(data)
             ok &= passed
+            if not passed and failed is not None:
+                failed.append(c.what)
             shown = "n/a" if math.isnan(v) else c.fmt.format(v)
-            lines.append(
-                f"| {c.what} | {c.paper} | {shown} | {c.tolerance} | {'PASS' if passed else 'FAIL'} |"
-            )
+            lines.append(f"| {c.what} | {c.paper} | {shown} | {c.tolerance} | {c.result(passed)} |")
         if self.tables:
             lines += ["", "## Tables", "", *self.tables(data)]
         if self.findings:
@@ -237,6 +252,17 @@ def save_figure(fig, outdir: Path, stem: str) -> list[Path]:
     return paths
 
 
+@dataclass
+class Outcome:
+    """What :func:`reproduce` did: true when every check passed; ``failed`` lists the
+    (experiment, check) pairs that did not."""
+
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return not self.failed
+
+
 def reproduce(
     names: list[str],
     quick: bool = False,
@@ -244,25 +270,27 @@ def reproduce(
     results_dir: str | os.PathLike = "ccsim-results",
     out_dir: str | os.PathLike | None = None,
     progress: bool = True,
-) -> bool:
-    """Reproduce the named experiments; returns True if every check passed."""
+) -> Outcome:
+    """Reproduce the named experiments; the :class:`Outcome` is true if every check
+    passed and names the checks that did not."""
     import matplotlib
 
     matplotlib.use("Agg")
     from ccsim.experiments import get
 
     out_root = Path(out_dir) if out_dir else Path(results_dir) / "reports"
-    all_ok = True
+    outcome = Outcome()
     for name in names:
         exp = get(name)
         print(f"== {exp.name}: {exp.title}", flush=True)
         data = exp.run(quick=quick, jobs=jobs, results_dir=results_dir, progress=progress)
         outdir = out_root / exp.name
         figures = exp.plot(data, outdir) if exp.plot else []
-        text, ok = exp.report(data, outdir, figures)
-        all_ok &= ok
-        passed = text.count("| PASS |")
+        failed: list[str] = []
+        text, _ = exp.report(data, outdir, figures, failed)
+        outcome.failed += [(exp.name, what) for what in failed]
+        passed = len(exp.checks) - len(failed)
         print(
             f"   {passed}/{len(exp.checks)} checks pass; report: {outdir / 'report.md'}", flush=True
         )
-    return all_ok
+    return outcome

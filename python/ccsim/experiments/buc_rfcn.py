@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ccsim import theory
 from ccsim.experiments.base import Check, Data, Experiment, Run, save_figure
+
+if TYPE_CHECKING:  # pandas is imported where first used: the CLI starts fast
+    import pandas as pd
 
 MSS, HEADER = 960, 40
 PKT = MSS + HEADER  # 1000 B on the wire

@@ -219,43 +219,57 @@ def metrics(r) -> dict:
 
 def plot(data: Data, outdir: Path) -> list[Path]:
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     paths = []
+    # one colour and line style per scheme (its connections share them)
+    styles = {s: ("-" if k == 0 else "--", f"C{k}") for k, s in enumerate(SCHEMES)}
     for n, figs in ((1, "3-7"), (5, "8-12")):
         fig, axes = plt.subplots(2, 2, figsize=(12, 7))
         for s, label in SCHEMES.items():
             q = data.timeseries("queue", scheme=s, connections=n)
             f = data.timeseries("flow", scheme=s, connections=n)
-            axes[0, 0].plot(q["time_s"], q["bytes"] * 8, lw=0.8, label=label)
-            for name, g in f.groupby("flow"):
-                tag = f"{label}, {name}" if n > 1 else label
+            ls, color = styles[s]
+            axes[0, 0].plot(
+                q["time_s"], q["bytes"] * 8 / 1e3, lw=0.8, ls=ls, color=color, label=label
+            )
+            for k, (name, g) in enumerate(f.groupby("flow")):
+                # several connections of one scheme draw the same curve: one legend
+                # entry per scheme, the scheme told apart by the line style
+                tag = label if n == 1 else (f"{label} (each of {n} connections)" if k == 0 else "_")
                 window = np.minimum(g["cwnd_bytes"], MAX_WINDOW_PKTS * MSS) / MSS
-                axes[0, 1].plot(g["time_s"], window, lw=0.8, label=tag)
-                axes[1, 0].plot(g["time_s"], g["sent_seq"], lw=0.8, label=tag)
+                axes[0, 1].plot(g["time_s"], window, lw=0.8, ls=ls, color=color, label=tag)
+                axes[1, 0].plot(
+                    g["time_s"], g["sent_seq"] / 1e6, lw=0.8, ls=ls, color=color, label=tag
+                )
             if s == "token":
                 c = data.timeseries("component", scheme=s, connections=n)
                 c = c[c["name"] == "held_acks"]
-                axes[1, 1].plot(c["time_s"], c["value"], lw=0.8, label=label)
+                axes[1, 1].plot(c["time_s"], c["value"], lw=0.8, color=color, label=label)
         axes[0, 0].axhline(
-            theory.token_ftcp_gate_cap(BF_BITS, PKT * 8, TH),
+            theory.token_ftcp_gate_cap(BF_BITS, PKT * 8, TH) / 1e3,
             ls="--",
             color="gray",
             lw=1,
             label="gate cap (B−Th+1)·L_p",
         )
-        axes[0, 0].set_title("forward buffer occupancy (bits), slow starts")
+        axes[0, 0].set_title("forward buffer occupancy (kbit), slow starts")
         axes[0, 0].set_xlim(0, 4 if n == 1 else 13)
         axes[0, 1].set_title("send window min(cwnd, max window) (packets)")
-        axes[1, 0].set_title("sent sequence number (bytes)")
+        axes[1, 0].set_title("sent sequence number (MB)")
         axes[1, 1].set_title("ACK buffer occupancy (ACKs)")
+        for ax in (axes[0, 1], axes[1, 1]):  # counts: whole-number ticks
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         for ax in axes.flat:
             ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=6 if n > 1 else 8)
+            ax.ticklabel_format(axis="y", style="plain", useOffset=False)
+            ax.legend(fontsize=8)
         for ax in axes[1]:
             ax.set_xlabel("time (s)")
         fig.suptitle(
             f"Token F-TCP vs TCP, {n} connection{'s' if n > 1 else ''} (paper Figs. {figs})"
         )
+        fig.tight_layout()
         paths += save_figure(fig, outdir, f"figs{figs}-{n}-connection{'s' if n > 1 else ''}")
     return paths
 
@@ -464,6 +478,7 @@ EXPERIMENT = Experiment(
             40000,
             "overshoots the cap",
             "{:.0f}",
+            demo=True,
         ),
         Check(
             "Paper's rule on the paper's 1 ms topology: packets dropped, 1 and 5 connections",
@@ -473,6 +488,7 @@ EXPERIMENT = Experiment(
             math.inf,
             "> 0 (the buffer overflows)",
             "{:.0f}",
+            demo=True,
         ),
     ],
     notes=[

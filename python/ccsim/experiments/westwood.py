@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ccsim import theory
 from ccsim.experiments.base import Check, Data, Experiment, Run, save_figure
+
+if TYPE_CHECKING:  # pandas is imported where first used: the CLI starts fast
+    import pandas as pd
 
 PROTOCOLS = {"newreno": "NewReno", "westwood": "Westwood+"}
 #: The paper's protocols plus ccsim's extra series: NewReno with SACK (RFC 6675).
@@ -253,21 +256,35 @@ def plot_fig4(data: Data, outdir: Path) -> list[Path]:
     return save_figure(fig, outdir, "fig4-utilization-vs-buffer")
 
 
+FIG5_FROM_S = 50.0  # the traces' checks are taken after the warm-up: so is the plot
+
+
 def plot_fig5(data: Data, outdir: Path) -> list[Path]:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(2, 2, figsize=(12, 7), sharex=True)
     for col, b in enumerate((1.0, 0.1)):
+        top = [0.0, 0.0]
         for p, label in PROTOCOLS.items():
             f = data.timeseries("flow", protocol=p, b=b)
             q = data.timeseries("queue", protocol=p, b=b)
+            f = f[f["time_s"] >= FIG5_FROM_S]
+            q = q[q["time_s"] >= FIG5_FROM_S]
             axes[0, col].plot(f["time_s"], f["cwnd_bytes"] / MSS, lw=0.8, label=label)
             axes[1, col].plot(q["time_s"], q["packets"], lw=0.8, label=label)
+            # y scale from the bulk of the trace: a few 10 ms samples of window
+            # inflation must not flatten the sawtooth the figure is about
+            top[0] = max(top[0], float((f["cwnd_bytes"] / MSS).quantile(0.999)))
+            top[1] = max(top[1], float(q["packets"].max()))
         tag = "BDP" if b == 1.0 else "0.1·BDP"
         axes[0, col].set_title(f"Fig. 5({'a' if b == 1.0 else 'b'}): cwnd, B = {tag}")
         axes[1, col].set_title(f"Fig. 5({'c' if b == 1.0 else 'd'}): queue, B = {tag}")
+        axes[0, col].set_ylim(0, top[0] * 1.1)
+        axes[1, col].set_ylim(0, max(top[1], 1) * 1.1)
+        axes[1, col].set_xlim(left=FIG5_FROM_S)
         _style(axes[0, col], "", "cwnd (packets)")
-        _style(axes[1, col], "time (s)", "queue (packets)")
+        _style(axes[1, col], f"time (s), after the {FIG5_FROM_S:g} s warm-up", "queue (packets)")
+    fig.tight_layout()
     return save_figure(fig, outdir, "fig5-cwnd-and-queue-traces")
 
 
@@ -280,14 +297,16 @@ def plot_fig8(data: Data, outdir: Path) -> list[Path]:
         for p, label in SERIES.items():
             d = data.rows(protocol=p, rtt_ms=rtt)
             g = d.groupby("b")["utilization"]
+            seeds = int(g.size().max()) if len(d) else 0
             ci = g.apply(lambda v: theory.confidence_interval(list(v))[1] if len(v) > 1 else 0.0)
+            what = f"mean ± 95 % CI over {seeds} seeds" if seeds > 1 else "one seed"
             ax.errorbar(
                 g.mean().index,
                 g.mean() * 100,
-                yerr=ci * 100,
+                yerr=ci * 100 if seeds > 1 else None,
                 fmt=MARKERS[p],
                 capsize=3,
-                label=f"{label} (ccsim, mean ± 95% CI)",
+                label=f"{label} (ccsim, {what})",
             )
         ax.plot(
             bs, [theory.util_bound_reno(b, 200) * 100 for b in bs], "k:", label="bound (9), n = 200"
@@ -300,8 +319,9 @@ def plot_fig8(data: Data, outdir: Path) -> list[Path]:
         )
         ax.set_xscale("log")
         ax.set_ylim(0, 102)
-        ax.set_title(f"Fig. 8: 200 flows, C = 200 Mbps, RTT = {rtt} ms")
+        ax.set_title(f"Fig. 8: 200 flows, 200 Mbit/s, RTT {rtt} ms")
         _style(ax, "buffer B / BDP", "bottleneck utilization (%)")
+    fig.tight_layout()
     return save_figure(fig, outdir, "fig8-200-flows")
 
 

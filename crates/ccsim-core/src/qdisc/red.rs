@@ -1093,7 +1093,8 @@ mod tests {
             err(json!({"kind": "red", "mean_pktsize": 0}), l),
             "q.mean_pktsize: got 0, expected a size between 1 B and 65535 B"
         );
-        assert!(err(json!({"kind": "red", "minth": 5}), l).starts_with("q.minth: unknown key; accepted keys here:"));
+        assert!(err(json!({"kind": "red", "minth": 5}), l)
+            .starts_with("q.minth: unknown key; did you mean \"min_th\"? accepted keys here:"));
         assert!(err(json!({"kind": "ared", "beta": 1}), l).starts_with("q.beta: got 1"));
         assert!(err(json!({"kind": "ared", "bottom": 0.7}), l)
             .starts_with("q.bottom: got 0.7, expected a number in (0, top = 0.5]"));

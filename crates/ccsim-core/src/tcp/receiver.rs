@@ -92,6 +92,10 @@ impl TcpReceiver {
     }
 
     /// Bytes delivered in order to the application.
+    /// The receiver's parameters.
+    pub fn params(&self) -> &RecvParams {
+        &self.p
+    }
     pub fn delivered(&self) -> u64 {
         self.rcv_nxt
     }

@@ -314,6 +314,10 @@ impl TcpSender {
     pub fn in_recovery(&self) -> bool {
         matches!(self.state, LossState::FastRecovery { .. } | LossState::SackRecovery)
     }
+    /// The sender's parameters.
+    pub fn params(&self) -> &SendParams {
+        &self.p
+    }
     /// True when SACK-based recovery is in use (negotiated by both ends).
     pub fn sack(&self) -> bool {
         self.board.is_some()

@@ -162,6 +162,7 @@ impl DatagramSource {
         self.sent_bytes += size as u64;
         let gap = self.next_gap();
         let mut p = Packet::new(0, self.flow, self.src, self.dst, size, Kind::Datagram, now);
+        p.seq = self.sent_packets - 1; // the datagram's number in its flow (traces show it)
         if self.spec.ecn {
             p.ecn = Ecn::Ect0;
         }
@@ -196,8 +197,15 @@ impl Sender for DatagramSource {
             ..SenderReport::default()
         }
     }
+    /// Datagram sources keep no window and measure no RTT: what they have sent
+    /// (`sent_seq`, in bytes), zeros and NaN for the rest.
     fn sample(&self) -> Option<SenderSample> {
-        None
+        Some(SenderSample {
+            sent_seq: self.sent_bytes,
+            srtt: None,
+            cc_state: f64::NAN,
+            ..SenderSample::default()
+        })
     }
     fn as_any(&self) -> &dyn Any {
         self

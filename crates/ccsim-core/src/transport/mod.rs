@@ -91,8 +91,7 @@ pub trait Sender: Send {
     /// Name of the congestion control in results (`""` for none).
     fn cc_name(&self) -> &'static str;
     fn report(&self) -> SenderReport;
-    /// State for the `flow` time series; `None` if the transport keeps none
-    /// (datagram sources).
+    /// State for the `flow` time series; `None` if the transport keeps none.
     fn sample(&self) -> Option<SenderSample>;
     /// For tests and tools that need the concrete type.
     fn as_any(&self) -> &dyn Any;

@@ -18,7 +18,7 @@ pub fn f64s(c: &Column) -> Vec<f64> {
     match c {
         Column::F64(v) => v.clone(),
         Column::I64(v) => v.iter().map(|&x| x as f64).collect(),
-        Column::Str(_) => panic!("string column"),
+        Column::Str(_) | Column::Cat(..) => panic!("text column"),
     }
 }
 
@@ -26,7 +26,8 @@ pub fn f64s(c: &Column) -> Vec<f64> {
 pub fn strs(c: &Column) -> Vec<String> {
     match c {
         Column::Str(v) => v.clone(),
-        _ => panic!("not a string column"),
+        Column::Cat(codes, labels) => codes.iter().map(|&c| labels[c as usize].clone()).collect(),
+        _ => panic!("not a text column"),
     }
 }
 
@@ -54,8 +55,19 @@ pub fn fingerprint(o: &Output) -> String {
                 Column::F64(v) => v.iter().for_each(|x| s.push_str(&format!("{:x},", x.to_bits()))),
                 Column::I64(v) => v.iter().for_each(|x| s.push_str(&format!("{x},"))),
                 Column::Str(v) => v.iter().for_each(|x| s.push_str(x)),
+                Column::Cat(..) => strs(c).iter().for_each(|x| s.push_str(x)),
             }
         }
     }
+    for (name, bytes) in &o.files {
+        s.push_str(&format!("{name}:{}:{:x},", bytes.len(), fnv(bytes)));
+    }
     s
+}
+
+/// FNV-1a hash of `b` (for fingerprints of result files).
+pub fn fnv(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
+        (h ^ x as u64).wrapping_mul(0x100_0000_01b3)
+    })
 }

@@ -1,0 +1,378 @@
+//! Packet capture: pcap / pcapng files of the packets crossing chosen links or
+//! leaving and reaching chosen nodes, as Wireshark, tshark and tcptrace read
+//! them. Headers are synthesized from each packet's real fields
+//! ([`wire`]); the file format (pcap: tcpdump.org's libpcap format with
+//! nanosecond stamps; pcapng: draft-ietf-opsawg-pcapng; link type
+//! `LINKTYPE_IPV4`) is written by `pcap-file`.
+//!
+//! Scenario: `[[capture]] link = "R1->R2"` (packets as they start onto the
+//! link: an egress capture, timestamps at the start of serialization) or
+//! `node = "s0"` (packets leaving on each of its links, at the start of
+//! serialization, and reaching it on each, at arrival: tcpdump on every
+//! interface), with `file` (`"<name>.pcap"` or `".pcapng"`), `snaplen`, `start`,
+//! `stop` and `handshake`. Files are held in memory (counted in the run's memory
+//! budget) and returned with the results; `Results.save` writes them.
+
+pub mod wire;
+
+use crate::cfg::{self, Res, ScenarioError, Tab};
+use crate::link::Link;
+use crate::packet::{LinkId, NodeId, Packet};
+use crate::sim::{Flow, Node};
+use crate::units::Time;
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
+use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
+use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
+use pcap_file::pcapng::blocks::name_resolution::{Ipv4Record, NameResolutionBlock, Record};
+use pcap_file::pcapng::PcapNgWriter;
+use pcap_file::{DataLink, TsResolution};
+use serde_json::Value;
+use std::borrow::Cow;
+use std::time::Duration;
+use wire::FlowWire;
+
+/// Largest snap length (Wireshark's); `snaplen = "inf"` means this.
+pub const MAX_SNAPLEN: u64 = 262_144;
+
+/// Where a capture sees packets on one link.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// Leaving on the link (start of serialization).
+    Egress,
+    /// Reaching the link's far end (arrival).
+    Ingress,
+}
+
+enum Writer {
+    Pcap(PcapWriter<Vec<u8>>),
+    Ng(PcapNgWriter<Vec<u8>>),
+}
+
+/// One capture file being written.
+pub struct Capture {
+    pub file: String,
+    /// (link, side, pcapng interface id).
+    pub points: Vec<(LinkId, Side, u32)>,
+    snaplen: u32,
+    start: Time,
+    stop: Time,
+    handshake: bool,
+    /// Flows whose handshake was written.
+    seen: Vec<bool>,
+    writer: Writer,
+    pub packets: u64,
+    /// Bytes of packet records written.
+    size: usize,
+    buf: Vec<u8>,
+}
+
+impl Capture {
+    /// Bytes of the file so far.
+    pub fn bytes(&self) -> usize {
+        self.size
+    }
+
+    /// The finished file.
+    pub fn into_file(self) -> (String, Vec<u8>) {
+        let bytes = match self.writer {
+            Writer::Pcap(w) => w.into_writer(),
+            Writer::Ng(w) => w.into_inner(),
+        };
+        (self.file, bytes)
+    }
+
+    fn write(&mut self, now: Time, iface: u32, len: u32) {
+        let ts = Duration::from_nanos(now.0);
+        let r = match &mut self.writer {
+            Writer::Pcap(w) => w.write_packet(&PcapPacket::new(ts, len, &self.buf)),
+            Writer::Ng(w) => w.write_pcapng_block(EnhancedPacketBlock {
+                interface_id: iface,
+                timestamp: ts,
+                original_len: len,
+                data: Cow::Borrowed(&self.buf),
+                options: vec![],
+            }),
+        };
+        self.size += r.expect("writing into memory cannot fail");
+        self.packets += 1;
+    }
+
+    /// Records `pkt` seen at `link` (`side`) at `now`.
+    pub fn record(&mut self, now: Time, iface: u32, pkt: &Packet, fw: &FlowWire, flow: &Flow, ttl: u8) {
+        if now < self.start || now > self.stop {
+            return;
+        }
+        let snap = self.snaplen as usize;
+        if self.handshake && fw.tcp && !self.seen[pkt.flow.idx()] {
+            self.seen[pkt.flow.idx()] = true;
+            let (s, d) = (flow.src.idx(), flow.dst.idx());
+            let ts = pkt.ts_val.min(now);
+            let len = wire::handshake(fw, s, d, false, ts, ttl, snap, &mut self.buf);
+            self.write(now, iface, len);
+            let len = wire::handshake(fw, d, s, true, ts, ttl, snap, &mut self.buf);
+            self.write(now, iface, len);
+        }
+        let len = wire::packet(pkt, fw, ttl, snap, &mut self.buf);
+        self.write(now, iface, len);
+    }
+}
+
+/// Header facts of each flow (ports, MSS, SACK, window scale).
+pub fn flow_wires(flows: &[Flow]) -> Vec<FlowWire> {
+    flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let tcp_rcv = f.rcv.as_any().downcast_ref::<crate::tcp::TcpReceiver>();
+            match (f.tcp_sender(), tcp_rcv) {
+                (Some(snd), Some(rcv)) => FlowWire {
+                    port: wire::flow_port(i),
+                    tcp: true,
+                    ecn: snd.params().ecn,
+                    mss: snd.params().mss.min(65535) as u16,
+                    sack: snd.sack(),
+                    sack_rcv: rcv.params().sack_blocks > 0,
+                    wscale: wire::wscale_for(rcv.params().buffer),
+                },
+                // Other transports: data and ACK packets as TCP segments without
+                // options (BLT's), datagrams as UDP.
+                _ => FlowWire {
+                    port: wire::flow_port(i),
+                    tcp: f.kind != "cbr" && f.kind != "poisson",
+                    ecn: false,
+                    mss: 0,
+                    sack: false,
+                    sack_rcv: false,
+                    wscale: 0,
+                },
+            }
+        })
+        .collect()
+}
+
+/// TTL of `pkt` on `link` (sent by `link.from`): 64 less one for each router
+/// it passed, found by following the static routes from its source.
+pub fn ttl(pkt: &Packet, link: &Link, nodes: &[Node], links: &[Link]) -> u8 {
+    let mut at = pkt.src;
+    let mut hops = 0u32;
+    while at != link.from && hops < 255 {
+        match nodes[at.idx()].next_hop(pkt.dst) {
+            Some(l) => at = links[l.idx()].to,
+            None => break,
+        }
+        hops += 1;
+    }
+    wire::INITIAL_TTL.saturating_sub(hops.min(64) as u8)
+}
+
+/// The `hosts` file of the captures: one `address<TAB>node name` line per node
+/// (the format of /etc/hosts and of Wireshark's name resolution `hosts` file).
+pub fn hosts(nodes: &[Node]) -> Vec<u8> {
+    let mut s = String::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let a = wire::node_addr(i);
+        s.push_str(&format!("{}.{}.{}.{}\t{}\n", a[0], a[1], a[2], a[3], n.name));
+    }
+    s.into_bytes()
+}
+
+fn default_file(name: &str) -> String {
+    let s: String = name
+        .replace("->", "-")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{s}.pcap")
+}
+
+/// Checks a result file name given in the scenario: a plain name (no
+/// directories) ending in one of `exts`.
+pub fn check_file(t: &Tab, key: &str, file: &str, exts: &[&str]) -> Res<()> {
+    let plain = !file.is_empty()
+        && !file.starts_with('.')
+        && file.chars().all(|c| c.is_ascii_alphanumeric() || "-_.+=@".contains(c));
+    if !plain || !exts.iter().any(|e| file.ends_with(e) && file.len() > e.len()) {
+        return Err(t.error(
+            key,
+            &Value::String(file.into()),
+            format!(
+                "a file name without directories (letters, digits, - _ . + = @) ending in {}: \
+                 it is written into the run's results directory",
+                exts.join(" or ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Reads `[[capture]]`: returns the captures, with their file names checked
+/// against `taken` (other result files).
+pub fn read(
+    root: &mut Tab,
+    nodes: &[Node],
+    links: &[Link],
+    flows: usize,
+    end: Time,
+    taken: &mut Vec<String>,
+) -> Res<Vec<Capture>> {
+    let Some(arr) = root.array("capture")? else {
+        return Ok(Vec::new());
+    };
+    let path = root.key_path("capture");
+    if nodes.len() >= (1 << 24) - 2 {
+        return Err(ScenarioError {
+            path,
+            value: String::new(),
+            expected: format!(
+                "at most 16777213 nodes for IPv4 addresses in 10.0.0.0/8 (the topology has {})",
+                nodes.len()
+            ),
+        });
+    }
+    let mut caps = Vec::new();
+    let mut out = Vec::new();
+    for (i, v) in arr.iter().enumerate() {
+        let mut t = Tab::new(format!("{path}[{i}]"), v)?;
+        let link = t.string("link")?;
+        let node = t.string("node")?;
+        let (points, name): (Vec<(LinkId, Side)>, String) = match (&link, &node) {
+            (Some(l), None) => {
+                let li = links.iter().position(|x| &x.name == l).ok_or_else(|| {
+                    let names: Vec<String> = links.iter().map(|x| x.name.clone()).collect();
+                    t.error(
+                        "link",
+                        &Value::String(l.clone()),
+                        format!("one of the links: {}", cfg::names_hint(l, &names)),
+                    )
+                })?;
+                (vec![(LinkId(li as u32), Side::Egress)], l.clone())
+            }
+            (None, Some(n)) => {
+                let ni = nodes.iter().position(|x| &x.name == n).ok_or_else(|| {
+                    let names: Vec<String> = nodes.iter().map(|x| x.name.clone()).collect();
+                    t.error(
+                        "node",
+                        &Value::String(n.clone()),
+                        format!("one of the nodes: {}", cfg::names_hint(n, &names)),
+                    )
+                })?;
+                let id = NodeId(ni as u32);
+                let mut p = Vec::new();
+                for l in links {
+                    if l.from == id {
+                        p.push((l.id, Side::Egress));
+                    }
+                    if l.to == id {
+                        p.push((l.id, Side::Ingress));
+                    }
+                }
+                (p, n.clone())
+            }
+            _ => {
+                return Err(ScenarioError {
+                    path: t.path.clone(),
+                    value: String::new(),
+                    expected: "exactly one of link = \"R1->R2\" (a link's name) or node = \"s0\" (a node's name)"
+                        .into(),
+                })
+            }
+        };
+        let file = match t.string("file")? {
+            Some(f) => f,
+            None => {
+                let f = default_file(&name);
+                t.put("file", Value::String(f.clone()));
+                f
+            }
+        };
+        check_file(&t, "file", &file, &[".pcap", ".pcapng"])?;
+        if taken.contains(&file) {
+            return Err(t.error(
+                "file",
+                &Value::String(file),
+                "a file name no other capture or trace of the scenario uses",
+            ));
+        }
+        taken.push(file.clone());
+        let snap = match t.size_or_inf("snaplen", "inf")? {
+            None => MAX_SNAPLEN,
+            Some(b) if (20..=MAX_SNAPLEN).contains(&b) => b,
+            Some(b) => {
+                return Err(t.error(
+                    "snaplen",
+                    &Value::from(b),
+                    "a size from 20B (the IP header) to 262144B, or \"inf\" (whole packets)",
+                ))
+            }
+        } as u32;
+        let (start, stop) = t.time_window(end)?;
+        let handshake = t.boolean("handshake", true)?;
+        out.push(t.finish()?);
+        let mut iface = Vec::new();
+        let writer = if file.ends_with(".pcapng") {
+            let mut w = PcapNgWriter::new(Vec::new()).expect("in memory");
+            for (k, &(l, side)) in points.iter().enumerate() {
+                let link = &links[l.idx()];
+                let desc = match side {
+                    Side::Egress => format!("ccsim link {} leaving {}", link.name, nodes[link.from.idx()].name),
+                    Side::Ingress => format!("ccsim link {} reaching {}", link.name, nodes[link.to.idx()].name),
+                };
+                let mut b = InterfaceDescriptionBlock::new(DataLink::IPV4, snap);
+                b.options = vec![
+                    InterfaceDescriptionOption::IfName(Cow::Owned(link.name.clone())),
+                    InterfaceDescriptionOption::IfDescription(Cow::Owned(desc)),
+                    InterfaceDescriptionOption::IfTsResol(9),
+                ];
+                w.write_pcapng_block(b).expect("in memory");
+                iface.push(k as u32);
+            }
+            let addrs: Vec<[u8; 4]> = (0..nodes.len()).map(wire::node_addr).collect();
+            let records = nodes
+                .iter()
+                .zip(&addrs)
+                .map(|(n, a)| {
+                    Record::Ipv4(Ipv4Record {
+                        ip_addr: Cow::Borrowed(&a[..]),
+                        names: vec![Cow::Borrowed(n.name.as_str())],
+                    })
+                })
+                .collect();
+            w.write_pcapng_block(NameResolutionBlock {
+                records,
+                options: vec![],
+            })
+            .expect("in memory");
+            Writer::Ng(w)
+        } else {
+            iface = vec![0; points.len()];
+            let h = PcapHeader {
+                snaplen: snap,
+                datalink: DataLink::IPV4,
+                ts_resolution: TsResolution::NanoSecond,
+                ..PcapHeader::default()
+            };
+            Writer::Pcap(PcapWriter::with_header(Vec::new(), h).expect("in memory"))
+        };
+        caps.push(Capture {
+            file,
+            points: points.iter().zip(iface).map(|(&(l, s), k)| (l, s, k)).collect(),
+            snaplen: snap,
+            start,
+            stop,
+            handshake,
+            seen: vec![false; flows],
+            writer,
+            packets: 0,
+            size: 0,
+            buf: Vec::with_capacity(snap.min(2048) as usize),
+        });
+    }
+    root.put("capture", Value::Array(out));
+    Ok(caps)
+}
