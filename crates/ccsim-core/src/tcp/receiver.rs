@@ -91,11 +91,11 @@ impl TcpReceiver {
         }
     }
 
-    /// Bytes delivered in order to the application.
     /// The receiver's parameters.
     pub fn params(&self) -> &RecvParams {
         &self.p
     }
+    /// Bytes delivered in order to the application.
     pub fn delivered(&self) -> u64 {
         self.rcv_nxt
     }
