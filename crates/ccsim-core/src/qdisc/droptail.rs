@@ -2,10 +2,10 @@
 //! dropped. The limit is in packets or bytes and counts packets waiting, not
 //! the one being serialized (ns-2 convention).
 
+use super::PacketFifo;
 use super::{DropReason, Limit, LinkInfo, Qdisc, QdiscCtx, QdiscSpec};
 use crate::cfg::{Res, Tab};
 use crate::packet::Packet;
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// DropTail has no parameters besides the common `limit`.
@@ -23,16 +23,14 @@ pub fn read(_t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
 }
 
 pub struct DropTail {
-    q: VecDeque<Packet>,
-    bytes: u64,
+    q: PacketFifo,
     limit: Limit,
 }
 
 impl DropTail {
     pub fn new(limit: Limit) -> DropTail {
         DropTail {
-            q: VecDeque::new(),
-            bytes: 0,
+            q: PacketFifo::default(),
             limit,
         }
     }
@@ -43,19 +41,15 @@ impl Qdisc for DropTail {
         "droptail"
     }
     fn enqueue(&mut self, pkt: Packet, cx: &mut QdiscCtx) -> Option<&Packet> {
-        if self.limit.admits(self.q.len(), self.bytes, pkt.size) {
-            self.bytes += pkt.size as u64;
-            self.q.push_back(pkt);
-            self.q.back()
+        if self.q.admits(self.limit, pkt.size) {
+            Some(self.q.push(pkt))
         } else {
             cx.drop(pkt, DropReason::Overflow);
             None
         }
     }
     fn dequeue(&mut self, _cx: &mut QdiscCtx) -> Option<Packet> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.size as u64;
-        Some(p)
+        self.q.pop()
     }
     fn peek(&self) -> Option<&Packet> {
         self.q.front()
@@ -64,7 +58,7 @@ impl Qdisc for DropTail {
         self.q.len()
     }
     fn backlog_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
     fn limit(&self) -> Limit {
         self.limit

@@ -114,6 +114,69 @@ impl Limit {
     }
 }
 
+/// A first-in first-out store of packets that keeps its byte count: the queue
+/// of DropTail, RED and priority discard (the disciplines decide what enters
+/// and leaves; this keeps `len`/`bytes` consistent with the packets held).
+#[derive(Default)]
+pub struct PacketFifo {
+    q: std::collections::VecDeque<Packet>,
+    bytes: u64,
+}
+
+impl PacketFifo {
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+    /// Bytes of the packets held.
+    #[inline]
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    /// Would `limit` admit one more packet of `size`?
+    #[inline]
+    pub fn admits(&self, limit: Limit, size: u32) -> bool {
+        limit.admits(self.q.len(), self.bytes, size)
+    }
+    /// Appends `pkt`; returns it as stored.
+    #[inline]
+    pub fn push(&mut self, pkt: Packet) -> &Packet {
+        self.bytes += pkt.size as u64;
+        self.q.push_back(pkt);
+        self.q.back().expect("just pushed")
+    }
+    #[inline]
+    pub fn pop(&mut self) -> Option<Packet> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.size as u64;
+        Some(p)
+    }
+    /// Removes the packet at position `i` (0 = head).
+    pub fn remove(&mut self, i: usize) -> Option<Packet> {
+        let p = self.q.remove(i)?;
+        self.bytes -= p.size as u64;
+        Some(p)
+    }
+    #[inline]
+    pub fn front(&self) -> Option<&Packet> {
+        self.q.front()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &Packet> {
+        self.q.iter()
+    }
+}
+
+impl std::ops::Index<usize> for PacketFifo {
+    type Output = Packet;
+    fn index(&self, i: usize) -> &Packet {
+        &self.q[i]
+    }
+}
+
 /// What a queue discipline may use and report during one operation.
 pub struct QdiscCtx<'a> {
     pub now: Time,

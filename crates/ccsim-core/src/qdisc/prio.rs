@@ -23,10 +23,10 @@
 //! get no special treatment: give them priority 0 or their own queue (blt.md
 //! L13 uses infinite reverse buffers). Cost: O(queue length) per overflow.
 
+use super::PacketFifo;
 use super::{DropReason, Limit, LinkInfo, Qdisc, QdiscCtx, QdiscSpec, TraceValue};
 use crate::cfg::{Res, Tab};
 use crate::packet::Packet;
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Which overflow rule.
@@ -39,8 +39,7 @@ pub enum Variant {
 }
 
 pub struct PrioDiscard {
-    q: VecDeque<Packet>,
-    bytes: u64,
+    q: PacketFifo,
     limit: Limit,
     variant: Variant,
 }
@@ -48,8 +47,7 @@ pub struct PrioDiscard {
 impl PrioDiscard {
     pub fn new(limit: Limit, variant: Variant) -> PrioDiscard {
         PrioDiscard {
-            q: VecDeque::new(),
-            bytes: 0,
+            q: PacketFifo::default(),
             limit,
             variant,
         }
@@ -59,7 +57,7 @@ impl PrioDiscard {
     /// None if the rule finds no way to make room.
     fn victims(&self, arrival: &Packet) -> Option<Vec<usize>> {
         let mut chosen: Vec<usize> = Vec::new();
-        let (mut pkts, mut bytes) = (self.q.len(), self.bytes);
+        let (mut pkts, mut bytes) = (self.q.len(), self.q.bytes());
         let p = arrival.priority;
         while !self.limit.admits(pkts, bytes, arrival.size) {
             let next = match self.variant {
@@ -97,19 +95,14 @@ impl Qdisc for PrioDiscard {
             Some(vs) => {
                 for j in vs {
                     let v = self.q.remove(j).expect("victim index in range");
-                    self.bytes -= v.size as u64;
                     cx.drop(v, DropReason::PushOut);
                 }
-                self.bytes += pkt.size as u64;
-                self.q.push_back(pkt);
-                self.q.back()
+                Some(self.q.push(pkt))
             }
         }
     }
     fn dequeue(&mut self, _cx: &mut QdiscCtx) -> Option<Packet> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.size as u64;
-        Some(p)
+        self.q.pop()
     }
     fn peek(&self) -> Option<&Packet> {
         self.q.front()
@@ -118,7 +111,7 @@ impl Qdisc for PrioDiscard {
         self.q.len()
     }
     fn backlog_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
     fn limit(&self) -> Limit {
         self.limit

@@ -43,13 +43,13 @@
 //!   initial max_p, so under ARED the probability jumps at `max_th` once max_p
 //!   has moved (ns-2 computes `v_c`, `v_d` in `reset()` only).
 
+use super::PacketFifo;
 use super::{DropReason, Limit, LinkInfo, MarkReason, Qdisc, QdiscCtx, QdiscSpec, TraceValue};
 use crate::cfg::{Res, ScenarioError, Tab};
 use crate::packet::{Ecn, Packet};
 use crate::rng::Rng;
 use crate::units::Time;
 use serde_json::Value;
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Adaptive RED's settings (ns-2 names in brackets).
@@ -316,8 +316,7 @@ impl Red {
 
 /// RED on a FIFO.
 pub struct RedQueue {
-    q: VecDeque<Packet>,
-    bytes: u64,
+    q: PacketFifo,
     limit: Limit,
     kind: &'static str,
     red: Red,
@@ -326,8 +325,7 @@ pub struct RedQueue {
 impl RedQueue {
     pub fn new(kind: &'static str, limit: Limit, p: Params) -> RedQueue {
         RedQueue {
-            q: VecDeque::new(),
-            bytes: 0,
+            q: PacketFifo::default(),
             limit,
             kind,
             red: Red::new(p),
@@ -343,9 +341,9 @@ impl Qdisc for RedQueue {
         self.kind
     }
     fn enqueue(&mut self, mut pkt: Packet, cx: &mut QdiscCtx) -> Option<&Packet> {
-        let q = self.red.measure(self.q.len(), self.bytes);
+        let q = self.red.measure(self.q.len(), self.q.bytes());
         let d = self.red.arrival(cx.now, q, pkt.size, pkt.ecn.is_ect(), cx.rng);
-        if !self.limit.admits(self.q.len(), self.bytes, pkt.size) {
+        if !self.q.admits(self.limit, pkt.size) {
             self.red.signalled();
             cx.drop(pkt, DropReason::Overflow);
             return None;
@@ -365,21 +363,14 @@ impl Qdisc for RedQueue {
             }
             Decision::Pass => {}
         }
-        self.bytes += pkt.size as u64;
-        self.q.push_back(pkt);
-        self.q.back()
+        Some(self.q.push(pkt))
     }
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<Packet> {
-        match self.q.pop_front() {
-            Some(p) => {
-                self.bytes -= p.size as u64;
-                Some(p)
-            }
-            None => {
-                self.red.idle(cx.now);
-                None
-            }
+        let p = self.q.pop();
+        if p.is_none() {
+            self.red.idle(cx.now);
         }
+        p
     }
     fn peek(&self) -> Option<&Packet> {
         self.q.front()
@@ -388,7 +379,7 @@ impl Qdisc for RedQueue {
         self.q.len()
     }
     fn backlog_bytes(&self) -> u64 {
-        self.bytes
+        self.q.bytes()
     }
     fn limit(&self) -> Limit {
         self.limit
