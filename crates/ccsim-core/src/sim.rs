@@ -629,7 +629,17 @@ impl Sim {
         }
         if self.sched.now() >= l.busy_until {
             self.start_tx(link);
-        } else if l.qdisc.backlog_packets() > 0 {
+        } else {
+            self.wake_when_free(link);
+        }
+    }
+
+    /// If packets wait at `link`, schedules the wakeup that dequeues the next
+    /// one when the transmitter is free (`busy_until`).
+    #[inline]
+    fn wake_when_free(&mut self, link: LinkId) {
+        let l = &mut self.links[link.idx()];
+        if l.qdisc.backlog_packets() > 0 {
             l.wake_pending = true;
             self.sched.schedule(l.busy_until, Ev::TxReady(link));
         }
@@ -745,11 +755,7 @@ impl Sim {
             // records it then (the drop counters when serialization ends).
             self.tap_dropped(link, &pkt, DropReason::LinkLoss);
         }
-        let l = &mut self.links[li];
-        if l.qdisc.backlog_packets() > 0 {
-            l.wake_pending = true;
-            self.sched.schedule(done, Ev::TxReady(link));
-        }
+        self.wake_when_free(link);
         if watched {
             self.notify_dequeue(link, Some(&pkt));
         }
