@@ -187,6 +187,16 @@ impl Packet {
             retx: false,
         }
     }
+    /// A data segment of `len` payload bytes from `seq`, with `header` bytes of
+    /// headers and the ACK flag set (every segment after the handshake carries
+    /// it, RFC 9293 §3.10.7.4); the engine assigns the uid.
+    pub fn segment(flow: FlowId, src: NodeId, dst: NodeId, seq: u64, len: u32, header: u32, now: Time) -> Packet {
+        let mut p = Packet::new(0, flow, src, dst, len + header, Kind::Data, now);
+        p.seq = seq;
+        p.len = len;
+        p.flags = flags::ACK;
+        p
+    }
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0
     }

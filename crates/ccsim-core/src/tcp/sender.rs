@@ -60,7 +60,7 @@ use super::rtt::{RttEstimator, RttParams};
 use super::scoreboard::{NextSeg, Scoreboard};
 use super::{EndpointCtx, INFINITE};
 use crate::cc::{AckSample, CaEvent, CcState, CongestionOps, Recovery};
-use crate::packet::{flags, Ecn, Feedback, FlowId, Kind, NodeId, Packet};
+use crate::packet::{flags, Ecn, Feedback, FlowId, NodeId, Packet};
 use crate::rng::Rng;
 use crate::units::Time;
 
@@ -402,19 +402,8 @@ impl TcpSender {
 
     fn emit(&mut self, cx: &mut EndpointCtx, seq: u64, retx: bool) {
         let len = (self.p.size - seq).min(self.mss()) as u32;
-        let mut p = Packet::new(
-            0,
-            self.flow,
-            self.src,
-            self.dst,
-            len + self.p.header,
-            Kind::Data,
-            cx.now,
-        );
-        p.seq = seq;
-        p.len = len;
+        let mut p = Packet::segment(self.flow, self.src, self.dst, seq, len, self.p.header, cx.now);
         p.retx = retx;
-        p.flags = flags::ACK;
         if self.p.ecn && !retx {
             p.ecn = Ecn::Ect0;
             if self.cwr_pending {
@@ -995,6 +984,7 @@ impl TcpSender {
 mod tests {
     use super::*;
     use crate::cc::by_name;
+    use crate::packet::Kind;
 
     const MSS: u64 = 1000;
 

@@ -52,7 +52,7 @@
 use super::tcp::plain_receiver;
 use super::{EndpointCtx, Env, Receiver, Sender, SenderReport, SenderSample, TransportSpec};
 use crate::cfg::{time_str, Res, Tab};
-use crate::packet::{flags, FlowId, Kind, NodeId, Packet};
+use crate::packet::{FlowId, Kind, NodeId, Packet};
 use crate::tcp::{Estimator, RttEstimator, RttParams, INFINITE};
 use crate::units::{Rate, Time};
 use serde_json::Value;
@@ -340,18 +340,7 @@ impl BurstSender {
         let seq = self.next;
         let s = self.seg(seq);
         let len = (self.p.size - seq).min(self.mss()) as u32;
-        let mut p = Packet::new(
-            0,
-            self.flow,
-            self.src,
-            self.dst,
-            len + self.p.header,
-            Kind::Data,
-            cx.now,
-        );
-        p.seq = seq;
-        p.len = len;
-        p.flags = flags::ACK;
+        let mut p = Packet::segment(self.flow, self.src, self.dst, seq, len, self.p.header, cx.now);
         p.priority = self.p.labels.priority(s - self.base);
         p.retx = seq < self.snd_max;
         self.stats.packets_sent += 1;
