@@ -26,15 +26,40 @@ impl<E> PartialEq for Entry<E> {
     }
 }
 impl<E> Eq for Entry<E> {}
+impl<E> Entry<E> {
+    /// (time, seq) as one number: compared without branches.
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        ((self.time.0 as u128) << 64) | self.seq as u128
+    }
+}
 impl<E> PartialOrd for Entry<E> {
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
+    }
+    // Reversed (BinaryHeap is a max-heap); the comparisons the heap uses, spelled
+    // out so that they compile to a 128-bit compare.
+    #[inline(always)]
+    fn lt(&self, o: &Self) -> bool {
+        o.key() < self.key()
+    }
+    #[inline(always)]
+    fn le(&self, o: &Self) -> bool {
+        o.key() <= self.key()
+    }
+    #[inline(always)]
+    fn gt(&self, o: &Self) -> bool {
+        o.key() > self.key()
+    }
+    #[inline(always)]
+    fn ge(&self, o: &Self) -> bool {
+        o.key() >= self.key()
     }
 }
 impl<E> Ord for Entry<E> {
     fn cmp(&self, o: &Self) -> Ordering {
         // Reversed: BinaryHeap is a max-heap.
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
+        o.key().cmp(&self.key())
     }
 }
 
