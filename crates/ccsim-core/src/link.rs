@@ -13,6 +13,10 @@
 //!   one at that instant. On a link that does not queue, a packet costs one
 //!   event (its arrival), not two.
 //! * the pipe's head has one pending arrival event.
+//! * a packet that finds the queue empty and the transmitter idle goes straight
+//!   to the transmitter when the discipline says it would only pass through
+//!   (`Qdisc::passes_idle`, DropTail and priority discard): the engine counts
+//!   its arrival and a backlog of one packet itself (`Sim::cut_through`).
 //!
 //! What happens at the end of a serialization (the departure counters, busy
 //! time, a loss on the wire) is accounted lazily by [`Link::settle`], at the next

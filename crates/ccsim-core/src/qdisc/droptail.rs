@@ -54,6 +54,9 @@ impl Qdisc for DropTail {
     fn peek(&self) -> Option<&Packet> {
         self.q.front()
     }
+    fn passes_idle(&self, size: u32) -> bool {
+        self.q.passes_idle(self.limit, size)
+    }
     fn backlog_packets(&self) -> usize {
         self.q.len()
     }
