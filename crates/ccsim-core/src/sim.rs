@@ -536,9 +536,11 @@ impl Sim {
         } else {
             let now = self.now();
             let l = &mut self.links[link.idx()];
-            if self.cut_through && !l.wake_pending && now >= l.busy_until && l.qdisc.passes_idle(pkt.size) {
+            let passes = |lim: crate::qdisc::Limit| lim.admits(0, 0, pkt.size);
+            if self.cut_through && !l.wake_pending && now >= l.busy_until && l.pass_limit.is_some_and(passes) {
                 // Cut-through: what `offer` and `start_tx` would do with an
                 // empty queue and an idle transmitter, without the queue.
+                debug_assert_eq!(l.qdisc.backlog_packets(), 0, "no wakeup pending: the queue is empty");
                 l.last_change = now; // (the integrals gain nothing over an empty queue)
                 l.stats.arrivals += 1;
                 l.stats.arrival_bytes += pkt.size as u64;

@@ -54,8 +54,8 @@ impl Qdisc for DropTail {
     fn peek(&self) -> Option<&Packet> {
         self.q.front()
     }
-    fn passes_idle(&self, size: u32) -> bool {
-        self.q.passes_idle(self.limit, size)
+    fn passes_idle(&self) -> bool {
+        true
     }
     fn backlog_packets(&self) -> usize {
         self.q.len()

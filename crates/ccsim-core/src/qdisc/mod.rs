@@ -142,12 +142,6 @@ impl PacketFifo {
     pub fn admits(&self, limit: Limit, size: u32) -> bool {
         limit.admits(self.q.len(), self.bytes, size)
     }
-    /// Would an arrival of `size` bytes pass straight through this store (it is
-    /// empty and `limit` admits the packet)? See [`Qdisc::passes_idle`].
-    #[inline]
-    pub fn passes_idle(&self, limit: Limit, size: u32) -> bool {
-        self.q.is_empty() && self.admits(limit, size)
-    }
     /// Appends `pkt`; returns it as stored.
     #[inline]
     pub fn push(&mut self, pkt: Packet) -> &Packet {
@@ -249,16 +243,17 @@ pub trait Qdisc: Send {
     fn backlog_packets(&self) -> usize;
     fn backlog_bytes(&self) -> u64;
     fn limit(&self) -> Limit;
-    /// True if a `size`-byte packet arriving now, with the transmitter idle,
-    /// would be enqueued and dequeued at once with no other effect: no drop,
-    /// mark, random draw or change of the discipline's state beyond the packet's
-    /// passage. The engine then hands such a packet straight to the transmitter
-    /// and counts its passage itself (arrival, a backlog of one packet, departure),
-    /// with the same results. The default, `false`, always goes through
-    /// `enqueue` and `dequeue`; a discipline that keeps state per arrival (RED's
-    /// average, DRR's deficits, fair queueing's round number) keeps it.
-    #[inline]
-    fn passes_idle(&self, _size: u32) -> bool {
+    /// True if a packet that finds this discipline empty and the transmitter
+    /// idle, and that its [`Qdisc::limit`] admits, would be enqueued and dequeued
+    /// at once with no other effect: no drop, mark, random draw or change of the
+    /// discipline's state beyond the packet's passage. The engine then hands such
+    /// a packet straight to the transmitter and counts its passage itself
+    /// (arrival, a backlog of one packet, departure), with the same results
+    /// (`Sim::cut_through`). Asked once, when the link is built. The default,
+    /// `false`, always goes through `enqueue` and `dequeue`; a discipline that
+    /// keeps state per arrival (RED's average, DRR's deficits, fair queueing's
+    /// round number) keeps it.
+    fn passes_idle(&self) -> bool {
         false
     }
     /// Named mechanism state worth tracing (e.g. RED's average queue and
