@@ -317,7 +317,13 @@ impl Sim {
                 self.instant = (t, 1);
             }
             let (_, ev) = self.sched.pop().expect("peeked");
-            self.dispatch(ev);
+            // Runs without packet captures or trace use the instantiation with
+            // no trace of the taps in it.
+            if self.taps.is_some() {
+                self.dispatch::<true>(ev);
+            } else {
+                self.dispatch::<false>(ev);
+            }
             n += 1;
         }
         self.check_memory()?;
@@ -393,11 +399,13 @@ impl Sim {
         self.sched.peek_time().is_none_or(|t| t > self.end)
     }
 
-    fn dispatch(&mut self, ev: Ev) {
+    /// Handles one event (`T`: whether the run has taps; the packet path below
+    /// takes it as a constant).
+    fn dispatch<const T: bool>(&mut self, ev: Ev) {
         match ev {
-            Ev::TxReady(l) => self.tx_ready(l),
-            Ev::Arrive(l) => self.arrive(l),
-            Ev::Endpoint(f) => self.endpoint_timer(f),
+            Ev::TxReady(l) => self.tx_ready::<T>(l),
+            Ev::Arrive(l) => self.arrive::<T>(l),
+            Ev::Endpoint(f) => self.endpoint_timer::<T>(f),
             Ev::FlowStart(f) => self.flow_start(f),
             Ev::Arrival(p) => self.arrival(p),
             Ev::CompWake(n) => self.comp_wake(n),
@@ -420,17 +428,17 @@ impl Sim {
 
     /// A packet created by an endpoint at `node` enters the network. (Its IP id
     /// is the sending end's, stamped by the flow; the uid is global.)
-    fn inject(&mut self, node: NodeId, mut pkt: Packet) {
+    fn inject<const T: bool>(&mut self, node: NodeId, mut pkt: Packet) {
         pkt.uid = self.alloc_uid();
         self.counters.created += 1;
-        self.forward(node, None, pkt);
+        self.forward::<T>(node, None, pkt);
     }
 
     /// Routes `pkt` at `node`: deliver locally or hand it to the output queue
     /// (through the node's components, if any).
-    fn forward(&mut self, node: NodeId, in_link: Option<LinkId>, pkt: Packet) {
+    fn forward<const T: bool>(&mut self, node: NodeId, in_link: Option<LinkId>, pkt: Packet) {
         if pkt.dst == node {
-            self.deliver(pkt);
+            self.deliver::<T>(pkt);
             return;
         }
         let Some(out) = self.nodes[node.idx()].next_hop(pkt.dst) else {
@@ -439,7 +447,7 @@ impl Sim {
             return;
         };
         if self.nodes[node.idx()].comps.is_empty() {
-            self.enqueue(out, pkt);
+            self.enqueue::<T>(out, pkt);
         } else {
             self.through_components(node, 0, in_link, out, pkt);
         }
@@ -474,7 +482,11 @@ impl Sim {
                 }
             }
         }
-        self.enqueue(out, pkt);
+        if self.taps.is_some() {
+            self.enqueue::<true>(out, pkt);
+        } else {
+            self.enqueue::<false>(out, pkt);
+        }
     }
 
     /// Applies what components asked for during callbacks: wakeups, then
@@ -528,10 +540,10 @@ impl Sim {
     }
 
     /// Offers `pkt` to the link's queue discipline (the link wrapper keeps the stats).
-    pub(crate) fn enqueue(&mut self, link: LinkId, pkt: Packet) {
+    fn enqueue<const T: bool>(&mut self, link: LinkId, pkt: Packet) {
         if self.views[link.idx()].is_some() {
             self.enqueue_watched(link, pkt);
-        } else if self.taps.as_deref().is_some_and(|t| t.on(link)) {
+        } else if T && self.taps.as_deref().is_some_and(|t| t.on(link)) {
             self.enqueue_tapped(link, pkt);
         } else {
             let now = self.now();
@@ -546,12 +558,12 @@ impl Sim {
                 l.stats.arrival_bytes += pkt.size as u64;
                 l.stats.max_pkts = l.stats.max_pkts.max(1);
                 l.stats.max_bytes = l.stats.max_bytes.max(pkt.size as u64);
-                self.transmit::<false>(link, pkt, false);
+                self.transmit::<T, false>(link, pkt, false);
                 return;
             }
             self.offer::<false>(link, pkt);
         }
-        self.kick(link);
+        self.kick::<T>(link);
     }
 
     /// An arrival at a queue no component watches (`TAP`: and the taps record
@@ -643,13 +655,13 @@ impl Sim {
     /// After an arrival at `link`'s queue: serve it now if the transmitter is
     /// free, else make sure a wakeup dequeues it when the transmitter frees up.
     #[inline]
-    fn kick(&mut self, link: LinkId) {
+    fn kick<const T: bool>(&mut self, link: LinkId) {
         let l = &mut self.links[link.idx()];
         if l.wake_pending {
             return;
         }
         if self.sched.now() >= l.busy_until {
-            self.start_tx(link);
+            self.start_tx::<T>(link);
         } else {
             self.wake_when_free(link);
         }
@@ -733,7 +745,7 @@ impl Sim {
         self.apply(node, req);
     }
 
-    fn start_tx(&mut self, link: LinkId) {
+    fn start_tx<const T: bool>(&mut self, link: LinkId) {
         let now = self.now();
         let li = link.idx();
         let l = &mut self.links[li];
@@ -747,7 +759,7 @@ impl Sim {
             };
             l.qdisc.dequeue(&mut cx)
         };
-        if self.taps.is_some() {
+        if T {
             // (a copy: a reference would keep the packet from moving straight on)
             self.tap_dequeued(link, pkt.clone());
         }
@@ -769,7 +781,7 @@ impl Sim {
             }
             return;
         };
-        self.transmit::<true>(link, pkt, watched);
+        self.transmit::<T, true>(link, pkt, watched);
     }
 
     /// Starts serializing `pkt` on `link`, whose transmitter is free: settles
@@ -778,12 +790,12 @@ impl Sim {
     /// queue), tells the components of a `watched` queue, and puts the packet
     /// into the propagation pipe with its arrival time.
     #[inline(always)]
-    fn transmit<const QUEUED: bool>(&mut self, link: LinkId, pkt: Packet, watched: bool) {
+    fn transmit<const T: bool, const QUEUED: bool>(&mut self, link: LinkId, pkt: Packet, watched: bool) {
         let now = self.now();
         let l = &mut self.links[link.idx()];
         self.counters.dropped += l.settle(now, true);
         let (done, lost) = l.begin_service(now, pkt.size);
-        if lost && self.taps.is_some() {
+        if T && lost {
             // The loss on the wire is drawn as serialization starts; the trace
             // records it then (the drop counters when serialization ends).
             self.tap_dropped(link, &pkt, DropReason::LinkLoss);
@@ -843,29 +855,29 @@ impl Sim {
         self.apply(node, req);
     }
 
-    fn tx_ready(&mut self, link: LinkId) {
+    fn tx_ready<const T: bool>(&mut self, link: LinkId) {
         let l = &mut self.links[link.idx()];
         debug_assert!(l.wake_pending && l.busy_until == self.sched.now());
         l.wake_pending = false;
-        self.start_tx(link);
+        self.start_tx::<T>(link);
     }
 
-    fn arrive(&mut self, link: LinkId) {
+    fn arrive<const T: bool>(&mut self, link: LinkId) {
         let l = &mut self.links[link.idx()];
         let (_, pkt) = l.pipe.pop_front().expect("Arrive with an empty pipe");
         if let Some(&(next, _)) = l.pipe.front() {
             self.sched.schedule(next, Ev::Arrive(link));
         }
         let to = l.to;
-        if self.taps.is_some() {
+        if T {
             self.tap_received(link, pkt.clone());
         }
-        self.forward(to, Some(link), pkt);
+        self.forward::<T>(to, Some(link), pkt);
     }
 
     // ----- endpoints
 
-    fn deliver(&mut self, pkt: Packet) {
+    fn deliver<const T: bool>(&mut self, pkt: Packet) {
         self.counters.delivered += 1;
         let fid = pkt.flow;
         let now = self.now();
@@ -886,18 +898,18 @@ impl Sim {
                 f.snd.on_packet(&pkt, &mut cx)
             }
         }
-        self.flush_endpoint(fid, &mut out);
+        self.flush_endpoint::<T>(fid, &mut out);
         self.out_buf = out;
     }
 
     /// Re-arms the flow's wakeup, then injects what its ends emitted; then
     /// follows a workload connection's progress (which may close it).
-    pub(crate) fn flush_endpoint(&mut self, fid: FlowId, out: &mut Vec<Packet>) {
+    fn flush_endpoint<const T: bool>(&mut self, fid: FlowId, out: &mut Vec<Packet>) {
         self.rearm(fid);
         for mut p in out.drain(..) {
             self.flows[fid.idx()].stamp_ip_id(&mut p);
             // A packet leaves from the node of the endpoint that emitted it.
-            self.inject(p.src, p);
+            self.inject::<T>(p.src, p);
         }
         if self.flows[fid.idx()].conn.is_some() {
             self.conn_progress(fid);
@@ -920,7 +932,7 @@ impl Sim {
         }
     }
 
-    fn endpoint_timer(&mut self, fid: FlowId) {
+    fn endpoint_timer<const T: bool>(&mut self, fid: FlowId) {
         let now = self.now();
         if self.flows[fid.idx()].wake != Some(now) {
             return; // stale wakeup
@@ -933,7 +945,7 @@ impl Sim {
             f.snd.on_timer(&mut cx);
             f.rcv.on_timer(&mut cx);
         }
-        self.flush_endpoint(fid, &mut out);
+        self.flush_endpoint::<T>(fid, &mut out);
         self.out_buf = out;
     }
 
@@ -941,7 +953,11 @@ impl Sim {
         let now = self.now();
         let mut out = std::mem::take(&mut self.out_buf);
         self.flows[fid.idx()].snd.start(&mut EndpointCtx { now, out: &mut out });
-        self.flush_endpoint(fid, &mut out);
+        if self.taps.is_some() {
+            self.flush_endpoint::<true>(fid, &mut out);
+        } else {
+            self.flush_endpoint::<false>(fid, &mut out);
+        }
         self.out_buf = out;
     }
 
