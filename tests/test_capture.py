@@ -65,7 +65,7 @@ def _read(path):
     """(time_ns, ip packet, captured length) of every record, with dpkt."""
     with open(path, "rb") as f:
         rd = dpkt.pcapng.Reader(f) if path.suffix == ".pcapng" else dpkt.pcap.Reader(f)
-        assert rd.datalink() in (dpkt.pcap.DLT_RAW, 228)  # LINKTYPE_IPV4
+        assert rd.datalink() == 101  # LINKTYPE_RAW (pcapng node captures: LINKTYPE_IPV4)
         return [(round(ts * 10**9), dpkt.ip.IP(buf), len(buf)) for ts, buf in rd]
 
 
