@@ -13,6 +13,10 @@
 //!   one at that instant. On a link that does not queue, a packet costs one
 //!   event (its arrival), not two.
 //! * the pipe's head has one pending arrival event.
+//! * a packet that finds the queue empty and the transmitter idle goes straight
+//!   to the transmitter when the discipline says it would only pass through
+//!   (`Qdisc::passes_idle`, DropTail and priority discard): the engine counts
+//!   its arrival and a backlog of one packet itself (`Sim::cut_through`).
 //!
 //! What happens at the end of a serialization (the departure counters, busy
 //! time, a loss on the wire) is accounted lazily by [`Link::settle`], at the next
@@ -113,8 +117,15 @@ pub struct Link {
     pub qdisc: Box<dyn Qdisc>,
     /// End of the current (or last) serialization: the transmitter is free from then on.
     pub busy_until: Time,
-    /// A wakeup at `busy_until` is pending to dequeue the next packet.
+    /// A wakeup at `busy_until` is pending to dequeue the next packet. Unless
+    /// one is, the queue is empty: every discipline is work-conserving, and the
+    /// engine schedules a wakeup whenever a serialization starts with packets
+    /// waiting.
     pub wake_pending: bool,
+    /// The discipline's limit if a packet it admits to its empty queue passes
+    /// straight through ([`Qdisc::passes_idle`]; kept here so that the check
+    /// does not reach into the discipline).
+    pub pass_limit: Option<crate::qdisc::Limit>,
     /// The serialization not yet accounted (see [`Link::settle`]).
     in_service: Option<InService>,
     /// Packets in serialization or propagating, with their arrival times at the
@@ -146,6 +157,7 @@ impl Link {
         rng: Rng,
         qrng: Rng,
     ) -> Link {
+        let pass_limit = qdisc.passes_idle().then(|| qdisc.limit());
         Link {
             id,
             name,
@@ -157,6 +169,7 @@ impl Link {
             qdisc,
             busy_until: Time::ZERO,
             wake_pending: false,
+            pass_limit,
             in_service: None,
             pipe: VecDeque::new(),
             rng,

@@ -209,6 +209,11 @@ pub struct Sim {
     pub memory_limit: u64,
     /// Packet captures and the event trace, if the scenario asks for them.
     pub taps: Option<Box<crate::tap::Taps>>,
+    /// Hand a packet that finds its queue empty and the transmitter idle
+    /// straight to the transmitter when the discipline allows it
+    /// ([`crate::qdisc::Qdisc::passes_idle`]). On by default; results are the
+    /// same either way (tests/engine.rs checks it), only the speed differs.
+    pub cut_through: bool,
     /// The current instant and the events processed at it (zero-time loop guard).
     instant: (Time, u64),
     next_uid: u64,
@@ -234,6 +239,7 @@ impl Sim {
             workloads: Workloads::default(),
             memory_limit: crate::budget::DEFAULT_MEMORY,
             taps: None,
+            cut_through: true,
             instant: (Time::ZERO, 0),
             next_uid: 0,
             out_buf: Vec::new(),
@@ -528,6 +534,21 @@ impl Sim {
         } else if self.taps.as_deref().is_some_and(|t| t.on(link)) {
             self.enqueue_tapped(link, pkt);
         } else {
+            let now = self.now();
+            let l = &mut self.links[link.idx()];
+            let passes = |lim: crate::qdisc::Limit| lim.admits(0, 0, pkt.size);
+            if self.cut_through && !l.wake_pending && now >= l.busy_until && l.pass_limit.is_some_and(passes) {
+                // Cut-through: what `offer` and `start_tx` would do with an
+                // empty queue and an idle transmitter, without the queue.
+                debug_assert_eq!(l.qdisc.backlog_packets(), 0, "no wakeup pending: the queue is empty");
+                l.last_change = now; // (the integrals gain nothing over an empty queue)
+                l.stats.arrivals += 1;
+                l.stats.arrival_bytes += pkt.size as u64;
+                l.stats.max_pkts = l.stats.max_pkts.max(1);
+                l.stats.max_bytes = l.stats.max_bytes.max(pkt.size as u64);
+                self.transmit::<false>(link, pkt, false);
+                return;
+            }
             self.offer::<false>(link, pkt);
         }
         self.kick(link);
@@ -748,6 +769,18 @@ impl Sim {
             }
             return;
         };
+        self.transmit::<true>(link, pkt, watched);
+    }
+
+    /// Starts serializing `pkt` on `link`, whose transmitter is free: settles
+    /// the previous serialization, draws the loss on the wire, schedules the
+    /// next dequeue if packets wait (`QUEUED`: the packet came out of the
+    /// queue), tells the components of a `watched` queue, and puts the packet
+    /// into the propagation pipe with its arrival time.
+    #[inline(always)]
+    fn transmit<const QUEUED: bool>(&mut self, link: LinkId, pkt: Packet, watched: bool) {
+        let now = self.now();
+        let l = &mut self.links[link.idx()];
         self.counters.dropped += l.settle(now, true);
         let (done, lost) = l.begin_service(now, pkt.size);
         if lost && self.taps.is_some() {
@@ -755,12 +788,14 @@ impl Sim {
             // records it then (the drop counters when serialization ends).
             self.tap_dropped(link, &pkt, DropReason::LinkLoss);
         }
-        self.wake_when_free(link);
+        if QUEUED {
+            self.wake_when_free(link);
+        }
         if watched {
             self.notify_dequeue(link, Some(&pkt));
         }
         if !lost {
-            let l = &mut self.links[li];
+            let l = &mut self.links[link.idx()];
             let at = done + l.delay;
             l.pipe.push_back((at, pkt));
             if l.pipe.len() == 1 {

@@ -253,6 +253,22 @@ proptest! {
         }
     }
 
+    /// Handing packets that find an empty queue and an idle transmitter
+    /// straight to the transmitter (`Sim::cut_through`) is an optimization:
+    /// byte-identical results with it off.
+    #[test]
+    fn cut_through_changes_no_result(s in scenario_strategy()) {
+        let run = |cut: bool| {
+            let (mut sim, resolved) = ccsim_core::scenario::build(&s.to_string()).unwrap();
+            sim.cut_through = cut;
+            let events = sim.run_until(sim.end);
+            sim.close();
+            sim.check_invariants().unwrap();
+            ccsim_core::output::collect(&mut sim, resolved, events)
+        };
+        prop_assert_eq!(fingerprint(&run(true)), fingerprint(&run(false)));
+    }
+
     /// Same scenario and seed: byte-identical results.
     #[test]
     fn determinism(s in scenario_strategy()) {

@@ -54,6 +54,9 @@ impl Qdisc for DropTail {
     fn peek(&self) -> Option<&Packet> {
         self.q.front()
     }
+    fn passes_idle(&self) -> bool {
+        true
+    }
     fn backlog_packets(&self) -> usize {
         self.q.len()
     }

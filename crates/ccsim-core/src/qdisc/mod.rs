@@ -243,6 +243,19 @@ pub trait Qdisc: Send {
     fn backlog_packets(&self) -> usize;
     fn backlog_bytes(&self) -> u64;
     fn limit(&self) -> Limit;
+    /// True if a packet that finds this discipline empty and the transmitter
+    /// idle, and that its [`Qdisc::limit`] admits, would be enqueued and dequeued
+    /// at once with no other effect: no drop, mark, random draw or change of the
+    /// discipline's state beyond the packet's passage. The engine then hands such
+    /// a packet straight to the transmitter and counts its passage itself
+    /// (arrival, a backlog of one packet, departure), with the same results
+    /// (`Sim::cut_through`). Asked once, when the link is built. The default,
+    /// `false`, always goes through `enqueue` and `dequeue`; a discipline that
+    /// keeps state per arrival (RED's average, DRR's deficits, fair queueing's
+    /// round number) keeps it.
+    fn passes_idle(&self) -> bool {
+        false
+    }
     /// Named mechanism state worth tracing (e.g. RED's average queue and
     /// max_p, fair queueing's per-flow backlog), appended to `out`.
     fn trace(&self, _out: &mut Vec<TraceValue>) {}

@@ -107,6 +107,9 @@ impl Qdisc for PrioDiscard {
     fn peek(&self) -> Option<&Packet> {
         self.q.front()
     }
+    fn passes_idle(&self) -> bool {
+        true
+    }
     fn backlog_packets(&self) -> usize {
         self.q.len()
     }
