@@ -2,13 +2,12 @@
 checked field by field against the engine's own record of the same packets (the
 ``[trace]`` table of the same run)."""
 
-import os
-import shutil
 import struct
 import subprocess
 
 import dpkt
 import pytest
+from _tools import require
 
 import ccsim
 
@@ -65,7 +64,7 @@ def _read(path):
     """(time_ns, ip packet, captured length) of every record, with dpkt."""
     with open(path, "rb") as f:
         rd = dpkt.pcapng.Reader(f) if path.suffix == ".pcapng" else dpkt.pcap.Reader(f)
-        assert rd.datalink() in (dpkt.pcap.DLT_RAW, 228)  # LINKTYPE_IPV4
+        assert rd.datalink() == 101  # LINKTYPE_RAW (pcapng node captures: LINKTYPE_IPV4)
         return [(round(ts * 10**9), dpkt.ip.IP(buf), len(buf)) for ts, buf in rd]
 
 
@@ -159,15 +158,6 @@ def test_snaplen_and_time_window(run):
     assert len(pkts) == ((ev["time_ns"] >= 1e9) & (ev["time_ns"] <= 2e9)).sum()
 
 
-def _tshark() -> str | None:
-    exe = shutil.which("tshark")
-    if exe is None and os.environ.get("CCSIM_CI_TOOLS") == "1":
-        pytest.fail("tshark is not installed: .ci/test installs it in CI (apt-get install tshark)")
-    if exe is None:
-        pytest.skip("tshark is not installed (Debian package tshark)")
-    return exe
-
-
 def _fields(exe, path, *fields):
     cmd = [exe, "-r", str(path), "-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE"]
     cmd += ["-o", "udp.check_checksum:TRUE", "-T", "fields", "-E", "separator=;"]
@@ -178,7 +168,7 @@ def _fields(exe, path, *fields):
 
 
 def test_tshark_decodes_every_field_with_good_checksums(run):
-    exe = _tshark()
+    exe = require("tshark", "tshark")
     r, d = run
     rows = _fields(
         exe,

@@ -3,7 +3,7 @@
 //! them. Headers are synthesized from each packet's real fields
 //! ([`wire`]); the file format (pcap: tcpdump.org's libpcap format with
 //! nanosecond stamps; pcapng: draft-ietf-opsawg-pcapng; link type
-//! `LINKTYPE_IPV4`) is written by `pcap-file`.
+//! `LINKTYPE_RAW`, see [`link_type`]) is written by `pcap-file`.
 //!
 //! Scenario: `[[capture]] link = "R1->R2"` (packets as they start onto the
 //! link: an egress capture, timestamps at the start of serialization) or
@@ -30,6 +30,23 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::time::Duration;
 use wire::FlowWire;
+
+/// Link type of a capture file: `LINKTYPE_RAW` (101, records start at the IP
+/// header), which tcpdump, Wireshark and tcptrace 6.6.7 read (tcptrace refuses
+/// `LINKTYPE_IPV4`, 228: "did not understand link format (228)"). A pcapng file
+/// with several interfaces (a node capture) uses `LINKTYPE_IPV4` instead:
+/// libpcap (1.10.3 tested) maps the first interface's 101 to its `DLT_RAW` (12)
+/// and then refuses the second interface ("an interface has a type 101
+/// different from the type of the first interface"), so tcpdump could not read
+/// such a file; with 228 (the same number in both) it can. tcptrace reads
+/// neither: capture a node into a `.pcap` file for it.
+pub fn link_type(pcapng: bool, interfaces: usize) -> DataLink {
+    if pcapng && interfaces > 1 {
+        DataLink::IPV4
+    } else {
+        DataLink::RAW
+    }
+}
 
 /// Largest snap length (Wireshark's); `snaplen = "inf"` means this.
 pub const MAX_SNAPLEN: u64 = 262_144;
@@ -323,7 +340,7 @@ pub fn read(
                     Side::Egress => format!("ccsim link {} leaving {}", link.name, nodes[link.from.idx()].name),
                     Side::Ingress => format!("ccsim link {} reaching {}", link.name, nodes[link.to.idx()].name),
                 };
-                let mut b = InterfaceDescriptionBlock::new(DataLink::IPV4, snap);
+                let mut b = InterfaceDescriptionBlock::new(link_type(true, points.len()), snap);
                 b.options = vec![
                     InterfaceDescriptionOption::IfName(Cow::Owned(link.name.clone())),
                     InterfaceDescriptionOption::IfDescription(Cow::Owned(desc)),
@@ -353,7 +370,7 @@ pub fn read(
             iface = vec![0; points.len()];
             let h = PcapHeader {
                 snaplen: snap,
-                datalink: DataLink::IPV4,
+                datalink: link_type(false, points.len()),
                 ts_resolution: TsResolution::NanoSecond,
                 ..PcapHeader::default()
             };
@@ -375,4 +392,50 @@ pub fn read(
     }
     root.put("capture", Value::Array(out));
     Ok(caps)
+}
+
+#[cfg(test)]
+mod tests {
+    use pcap_file::pcap::PcapReader;
+    use pcap_file::pcapng::{Block, PcapNgReader};
+
+    /// Link captures and `.pcap` files declare `LINKTYPE_RAW` (101), which
+    /// tcptrace reads (it refused `LINKTYPE_IPV4`, 228); a pcapng node capture
+    /// (several interfaces) keeps 228, the one libpcap reads there.
+    #[test]
+    fn captures_declare_linktype_raw_where_libpcap_allows() {
+        let s = serde_json::json!({
+            "duration": "100ms",
+            "topology": {
+                "kind": "dumbbell",
+                "pairs": 1,
+                "bottleneck": {"rate": "10Mbps", "delay": "5ms"},
+                "access": {"rate": "100Mbps", "delay": "1ms"},
+            },
+            "flows": [{"pairs": [0]}],
+            "capture": [
+                {"link": "R1->R2", "file": "a.pcap"},
+                {"node": "s0", "file": "b.pcap"},
+                {"link": "R1->R2", "file": "c.pcapng"},
+                {"node": "s0", "file": "d.pcapng"},
+            ],
+        });
+        let out = crate::run(&s.to_string()).unwrap();
+        let file = |name: &str| &out.files.iter().find(|(n, _)| n == name).unwrap().1;
+        for name in ["a.pcap", "b.pcap"] {
+            let mut r = PcapReader::new(&file(name)[..]).unwrap();
+            assert_eq!(u32::from(r.header().datalink), 101, "{name}");
+            assert!(r.next_packet().is_some());
+        }
+        for (name, ifaces, linktype) in [("c.pcapng", 1, 101), ("d.pcapng", 2, 228)] {
+            let mut r = PcapNgReader::new(&file(name)[..]).unwrap();
+            let mut seen = Vec::new();
+            while let Some(b) = r.next_block() {
+                if let Block::InterfaceDescription(i) = b.unwrap() {
+                    seen.push(u32::from(i.linktype));
+                }
+            }
+            assert_eq!(seen, vec![linktype; ifaces], "{name}");
+        }
+    }
 }
