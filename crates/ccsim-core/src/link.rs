@@ -191,6 +191,35 @@ impl Link {
         }
     }
 
+    /// An arrival at the queue: brings the integrals up to `now` and counts it.
+    #[inline]
+    pub fn count_arrival(&mut self, now: Time, size: u32) {
+        self.integrate(now);
+        self.stats.arrivals += 1;
+        self.stats.arrival_bytes += size as u64;
+    }
+
+    /// Can a `size`-byte packet arriving at `now` skip the queue: the
+    /// transmitter is idle, no wakeup is pending (so the queue is empty), and
+    /// the discipline passes such a packet straight through
+    /// ([`Qdisc::passes_idle`], [`Link::pass_limit`])?
+    #[inline]
+    pub fn passes(&self, now: Time, size: u32) -> bool {
+        !self.wake_pending && now >= self.busy_until && self.pass_limit.is_some_and(|lim| lim.admits(0, 0, size))
+    }
+
+    /// Counts what enqueueing and at once dequeueing a `size`-byte packet would
+    /// have counted (see [`Link::passes`]): its arrival and a backlog of one packet.
+    #[inline]
+    pub fn count_passage(&mut self, now: Time, size: u32) {
+        debug_assert_eq!(self.qdisc.backlog_packets(), 0, "no wakeup pending: the queue is empty");
+        self.last_change = now; // (the integrals gain nothing over an empty queue)
+        self.stats.arrivals += 1;
+        self.stats.arrival_bytes += size as u64;
+        self.stats.max_pkts = self.stats.max_pkts.max(1);
+        self.stats.max_bytes = self.stats.max_bytes.max(size as u64);
+    }
+
     /// Records the backlog maximum (call after the backlog grows).
     #[inline]
     pub fn note_backlog(&mut self) {

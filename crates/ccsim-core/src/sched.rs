@@ -4,13 +4,14 @@
 //! keep at most one pending wakeup each (htsim style, see STYLE.md), which keeps
 //! the heap small: at most 17–464 entries in the benchmark scenarios
 //! (`benches/engine.rs`, docs/performance.md), where a pop+push costs 40–55 ns.
-//! A pop does not remove its entry at once: the next schedule overwrites it
-//! and sifts it down (one sift instead of a pop and a push, since handling an
-//! event usually schedules another). A 4-ary heap was tried and was no faster. A calendar queue has not been
-//! built: the heap's own code is under 9 % of a 200-flow run's instructions
-//! (docs/performance.md, "Where the time goes"), which bounds what it could
-//! save. Timers are cancelled lazily: the owner remembers the time of its live
-//! wakeup and ignores stale ones.
+//! Entries compare as one 128-bit (time, seq) number. A pop does not remove its
+//! entry at once: the next schedule overwrites it and sifts it down (one sift
+//! instead of a pop and a push, since handling an event usually schedules
+//! another). A 4-ary heap was tried and was no faster. A calendar queue has not
+//! been built; since the rest of the engine got cheaper, the heap is about a fifth
+//! of an 8-flow run's instructions (docs/performance.md, "Where the time goes"),
+//! which makes it the next candidate. Timers are cancelled lazily: the owner
+//! remembers the time of its live wakeup and ignores stale ones.
 
 use crate::units::Time;
 use std::cmp::Ordering;

@@ -548,16 +548,10 @@ impl Sim {
         } else {
             let now = self.now();
             let l = &mut self.links[link.idx()];
-            let passes = |lim: crate::qdisc::Limit| lim.admits(0, 0, pkt.size);
-            if self.cut_through && !l.wake_pending && now >= l.busy_until && l.pass_limit.is_some_and(passes) {
+            if self.cut_through && l.passes(now, pkt.size) {
                 // Cut-through: what `offer` and `start_tx` would do with an
                 // empty queue and an idle transmitter, without the queue.
-                debug_assert_eq!(l.qdisc.backlog_packets(), 0, "no wakeup pending: the queue is empty");
-                l.last_change = now; // (the integrals gain nothing over an empty queue)
-                l.stats.arrivals += 1;
-                l.stats.arrival_bytes += pkt.size as u64;
-                l.stats.max_pkts = l.stats.max_pkts.max(1);
-                l.stats.max_bytes = l.stats.max_bytes.max(pkt.size as u64);
+                l.count_passage(now, pkt.size);
                 self.transmit::<T, false>(link, pkt, false);
                 return;
             }
@@ -573,9 +567,7 @@ impl Sim {
         let now = self.now();
         let arrival = if TAP { Some(pkt.clone()) } else { None };
         let l = &mut self.links[link.idx()];
-        l.integrate(now);
-        l.stats.arrivals += 1;
-        l.stats.arrival_bytes += pkt.size as u64;
+        l.count_arrival(now, pkt.size);
         let stored = {
             let mut cx = QdiscCtx {
                 now,
@@ -696,9 +688,7 @@ impl Sim {
             ..
         } = self;
         let l = &mut links[li];
-        l.integrate(now);
-        l.stats.arrivals += 1;
-        l.stats.arrival_bytes += pkt.size as u64;
+        l.count_arrival(now, pkt.size);
         let mut view = views[li].take().expect("watched link");
         view.add(&pkt);
         let arrival = taps.as_deref().is_some_and(|t| t.on(link)).then(|| pkt.clone());
