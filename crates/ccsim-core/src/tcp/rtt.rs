@@ -79,6 +79,9 @@ pub struct RttEstimator {
     backoff: u32,
     min_rtt: Option<Time>,
     last: Option<Time>,
+    /// SRTT as [`RttEstimator::srtt`] reports it, brought up to date by each
+    /// change of the state (the sender reads it on every ACK).
+    srtt: Option<Time>,
 }
 
 impl RttEstimator {
@@ -102,6 +105,7 @@ impl RttEstimator {
             backoff: 0,
             min_rtt: None,
             last: None,
+            srtt: None,
         }
     }
 
@@ -152,6 +156,7 @@ impl RttEstimator {
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         self.rto = rto.max(self.p.min_rto).min(self.p.max_rto);
         self.backoff = 0;
+        self.srtt = self.current_srtt();
     }
 
     /// Current timeout including backoff.
@@ -194,9 +199,17 @@ impl RttEstimator {
                 }
             }
         }
+        self.srtt = self.current_srtt();
     }
 
+    /// Smoothed RTT, if the estimator holds one.
     pub fn srtt(&self) -> Option<Time> {
+        self.srtt
+    }
+
+    /// SRTT from the estimator's state, rounded to the nanosecond (ns-2: the
+    /// scaled `t_srtt` in ticks; none once a backoff has cleared it).
+    fn current_srtt(&self) -> Option<Time> {
         match self.state {
             _ if !self.has_sample => None,
             State::Rfc6298 { srtt, .. } => Some(Time(srtt.round() as u64)),

@@ -651,9 +651,10 @@ impl TcpSender {
     /// Shows the ACK to the algorithm (`pkts_acked`, then `cong_control`);
     /// returns whether the algorithm set the window itself.
     fn observe(&mut self, now: Time, sample: &AckSample) -> bool {
-        let st = self.state(now);
-        self.cc.pkts_acked(&st, sample);
+        // One view serves both hooks: `pkts_acked` reads it and changes
+        // nothing the sender holds.
         let mut st = self.state(now);
+        self.cc.pkts_acked(&st, sample);
         let controlled = self.cc.cong_control(&mut st, sample);
         if controlled {
             self.apply(&st);
