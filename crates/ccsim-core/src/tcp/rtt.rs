@@ -79,9 +79,11 @@ pub struct RttEstimator {
     backoff: u32,
     min_rtt: Option<Time>,
     last: Option<Time>,
-    /// SRTT as [`RttEstimator::srtt`] reports it, brought up to date by each
-    /// change of the state (the sender reads it on every ACK).
+    /// What [`RttEstimator::srtt`] and [`RttEstimator::rto`] report, derived
+    /// from the fields above by `refresh` after each change (the sender
+    /// reads them on every ACK).
     srtt: Option<Time>,
+    timeout: Time,
 }
 
 impl RttEstimator {
@@ -97,7 +99,7 @@ impl RttEstimator {
                 boot: (phase.clamp(0.0, 1.0) * p.tick.0 as f64) as u64,
             },
         };
-        RttEstimator {
+        let mut e = RttEstimator {
             p,
             state,
             has_sample: false,
@@ -106,7 +108,10 @@ impl RttEstimator {
             min_rtt: None,
             last: None,
             srtt: None,
-        }
+            timeout: rto,
+        };
+        e.refresh();
+        e
     }
 
     /// Feeds the measurement of a segment sent at `sent` and acknowledged at `now`.
@@ -156,11 +161,23 @@ impl RttEstimator {
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         self.rto = rto.max(self.p.min_rto).min(self.p.max_rto);
         self.backoff = 0;
-        self.srtt = self.current_srtt();
+        self.refresh();
     }
 
     /// Current timeout including backoff.
     pub fn rto(&self) -> Time {
+        self.timeout
+    }
+
+    /// Brings the reported SRTT and timeout up to date with the state.
+    fn refresh(&mut self) {
+        self.srtt = self.current_srtt();
+        self.timeout = self.current_rto();
+    }
+
+    /// The timeout from `rto` and `backoff`: doubled per backoff, at most
+    /// max_rto.
+    fn current_rto(&self) -> Time {
         let shifted = self.rto.0.checked_shl(self.backoff).unwrap_or(u64::MAX);
         let shifted = if self.backoff > 0 && shifted >> self.backoff != self.rto.0 {
             u64::MAX
@@ -199,7 +216,7 @@ impl RttEstimator {
                 }
             }
         }
-        self.srtt = self.current_srtt();
+        self.refresh();
     }
 
     /// Smoothed RTT, if the estimator holds one.
