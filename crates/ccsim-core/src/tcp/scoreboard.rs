@@ -152,7 +152,9 @@ impl Scoreboard {
     }
 
     /// `SetPipe()`: bytes in the network estimated for [una, high_data),
-    /// un-SACKed bytes below `lost` counting as lost.
+    /// un-SACKed bytes below `lost` counting as lost. Kept out of line: the
+    /// sender's per-ACK view of its state calls it only after a timeout.
+    #[inline(never)]
     pub fn pipe(&self, una: u64, high_data: u64, lost: u64) -> u64 {
         let mut pipe = 0;
         let mut at = una;
