@@ -112,6 +112,14 @@ pub trait CongestionOps: Send {
     fn cong_control(&mut self, _s: &mut CcState, _sample: &AckSample) -> bool {
         false
     }
+    /// Whether the sender calls `pkts_acked` and `cong_control` (as Linux
+    /// calls only the hooks a `tcp_congestion_ops` sets). True by default, so
+    /// an algorithm that overrides either needs nothing more; one that
+    /// overrides neither may answer false to spare the sender a view of its
+    /// state on every ACK. Asked once, when the sender is built.
+    fn per_ack_hooks(&self) -> bool {
+        true
+    }
     /// An ACK carried ECN-Echo and no reduction was made in this window yet
     /// (RFC 3168 §6.1.2). Returns the new ssthresh (cwnd is set to it and CWR
     /// sent), or `None` to ignore the echo. Default: RFC 3168, the response to
@@ -237,6 +245,21 @@ mod tests {
             cong_avoid_ai(&mut s, 2_000);
         }
         assert_eq!(s.cwnd, 4_000 + 250 + 235 + 222 + 212);
+    }
+
+    /// Reno answers `per_ack_hooks() == false`: its hooks are the defaults,
+    /// which change nothing, so skipping them changes nothing.
+    #[test]
+    fn reno_per_ack_hooks_are_the_defaults() {
+        for recovery in [Recovery::Tahoe, Recovery::Reno, Recovery::NewReno] {
+            let mut r = Reno::new(recovery);
+            assert!(!r.per_ack_hooks());
+            let mut s = st(10_000, 5_000);
+            let a = AckSample::default();
+            r.pkts_acked(&s, &a);
+            assert!(!r.cong_control(&mut s, &a));
+            assert_eq!((s.cwnd, s.ssthresh, s.cwnd_cnt), (10_000, 5_000, 0));
+        }
     }
 
     #[test]

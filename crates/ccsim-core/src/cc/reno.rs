@@ -33,4 +33,9 @@ impl CongestionOps for Reno {
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
         reno_cong_avoid(s, acked);
     }
+    /// Neither `pkts_acked` nor `cong_control`: the window moves only in
+    /// `cong_avoid` and the loss responses.
+    fn per_ack_hooks(&self) -> bool {
+        false
+    }
 }

@@ -199,6 +199,8 @@ pub struct TcpSender {
     p: SendParams,
     cc: Box<dyn CongestionOps>,
     recovery: Recovery,
+    /// The algorithm's `per_ack_hooks()`: whether `observe` calls it.
+    per_ack_hooks: bool,
     flow: FlowId,
     src: NodeId,
     dst: NodeId,
@@ -246,6 +248,7 @@ impl TcpSender {
         mut rng: Rng,
     ) -> Self {
         let recovery = cc.recovery();
+        let per_ack_hooks = cc.per_ack_hooks();
         let mss = p.mss as u64;
         let board = p.sack.then(Scoreboard::new);
         // The clock phase of a tick-based estimator (ns-2 `boot_time_`).
@@ -257,6 +260,7 @@ impl TcpSender {
             p,
             cc,
             recovery,
+            per_ack_hooks,
             flow,
             src,
             dst,
@@ -648,9 +652,12 @@ impl TcpSender {
         }
     }
 
-    /// Shows the ACK to the algorithm (`pkts_acked`, then `cong_control`);
-    /// returns whether the algorithm set the window itself.
+    /// Shows the ACK to the algorithm (`pkts_acked`, then `cong_control`)
+    /// if it has these hooks; returns whether it set the window itself.
     fn observe(&mut self, now: Time, sample: &AckSample) -> bool {
+        if !self.per_ack_hooks {
+            return false;
+        }
         // One view serves both hooks: `pkts_acked` reads it and changes
         // nothing the sender holds.
         let mut st = self.state(now);
