@@ -18,7 +18,7 @@
 
 use super::{EndpointCtx, INFINITE};
 use crate::feedback::{FeedbackSpec, ReceiverFeedback};
-use crate::packet::{flags, FlowId, Kind, NodeId, Packet, MAX_SACK};
+use crate::packet::{flags, Feedback, FlowId, Kind, NodeId, Packet, MAX_SACK};
 use crate::units::Time;
 use std::collections::BTreeMap;
 
@@ -187,9 +187,16 @@ impl TcpReceiver {
         }
     }
 
+    /// Builds and emits the ACK. The feedback option and the SACK blocks are
+    /// gathered first, so the packet is written once, into the output.
     fn send_ack(&mut self, cx: &mut EndpointCtx, latest: Option<(u64, u64)>) {
         self.pending_segs = 0;
         self.delack_at = None;
+        let mut fb = Feedback::default();
+        if let Some(f) = self.feedback.as_mut() {
+            f.fill(&mut fb);
+        }
+        let sack = (self.p.sack_blocks > 0 && !self.ooo.is_empty()).then(|| self.sack_blocks(latest));
         let mut a = Packet::new(0, self.flow, self.me, self.peer, self.p.ack_size, Kind::Ack, cx.now);
         a.ack = self.rcv_nxt;
         a.flags = flags::ACK;
@@ -202,37 +209,43 @@ impl TcpReceiver {
             self.p.buffer.saturating_sub(self.ooo_bytes)
         };
         a.ts_ecr = self.last_ts;
-        if let Some(f) = self.feedback.as_mut() {
-            f.fill(&mut a.fb);
-        }
-        if self.p.sack_blocks > 0 && !self.ooo.is_empty() {
-            let max = (self.p.sack_blocks as usize).min(MAX_SACK);
-            let mut n = 0;
-            let mut blocks = [(0, 0); MAX_SACK];
-            let first = latest.and_then(|(s, _)| {
-                self.ooo
-                    .range(..=s)
-                    .next_back()
-                    .filter(|&(_, &e)| e > s)
-                    .map(|(&bs, &be)| (bs, be))
-            });
-            if let Some(b) = first {
-                blocks[0] = b;
-                n = 1;
-            }
-            for (&bs, &be) in self.ooo.iter().rev() {
-                if n >= max {
-                    break;
-                }
-                if Some((bs, be)) != first {
-                    blocks[n] = (bs, be);
-                    n += 1;
-                }
-            }
+        a.fb = fb;
+        if let Some((blocks, n)) = sack {
             a.set_sack(&blocks[..n]);
         }
         self.stats.acks_sent += 1;
         cx.out.push(a);
+    }
+
+    /// The SACK blocks for the next ACK (RFC 2018 §4) and their number: the
+    /// block holding the segment `latest` first, then the others, highest
+    /// first.
+    #[inline(never)]
+    fn sack_blocks(&self, latest: Option<(u64, u64)>) -> ([(u64, u64); MAX_SACK], usize) {
+        let max = (self.p.sack_blocks as usize).min(MAX_SACK);
+        let mut n = 0;
+        let mut blocks = [(0, 0); MAX_SACK];
+        let first = latest.and_then(|(s, _)| {
+            self.ooo
+                .range(..=s)
+                .next_back()
+                .filter(|&(_, &e)| e > s)
+                .map(|(&bs, &be)| (bs, be))
+        });
+        if let Some(b) = first {
+            blocks[0] = b;
+            n = 1;
+        }
+        for (&bs, &be) in self.ooo.iter().rev() {
+            if n >= max {
+                break;
+            }
+            if Some((bs, be)) != first {
+                blocks[n] = (bs, be);
+                n += 1;
+            }
+        }
+        (blocks, n)
     }
 }
 
