@@ -75,7 +75,7 @@ pub struct RttEstimator {
     state: State,
     has_sample: bool,
     /// RTO before backoff (clamped to [min_rto, max_rto]).
-    rto: Time,
+    base_rto: Time,
     backoff: u32,
     min_rtt: Option<Time>,
     last: Option<Time>,
@@ -103,7 +103,7 @@ impl RttEstimator {
             p,
             state,
             has_sample: false,
-            rto,
+            base_rto: rto,
             backoff: 0,
             min_rtt: None,
             last: None,
@@ -159,7 +159,7 @@ impl RttEstimator {
         self.has_sample = true;
         self.last = Some(r);
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
-        self.rto = rto.max(self.p.min_rto).min(self.p.max_rto);
+        self.base_rto = rto.max(self.p.min_rto).min(self.p.max_rto);
         self.backoff = 0;
         self.refresh();
     }
@@ -175,11 +175,11 @@ impl RttEstimator {
         self.timeout = self.current_rto();
     }
 
-    /// The timeout from `rto` and `backoff`: doubled per backoff, at most
+    /// The timeout from `base_rto` and `backoff`: doubled per backoff, at most
     /// max_rto.
     fn current_rto(&self) -> Time {
-        let shifted = self.rto.0.checked_shl(self.backoff).unwrap_or(u64::MAX);
-        let shifted = if self.backoff > 0 && shifted >> self.backoff != self.rto.0 {
+        let shifted = self.base_rto.0.checked_shl(self.backoff).unwrap_or(u64::MAX);
+        let shifted = if self.backoff > 0 && shifted >> self.backoff != self.base_rto.0 {
             u64::MAX
         } else {
             shifted
@@ -203,7 +203,7 @@ impl RttEstimator {
             State::Ns2 { t_srtt, t_rttvar, .. } => {
                 // `t_backoff_ < 64 || rtt_timeout() < maxrto_`.
                 let capped = self
-                    .rto
+                    .base_rto
                     .0
                     .checked_shl(self.backoff)
                     .is_none_or(|x| x >= self.p.max_rto.0);
