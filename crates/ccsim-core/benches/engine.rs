@@ -20,6 +20,11 @@ use ccsim_core::units::{Rate, Time};
 use serde_json::{json, Value};
 use std::time::Instant;
 
+/// The allocator of the Python extension (crates/ccsim-py), so that the
+/// scenario timings are those of `ccsim.run`.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const REPEAT: usize = 3;
 
 /// The speed benchmark of the issue (8 NewReno flows, 100 Mbps / 20 ms), the

@@ -14,6 +14,11 @@
 use ccsim_core::output::Column;
 use std::time::Instant;
 
+/// The allocator of the Python extension (crates/ccsim-py), so that engine
+/// timings here are those of `ccsim.run`.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(path) = args.iter().find(|a| !a.starts_with("--")) else {
