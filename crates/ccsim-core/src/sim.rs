@@ -303,11 +303,10 @@ impl Sim {
         let until = until.min(self.end);
         let mut n = 0;
         while n < max_events {
-            let Some(t) = self.sched.peek_time() else { break };
             // (A workload's completion rule may end the run early: `end` moves.)
-            if t > until || t > self.end {
+            let Some((t, ev)) = self.sched.pop_until(until.min(self.end)) else {
                 break;
-            }
+            };
             if t == self.instant.0 {
                 self.instant.1 += 1;
                 if self.instant.1 > crate::budget::INSTANT_EVENTS && self.instant.1 > self.instant_budget() {
@@ -316,7 +315,6 @@ impl Sim {
             } else {
                 self.instant = (t, 1);
             }
-            let (_, ev) = self.sched.pop().expect("peeked");
             // Runs without packet captures or trace use the instantiation with
             // no trace of the taps in it.
             if self.taps.is_some() {
