@@ -19,8 +19,9 @@ carry the same traffic. Measured per simulator:
   ccsim), events per second (ccsim), peak memory (maximum resident set size of
   the process, from ``/usr/bin/time``).
 
-The ratio is ns-2's whole-process CPU time over ccsim's whole-process and
-engine-only CPU times (the same number of departures, within the small
+The two simulators run alternately (ns-2, ccsim, ns-2, ...; best of each), so
+that the machine's drift in speed affects both alike. The ratio is ns-2's
+whole-process CPU time over ccsim's whole-process and engine-only CPU times (the same number of departures, within the small
 difference between the two simulators' runs). Where ``ns`` is missing, one line
 says so and ccsim's own figures are still reported.
 """
@@ -309,9 +310,27 @@ def run_ccsim(b: Bench) -> Measure:
     return Measure(wall, cpu, r["departures"], rss, r["cpu_s"], r["events"])
 
 
-def best(f, b: Bench, repeat: int) -> Measure:
-    runs = [f(b) for _ in range(repeat)]
-    return min(runs, key=lambda m: m.cpu_s)
+def best_pair(b: Bench, repeat: int, ns2_cpu: int | None) -> tuple[Measure | str | None, Measure]:
+    """ns-2 (None: not installed) and ccsim, run alternately ``repeat`` times
+    each, the best of each kept. Alternating matters: this machine's speed
+    drifts by tens of percent over minutes, and runs taken one simulator after
+    the other would put that drift into the ratio. An ns-2 run that fails is
+    not retried; its reason takes the place of its figures."""
+    ns_runs: list[Measure] = []
+    ns: str | None = None
+    cc_runs: list[Measure] = []
+    for _ in range(repeat):
+        if ns2_cpu is not None and ns is None:
+            try:
+                ns_runs.append(run_ns2(b, ns2_cpu))
+            except Ns2Failed as e:
+                ns = f"ns-2 {e}"
+                print(f"{b.name}: {ns}; ccsim's figures only", file=sys.stderr, flush=True)
+        cc_runs.append(run_ccsim(b))
+    cc = min(cc_runs, key=lambda m: m.cpu_s)
+    if ns is not None or not ns_runs:
+        return ns, cc
+    return min(ns_runs, key=lambda m: m.cpu_s), cc
 
 
 def table(rows: list[tuple[Bench, Measure | str | None, Measure]]) -> str:
@@ -357,14 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     for b in benches(a.quick):
         if a.only and a.only not in b.name:
             continue
-        ns: Measure | str | None = None
-        if have_ns:
-            try:
-                ns = best(lambda b: run_ns2(b, a.ns2_cpu), b, a.repeat)
-            except Ns2Failed as e:
-                ns = f"ns-2 {e}"
-                print(f"{b.name}: {ns}; ccsim's figures only", file=sys.stderr, flush=True)
-        cc = best(run_ccsim, b, a.repeat)
+        ns, cc = best_pair(b, a.repeat, a.ns2_cpu if have_ns else None)
         rows.append((b, ns, cc))
         print(f"done: {b.name}", file=sys.stderr, flush=True)
     text = table(rows)
