@@ -3,6 +3,7 @@
     python benches/ns2_speed.py                  # every scenario, best of 3 each
     python benches/ns2_speed.py --only 200 --repeat 1
     python benches/ns2_speed.py --write docs/performance.md
+    python benches/ns2_speed.py --scenario my.toml --bottleneck 'R1->R2'
 
 For each scenario the ns-2 script and the ccsim scenario come from the same
 description (the dumbbells from ``validation/ns2/ns2tcp.py``, with ns-2's TCP
@@ -22,8 +23,10 @@ carry the same traffic. Measured per simulator:
 The two simulators run alternately (ns-2, ccsim, ns-2, ...; best of each), so
 that the machine's drift in speed affects both alike. The ratio is ns-2's
 whole-process CPU time over ccsim's whole-process and engine-only CPU times (the same number of departures, within the small
-difference between the two simulators' runs). Where ``ns`` is missing, one line
-says so and ccsim's own figures are still reported.
+difference between the two simulators' runs). Where ``ns`` is missing, where
+ns-2 does not complete a scenario, or for a scenario file given with
+``--scenario`` (which has no ns-2 translation), one line says so and ccsim's own
+figures are still reported.
 """
 
 from __future__ import annotations
@@ -54,7 +57,8 @@ class Bench:
     """A named scenario: its ns-2 script and ccsim scenario."""
 
     name: str
-    tcl: str
+    #: The ns-2 script; None for a scenario file of the user's (ccsim alone).
+    tcl: str | None
     scenario: dict
     #: The link whose departures are counted ("R1->R2" on a dumbbell).
     bottleneck: str = "R1->R2"
@@ -225,6 +229,22 @@ def benches(quick: bool) -> list[Bench]:
     ]
 
 
+#: Why a scenario file is measured with ccsim alone.
+NOT_EXPRESSED = (
+    "not compared: a scenario file has no ns-2 translation (the harness's own scenarios "
+    "are generated for both simulators from one description)"
+)
+
+
+def from_file(path: Path, bottleneck: str) -> Bench:
+    """A scenario file (TOML or JSON) measured with ccsim alone; departures are
+    counted on the link named `bottleneck`."""
+    from ccsim.scenario import load_scenario
+
+    scenario = json.loads(path.read_text()) if path.suffix == ".json" else load_scenario(path)
+    return Bench(path.name, None, scenario, bottleneck)
+
+
 @dataclasses.dataclass
 class Measure:
     wall_s: float
@@ -305,7 +325,13 @@ def run_ccsim(b: Bench) -> Measure:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "bench.json"
         path.write_text(json.dumps(b.scenario))
-        out, wall, cpu, rss = _timed([sys.executable, "-c", CCSIM_CHILD, str(path), b.bottleneck])
+        try:
+            out, wall, cpu, rss = _timed(
+                [sys.executable, "-c", CCSIM_CHILD, str(path), b.bottleneck]
+            )
+        except subprocess.CalledProcessError as e:
+            last = (e.stderr or "").strip().splitlines()[-1:] or [f"exit status {e.returncode}"]
+            raise SystemExit(f"{b.name}: ccsim failed: {last[0]}") from None
     r = json.loads(out.strip().splitlines()[-1])
     return Measure(wall, cpu, r["departures"], rss, r["cpu_s"], r["events"])
 
@@ -318,6 +344,9 @@ def best_pair(b: Bench, repeat: int, ns2_cpu: int | None) -> tuple[Measure | str
     not retried; its reason takes the place of its figures."""
     ns_runs: list[Measure] = []
     ns: str | None = None
+    if b.tcl is None:
+        ns = NOT_EXPRESSED
+        print(f"{b.name}: ns-2 {ns}; ccsim's figures only", file=sys.stderr, flush=True)
     cc_runs: list[Measure] = []
     for _ in range(repeat):
         if ns2_cpu is not None and ns is None:
@@ -363,6 +392,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", help="scenarios whose name contains this text")
     ap.add_argument("--write", type=Path, help="replace the table in this markdown file")
     ap.add_argument(
+        "--scenario",
+        type=Path,
+        action="append",
+        help="a scenario file (TOML or JSON) to measure instead, with ccsim alone (repeatable)",
+    )
+    ap.add_argument(
+        "--bottleneck",
+        default="R1->R2",
+        help="the link whose departures are counted in --scenario files (default R1->R2)",
+    )
+    ap.add_argument(
         "--ns2-cpu",
         type=int,
         default=NS2_CPU_S,
@@ -373,7 +413,8 @@ def main(argv: list[str] | None = None) -> int:
     if not have_ns:
         print("ns-2 (`ns`) is not installed (apt-get install ns2): ccsim's figures only")
     rows = []
-    for b in benches(a.quick):
+    todo = [from_file(p, a.bottleneck) for p in a.scenario] if a.scenario else benches(a.quick)
+    for b in todo:
         if a.only and a.only not in b.name:
             continue
         ns, cc = best_pair(b, a.repeat, a.ns2_cpu if have_ns else None)
