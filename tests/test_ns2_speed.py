@@ -12,25 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from _scenarios import one_pair
 
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = ROOT / "benches" / "ns2_speed.py"
 
-SCENARIO = {
-    "seed": 1,
-    "duration": "2s",
-    "topology": {
-        "kind": "dumbbell",
-        "pairs": 2,
-        "bottleneck": {
-            "rate": "10Mbps",
-            "delay": "10ms",
-            "queue": {"kind": "droptail", "limit": "50pkt"},
-        },
-        "access": {"rate": "100Mbps", "delay": "1ms"},
-    },
-    "flows": [{"pairs": "all", "cc": "newreno"}],
-}
+SCENARIO = one_pair()
 
 
 def harness(*args: str, path: str | None = None) -> subprocess.CompletedProcess:
