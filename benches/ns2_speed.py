@@ -22,8 +22,9 @@ carry the same traffic. Measured per simulator:
 
 The two simulators run alternately (ns-2, ccsim, ns-2, ...; best of each), so
 that the machine's drift in speed affects both alike. The ratio is ns-2's
-whole-process CPU time over ccsim's whole-process and engine-only CPU times (the same number of departures, within the small
-difference between the two simulators' runs). Where ``ns`` is missing, where
+whole-process CPU time over ccsim's whole-process and engine-only CPU times
+(the same number of departures, within the small difference between the two
+simulators' runs). Where ``ns`` is missing, where
 ns-2 does not complete a scenario, or for a scenario file given with
 ``--scenario`` (which has no ns-2 translation), one line says so and ccsim's own
 figures are still reported.
@@ -241,7 +242,7 @@ def from_file(path: Path, bottleneck: str) -> Bench:
     counted on the link named `bottleneck`."""
     from ccsim.scenario import load_scenario
 
-    scenario = json.loads(path.read_text()) if path.suffix == ".json" else load_scenario(path)
+    scenario = load_scenario(json.loads(path.read_text()) if path.suffix == ".json" else path)
     return Bench(path.name, None, scenario, bottleneck)
 
 
@@ -290,6 +291,12 @@ def _timed(cmd: list[str], limit=None) -> tuple[str, float, float, float]:
     return out, wall, user + sys_, rss_kb / 1024
 
 
+def _last_line(e: subprocess.CalledProcessError) -> str:
+    """The last line a failed run wrote on stderr (its error), or its exit status."""
+    lines = (e.stderr or "").strip().splitlines()
+    return lines[-1] if lines else f"exit status {e.returncode}"
+
+
 def run_ns2(b: Bench, cpu_s: int = NS2_CPU_S) -> Measure:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "bench.tcl"
@@ -297,9 +304,8 @@ def run_ns2(b: Bench, cpu_s: int = NS2_CPU_S) -> Measure:
         try:
             out, wall, cpu, rss = _timed(["ns", str(path)], _limits(NS2_MEMORY, cpu_s))
         except subprocess.CalledProcessError as e:
-            last = (e.stderr or "").strip().splitlines()[-1:] or [f"exit status {e.returncode}"]
             raise Ns2Failed(
-                f"did not complete within {NS2_MEMORY >> 30} GB and {cpu_s} CPU s ({last[0][:80]})"
+                f"did not complete within {NS2_MEMORY >> 30} GB and {cpu_s} CPU s ({_last_line(e)[:80]})"
             ) from None
     q = next(line.split() for line in out.splitlines() if line.startswith("Q "))
     return Measure(wall, cpu, int(q[2]), rss)
@@ -330,8 +336,7 @@ def run_ccsim(b: Bench) -> Measure:
                 [sys.executable, "-c", CCSIM_CHILD, str(path), b.bottleneck]
             )
         except subprocess.CalledProcessError as e:
-            last = (e.stderr or "").strip().splitlines()[-1:] or [f"exit status {e.returncode}"]
-            raise SystemExit(f"{b.name}: ccsim failed: {last[0]}") from None
+            raise SystemExit(f"{b.name}: ccsim failed: {_last_line(e)}") from None
     r = json.loads(out.strip().splitlines()[-1])
     return Measure(wall, cpu, r["departures"], rss, r["cpu_s"], r["events"])
 

@@ -64,7 +64,7 @@ def _read(path):
     """(time_ns, ip packet, captured length) of every record, with dpkt."""
     with open(path, "rb") as f:
         rd = dpkt.pcapng.Reader(f) if path.suffix == ".pcapng" else dpkt.pcap.Reader(f)
-        assert rd.datalink() == 101  # LINKTYPE_RAW (pcapng node captures: LINKTYPE_IPV4)
+        assert rd.datalink() == 101  # LINKTYPE_RAW (only a multi-interface pcapng is 228)
         return [(round(ts * 10**9), dpkt.ip.IP(buf), len(buf)) for ts, buf in rd]
 
 

@@ -3,7 +3,7 @@
 //! Ties are broken by insertion order, so runs are deterministic. Components
 //! keep at most one pending wakeup each (htsim style, see STYLE.md), which keeps
 //! the heap small: at most 17–464 entries in the benchmark scenarios
-//! (`benches/engine.rs`, docs/performance.md), where a pop+push costs 40–55 ns.
+//! (`benches/engine.rs`, docs/performance.md), where a pop+push costs 23–33 ns.
 //! Entries compare as one 128-bit (time, seq) number. A pop does not remove its
 //! entry at once: the next schedule overwrites it and sifts it down (one sift
 //! instead of a pop and a push, since handling an event usually schedules
@@ -152,7 +152,7 @@ impl<E> Scheduler<E> {
     where
         E: Copy,
     {
-        self.pop_until(Time(u64::MAX))
+        self.pop_until(Time::MAX)
     }
 
     /// Pops the earliest event if it is at or before `limit` (a peek and a pop

@@ -300,7 +300,6 @@ impl Sim {
     /// Fails if simulated time stops advancing or the run outgrows its memory budget
     /// (see [`crate::budget`]).
     pub fn step(&mut self, until: Time, max_events: u64) -> Result<u64, SimError> {
-        let until = until.min(self.end);
         let mut n = 0;
         while n < max_events {
             // (A workload's completion rule may end the run early: `end` moves.)
