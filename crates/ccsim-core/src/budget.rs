@@ -45,8 +45,8 @@ impl Default for Limits {
 pub const INSTANT_EVENTS: u64 = 10_000_000;
 pub const INSTANT_EVENTS_PER_OBJECT: u64 = 64;
 
-/// Engine bytes per packet held inside the network (queue or pipe slot, with the
-/// slack of a growing `VecDeque`).
+/// Engine bytes per packet held inside the network (a queue entry or a slab slot
+/// with its pipe entry, with the slack of a growing `VecDeque` or `Vec`).
 pub const PACKET_BYTES: u64 = 2 * (std::mem::size_of::<Packet>() as u64 + 8);
 
 /// Engine bytes per flow (sender, receiver, scoreboard, tables), generous.

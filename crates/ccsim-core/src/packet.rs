@@ -246,7 +246,8 @@ mod tests {
 
     #[test]
     fn a_packet_stays_within_two_cache_lines() {
-        // Every hop moves packets by value (queue, pipe): keep them small.
+        // Queues hold packets by value, and a packet is copied into and out of
+        // the engine's slab around a queue: keep them small.
         assert!(
             std::mem::size_of::<Packet>() <= 128,
             "{}",

@@ -220,6 +220,8 @@ pub struct Sim {
     out_buf: Vec<Packet>,
     drop_buf: Vec<(Packet, DropReason)>,
     mark_buf: Vec<MarkReason>,
+    /// The packets in the links' pipes.
+    slab: crate::link::Slab,
 }
 
 impl Sim {
@@ -245,6 +247,7 @@ impl Sim {
             out_buf: Vec::new(),
             drop_buf: Vec::new(),
             mark_buf: Vec::new(),
+            slab: crate::link::Slab::default(),
         }
     }
 
@@ -538,23 +541,42 @@ impl Sim {
 
     /// Offers `pkt` to the link's queue discipline (the link wrapper keeps the stats).
     fn enqueue<const T: bool>(&mut self, link: LinkId, pkt: Packet) {
+        if self.passes::<T>(link, pkt.size) {
+            let size = pkt.size;
+            let h = self.slab.put(pkt);
+            self.pass::<T>(link, h, size);
+            return;
+        }
         if self.views[link.idx()].is_some() {
             self.enqueue_watched(link, pkt);
         } else if T && self.taps.as_deref().is_some_and(|t| t.on(link)) {
             self.enqueue_tapped(link, pkt);
         } else {
-            let now = self.now();
-            let l = &mut self.links[link.idx()];
-            if self.cut_through && l.passes(now, pkt.size) {
-                // Cut-through: what `offer` and `start_tx` would do with an
-                // empty queue and an idle transmitter, without the queue.
-                l.count_passage(now, pkt.size);
-                self.transmit::<T, false>(link, pkt, false);
-                return;
-            }
             self.offer::<false>(link, pkt);
         }
         self.kick::<T>(link);
+    }
+
+    /// Can a `size`-byte packet arriving now at `link`'s queue skip it
+    /// (cut-through, [`Link::passes`]): no component watches the queue and no
+    /// tap records it, the queue is empty, the transmitter idle, and the
+    /// discipline would only pass the packet through?
+    #[inline(always)]
+    fn passes<const T: bool>(&self, link: LinkId, size: u32) -> bool {
+        self.cut_through
+            && self.views[link.idx()].is_none()
+            && !(T && self.taps.as_deref().is_some_and(|t| t.on(link)))
+            && self.links[link.idx()].passes(self.now(), size)
+    }
+
+    /// Cut-through of the packet in slot `h` (see [`Sim::passes`]): what
+    /// `offer` and `start_tx` would do with an empty queue and an idle
+    /// transmitter, without the queue.
+    #[inline(always)]
+    fn pass<const T: bool>(&mut self, link: LinkId, h: u32, size: u32) {
+        let now = self.now();
+        self.links[link.idx()].count_passage(now, size);
+        self.transmit::<T, false>(link, h, false);
     }
 
     /// An arrival at a queue no component watches (`TAP`: and the taps record
@@ -768,7 +790,8 @@ impl Sim {
             }
             return;
         };
-        self.transmit::<T, true>(link, pkt, watched);
+        let h = self.slab.put(pkt);
+        self.transmit::<T, true>(link, h, watched);
     }
 
     /// Starts serializing `pkt` on `link`, whose transmitter is free: settles
@@ -777,26 +800,31 @@ impl Sim {
     /// queue), tells the components of a `watched` queue, and puts the packet
     /// into the propagation pipe with its arrival time.
     #[inline(always)]
-    fn transmit<const T: bool, const QUEUED: bool>(&mut self, link: LinkId, pkt: Packet, watched: bool) {
+    fn transmit<const T: bool, const QUEUED: bool>(&mut self, link: LinkId, h: u32, watched: bool) {
         let now = self.now();
+        let size = self.slab.get(h).size;
         let l = &mut self.links[link.idx()];
         self.counters.dropped += l.settle(now, true);
-        let (done, lost) = l.begin_service(now, pkt.size);
+        let (done, lost) = l.begin_service(now, size);
         if T && lost {
             // The loss on the wire is drawn as serialization starts; the trace
             // records it then (the drop counters when serialization ends).
-            self.tap_dropped(link, &pkt, DropReason::LinkLoss);
+            let p = self.slab.get(h).clone();
+            self.tap_dropped(link, &p, DropReason::LinkLoss);
         }
         if QUEUED {
             self.wake_when_free(link);
         }
         if watched {
-            self.notify_dequeue(link, Some(&pkt));
+            let p = self.slab.get(h).clone();
+            self.notify_dequeue(link, Some(&p));
         }
-        if !lost {
+        if lost {
+            self.slab.release(h);
+        } else {
             let l = &mut self.links[link.idx()];
             let at = done + l.delay;
-            l.pipe.push_back((at, pkt));
+            l.pipe.push_back((at, h));
             if l.pipe.len() == 1 {
                 self.sched.schedule(at, Ev::Arrive(link));
             }
@@ -849,16 +877,32 @@ impl Sim {
         self.start_tx::<T>(link);
     }
 
+    /// The head of `link`'s pipe reaches the far end. A packet that only
+    /// passes through the node there and cuts through its next queue stays in
+    /// its slab slot; otherwise it leaves the slab and is forwarded.
     fn arrive<const T: bool>(&mut self, link: LinkId) {
         let l = &mut self.links[link.idx()];
-        let (_, pkt) = l.pipe.pop_front().expect("Arrive with an empty pipe");
+        let (_, h) = l.pipe.pop_front().expect("Arrive with an empty pipe");
         if let Some(&(next, _)) = l.pipe.front() {
             self.sched.schedule(next, Ev::Arrive(link));
         }
         let to = l.to;
         if T {
-            self.tap_received(link, pkt.clone());
+            self.tap_received(link, self.slab.get(h).clone());
         }
+        // `forward` and `enqueue` without taking the packet out of the slab.
+        let p = self.slab.get(h);
+        let (dst, size) = (p.dst, p.size);
+        let node = &self.nodes[to.idx()];
+        if dst != to && node.comps.is_empty() {
+            if let Some(out) = node.next_hop(dst) {
+                if self.passes::<T>(out, size) {
+                    self.pass::<T>(out, h, size);
+                    return;
+                }
+            }
+        }
+        let pkt = self.slab.take(h);
         self.forward::<T>(to, Some(link), pkt);
     }
 
@@ -1001,6 +1045,13 @@ impl Sim {
             return Err(SimError(format!(
                 "packet conservation violated: created {} != delivered {} + dropped {} + in flight {}",
                 c.created, c.delivered, c.dropped, inside
+            )));
+        }
+        let piped: usize = self.links.iter().map(|l| l.pipe.len()).sum();
+        if piped != self.slab.len() {
+            return Err(SimError(format!(
+                "the slab holds {} packets but the pipes {piped}",
+                self.slab.len()
             )));
         }
         for (l, v) in self.links.iter().zip(&self.views) {
