@@ -18,9 +18,10 @@
 //!   (`Qdisc::passes_idle`, DropTail and priority discard): the engine counts
 //!   its arrival and a backlog of one packet itself (`Sim::cut_through`).
 //! * the packets on the wires live in one [`Slab`] of the engine; a pipe holds
-//!   (arrival time, slot) pairs. A packet that cuts through the next queue
-//!   stays in its slot from hop to hop; it leaves the slab when it is queued
-//!   (disciplines hold packets by value) or delivered.
+//!   (arrival time, slot) pairs. A packet enters the slab when it is created
+//!   or leaves a queue, and stays in its slot from hop to hop while it cuts
+//!   through the next queue; it leaves the slab when it is queued (disciplines
+//!   hold packets by value), shown to a node's components, or delivered.
 //!
 //! What happens at the end of a serialization (the departure counters, busy
 //! time, a loss on the wire) is accounted lazily by [`Link::settle`], at the next
@@ -102,10 +103,10 @@ impl QueueStats {
 
 /// Where the packets on the wires are kept: the pipes hold slot numbers.
 ///
-/// A packet that starts its serialization is written into the slot freed
-/// last (LIFO), usually the one the packet that just arrived somewhere was
-/// read from, so the write goes to a cache line in use rather than to a slot
-/// of a per-link ring that was last touched a round trip ago. With 10 000 flows
+/// A packet that is created or leaves a queue is written into the slot freed
+/// last (LIFO), usually the one a packet just delivered or queued was read
+/// from, so the write goes to a cache line in use rather than to a slot of a
+/// per-link ring that was last touched a round trip ago. With 10 000 flows
 /// the packets on the wires are far more than the cache holds, and that write
 /// was a cache miss at every hop (docs/performance.md, fourth round).
 #[derive(Default)]

@@ -431,24 +431,31 @@ impl Sim {
     fn inject<const T: bool>(&mut self, node: NodeId, mut pkt: Packet) {
         pkt.uid = self.alloc_uid();
         self.counters.created += 1;
-        self.forward::<T>(node, None, pkt);
+        let h = self.slab.put(pkt);
+        self.forward::<T>(node, None, h);
     }
 
-    /// Routes `pkt` at `node`: deliver locally or hand it to the output queue
-    /// (through the node's components, if any).
-    fn forward<const T: bool>(&mut self, node: NodeId, in_link: Option<LinkId>, pkt: Packet) {
-        if pkt.dst == node {
+    /// Routes the packet in slab slot `h` at `node`: deliver locally or hand it
+    /// to the output queue (through the node's components, if any). The packet
+    /// leaves the slab only where it is delivered, seen by components or
+    /// queued; one that cuts through the next queue keeps its slot.
+    fn forward<const T: bool>(&mut self, node: NodeId, in_link: Option<LinkId>, h: u32) {
+        let dst = self.slab.get(h).dst;
+        if dst == node {
+            let pkt = self.slab.take(h);
             self.deliver::<T>(pkt);
             return;
         }
-        let Some(out) = self.nodes[node.idx()].next_hop(pkt.dst) else {
+        let Some(out) = self.nodes[node.idx()].next_hop(dst) else {
             debug_assert!(false, "routes are validated at build time");
+            self.slab.release(h);
             self.counters.dropped += 1;
             return;
         };
         if self.nodes[node.idx()].comps.is_empty() {
-            self.enqueue::<T>(out, pkt);
+            self.enqueue::<T>(out, h);
         } else {
+            let pkt = self.slab.take(h);
             self.through_components(node, 0, in_link, out, pkt);
         }
     }
@@ -482,10 +489,11 @@ impl Sim {
                 }
             }
         }
+        let h = self.slab.put(pkt);
         if self.taps.is_some() {
-            self.enqueue::<true>(out, pkt);
+            self.enqueue::<true>(out, h);
         } else {
-            self.enqueue::<false>(out, pkt);
+            self.enqueue::<false>(out, h);
         }
     }
 
@@ -539,14 +547,16 @@ impl Sim {
         }
     }
 
-    /// Offers `pkt` to the link's queue discipline (the link wrapper keeps the stats).
-    fn enqueue<const T: bool>(&mut self, link: LinkId, pkt: Packet) {
-        if self.passes::<T>(link, pkt.size) {
-            let size = pkt.size;
-            let h = self.slab.put(pkt);
+    /// Offers the packet in slab slot `h` to the link's queue discipline (the
+    /// link wrapper keeps the stats), or passes it straight to the transmitter
+    /// (cut-through, [`Sim::passes`]) in its slot.
+    fn enqueue<const T: bool>(&mut self, link: LinkId, h: u32) {
+        let size = self.slab.get(h).size;
+        if self.passes::<T>(link, size) {
             self.pass::<T>(link, h, size);
             return;
         }
+        let pkt = self.slab.take(h);
         if self.views[link.idx()].is_some() {
             self.enqueue_watched(link, pkt);
         } else if T && self.taps.as_deref().is_some_and(|t| t.on(link)) {
@@ -877,9 +887,7 @@ impl Sim {
         self.start_tx::<T>(link);
     }
 
-    /// The head of `link`'s pipe reaches the far end. A packet that only
-    /// passes through the node there and cuts through its next queue stays in
-    /// its slab slot; otherwise it leaves the slab and is forwarded.
+    /// The head of `link`'s pipe reaches the far end and is forwarded there.
     fn arrive<const T: bool>(&mut self, link: LinkId) {
         let l = &mut self.links[link.idx()];
         let (_, h) = l.pipe.pop_front().expect("Arrive with an empty pipe");
@@ -890,20 +898,7 @@ impl Sim {
         if T {
             self.tap_received(link, self.slab.get(h).clone());
         }
-        // `forward` and `enqueue` without taking the packet out of the slab.
-        let p = self.slab.get(h);
-        let (dst, size) = (p.dst, p.size);
-        let node = &self.nodes[to.idx()];
-        if dst != to && node.comps.is_empty() {
-            if let Some(out) = node.next_hop(dst) {
-                if self.passes::<T>(out, size) {
-                    self.pass::<T>(out, h, size);
-                    return;
-                }
-            }
-        }
-        let pkt = self.slab.take(h);
-        self.forward::<T>(to, Some(link), pkt);
+        self.forward::<T>(to, Some(link), h);
     }
 
     // ----- endpoints
