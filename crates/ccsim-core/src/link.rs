@@ -183,8 +183,13 @@ pub struct Link {
     pub wake_pending: bool,
     /// The discipline's limit if a packet it admits to its empty queue passes
     /// straight through ([`Qdisc::passes_idle`]; kept here so that the check
-    /// does not reach into the discipline).
+    /// does not reach into the discipline). `None` also where components watch
+    /// the queue ([`Link::watched`]): they see every arrival.
     pub pass_limit: Option<crate::qdisc::Limit>,
+    /// Router components keep a view of this queue (the engine's `views`): they
+    /// are told of its arrivals, dequeues and drops. Kept here, beside the
+    /// fields every hop reads, rather than looked up per packet.
+    pub watched: bool,
     /// The serialization not yet accounted (see [`Link::settle`]).
     in_service: Option<InService>,
     /// Packets in serialization or propagating, with their arrival times at the
@@ -230,6 +235,7 @@ impl Link {
             busy_until: Time::ZERO,
             wake_pending: false,
             pass_limit,
+            watched: false,
             in_service: None,
             pipe: VecDeque::new(),
             rng,

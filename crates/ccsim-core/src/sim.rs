@@ -262,8 +262,10 @@ impl Sim {
         n.comps.push(comp);
         n.comp_wakes.push(None);
         self.views.resize_with(self.links.len(), || None);
-        for l in &self.links {
-            if l.from == node && self.views[l.id.idx()].is_none() {
+        for l in &mut self.links {
+            if l.from == node && !l.watched {
+                l.watched = true;
+                l.pass_limit = None; // (components see every arrival)
                 self.views[l.id.idx()] = Some(Box::new(QueueView::new(node, l.id)));
             }
         }
@@ -557,7 +559,7 @@ impl Sim {
             return;
         }
         let pkt = self.slab.take(h);
-        if self.views[link.idx()].is_some() {
+        if self.links[link.idx()].watched {
             self.enqueue_watched(link, pkt);
         } else if T && self.taps.as_deref().is_some_and(|t| t.on(link)) {
             self.enqueue_tapped(link, pkt);
@@ -574,7 +576,6 @@ impl Sim {
     #[inline(always)]
     fn passes<const T: bool>(&self, link: LinkId, size: u32) -> bool {
         self.cut_through
-            && self.views[link.idx()].is_none()
             && !(T && self.taps.as_deref().is_some_and(|t| t.on(link)))
             && self.links[link.idx()].passes(self.now(), size)
     }
@@ -790,7 +791,7 @@ impl Sim {
             l.stats.count_drop(*r, p.size);
             self.counters.dropped += 1;
         }
-        let watched = self.views[li].is_some();
+        let watched = l.watched;
         if !watched {
             self.drop_buf.clear();
         }
