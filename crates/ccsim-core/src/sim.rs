@@ -587,7 +587,7 @@ impl Sim {
     fn pass<const T: bool>(&mut self, link: LinkId, h: u32, size: u32) {
         let now = self.now();
         self.links[link.idx()].count_passage(now, size);
-        self.transmit::<T, false>(link, h, false);
+        self.transmit::<T, false>(link, h);
     }
 
     /// An arrival at a queue no component watches (`TAP`: and the taps record
@@ -802,19 +802,22 @@ impl Sim {
             return;
         };
         let h = self.slab.put(pkt);
-        self.transmit::<T, true>(link, h, watched);
+        self.transmit::<T, true>(link, h);
     }
 
-    /// Starts serializing `pkt` on `link`, whose transmitter is free: settles
-    /// the previous serialization, draws the loss on the wire, schedules the
-    /// next dequeue if packets wait (`QUEUED`: the packet came out of the
-    /// queue), tells the components of a `watched` queue, and puts the packet
-    /// into the propagation pipe with its arrival time.
+    /// Starts serializing the packet in slot `h` on `link`, whose transmitter
+    /// is free: settles the previous serialization, draws the loss on the wire,
+    /// schedules the next dequeue if packets wait (`QUEUED`: the packet came out
+    /// of the queue; otherwise it cut through, which a watched queue never
+    /// lets it do), tells the components of a watched queue, and puts the
+    /// packet into the propagation pipe with its arrival time.
     #[inline(always)]
-    fn transmit<const T: bool, const QUEUED: bool>(&mut self, link: LinkId, h: u32, watched: bool) {
+    fn transmit<const T: bool, const QUEUED: bool>(&mut self, link: LinkId, h: u32) {
         let now = self.now();
         let size = self.slab.get(h).size;
         let l = &mut self.links[link.idx()];
+        debug_assert!(QUEUED || !l.watched, "a watched queue has no cut-through");
+        let watched = QUEUED && l.watched;
         self.counters.dropped += l.settle(now, true);
         let (done, lost) = l.begin_service(now, size);
         if T && lost {
@@ -1051,6 +1054,14 @@ impl Sim {
             )));
         }
         for (l, v) in self.links.iter().zip(&self.views) {
+            if l.watched != v.is_some() {
+                return Err(SimError(format!(
+                    "{}: watched is {} but the link {} a queue view",
+                    l.name,
+                    l.watched,
+                    if v.is_some() { "has" } else { "has no" }
+                )));
+            }
             if let Some(v) = v {
                 let q = (l.qdisc.backlog_packets(), l.qdisc.backlog_bytes());
                 if q != (v.backlog_packets(), v.backlog_bytes()) {
