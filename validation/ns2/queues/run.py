@@ -241,6 +241,36 @@ def red_cbr(ns: Ns2Run) -> list[Check]:
     return out
 
 
+def red_idle(ns: Ns2Run) -> list[Check]:
+    """RED's average after the link went idle: aged from the end of the last
+    serialization (both silences), not left where the last arrival put it."""
+    c = "RED after idle periods (CBR)"
+    r = run_ccsim("red_idle")
+    out = phase_means(
+        c,
+        ns,
+        r,
+        [(5, 10, "1.2 C", 0.05), (12, 15, "0.3 C after 2 s idle", 0.1), (17, 20, "again", 0.1)],
+    )
+    # The first samples after each silence: the aged average (ns-2 ≈ 0.0x packets).
+    for t0 in (12.0, 17.0):
+        out.append(
+            Check(
+                c,
+                f"avg at {t0:g}-{t0 + 0.2:g} s, pkts (was ~30 before the silence)",
+                ns2_mean(ns, "ave_", t0, t0 + 0.2),
+                cc_mean(r, "avg", t0, t0 + 0.2),
+                0.1,
+                relative=False,
+            )
+        )
+    gap = binned_gap(ns.samples["ave_"], cc_series(r, "avg"), 20.0)
+    out.append(
+        Check(c, "avg trajectory: mean abs. gap of 1-s bins, pkts", 0.0, gap, 0.5, relative=False)
+    )
+    return out
+
+
 def red_default(ns: Ns2Run) -> list[Check]:
     c = "RED (ns-2.35 defaults, bytes)"
     r = run_ccsim("red_default", warmup="5s")
@@ -374,6 +404,7 @@ def drr_tcp(ns: Ns2Run) -> list[Check]:
 
 CASES = {
     "red_cbr": red_cbr,
+    "red_idle": red_idle,
     "red_default": red_default,
     "red_ecn_tcp": red_ecn_tcp,
     "ared": ared,

@@ -10,7 +10,8 @@
 //! can embed; [`RedQueue`] is RED on a FIFO.
 //!
 //! Per arrival, in ns-2's order (`REDQueue::enque`):
-//! 1. if the queue went idle (a dequeue found it empty at `idle_since`), pretend
+//! 1. if the queue went idle (its transmitter finished the last queued packet
+//!    at `idle_since`, before this arrival), pretend
 //!    `m = floor(ptc·(now − idle_since))` packets arrived to the empty queue:
 //!    `avg ← (1−w)^m·avg`; then `avg ← (1−w)·avg + w·q`, `q` the backlog before
 //!    the arrival (packets, or bytes with `queue_in_bytes`); with ARED, adapt
@@ -48,7 +49,7 @@ use super::{DropReason, Limit, LinkInfo, MarkReason, Qdisc, QdiscCtx, QdiscSpec,
 use crate::cfg::{Res, ScenarioError, Tab};
 use crate::packet::{Ecn, Packet};
 use crate::rng::Rng;
-use crate::units::Time;
+use crate::units::{Rate, Time};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -113,7 +114,9 @@ pub struct Vars {
     pub max_p: f64,
     /// Last time ARED changed max_p.
     pub lastset: Time,
-    /// When the queue went idle, if it is.
+    /// When the queue went (or goes) idle: the end of the serialization of
+    /// the last packet dequeued, if no packet arrived since (ns-2 sets
+    /// `idle_` when the link, free again, finds the queue empty).
     pub idle_since: Option<Time>,
     /// Last unmodified probability `p_b` computed (ns-2 `prob1_`).
     pub p_b: f64,
@@ -158,16 +161,20 @@ impl Red {
         Red { p, v, v_c, v_d }
     }
 
-    /// The queue went empty at `now` (a dequeue found nothing).
-    pub fn idle(&mut self, now: Time) {
-        self.v.idle_since = Some(now);
+    /// The queue is empty and its transmitter free from `at` on (the end of
+    /// the serialization of the packet just dequeued, or now if a dequeue
+    /// found nothing).
+    pub fn idle(&mut self, at: Time) {
+        self.v.idle_since = Some(at);
     }
 
     /// Updates the average for an arrival that finds `q` waiting (in queue
     /// units), including the idle-time decay and ARED's adaptation.
     pub fn update_avg(&mut self, now: Time, q: f64) {
         let w = self.p.q_weight;
-        if let Some(since) = self.v.idle_since.take() {
+        // An arrival before the last serialization ended finds the link busy:
+        // the queue was never idle (ns-2 had not yet seen it empty).
+        if let Some(since) = self.v.idle_since.take().filter(|&s| now > s) {
             let m = (self.p.ptc * (now - since).as_secs_f64()) as u64;
             self.v.avg *= (1.0 - w).powi(m.min(i32::MAX as u64) as i32);
         }
@@ -318,15 +325,19 @@ impl Red {
 pub struct RedQueue {
     q: PacketFifo,
     limit: Limit,
+    /// The link's rate: the queue is idle once the packet dequeued last has
+    /// been serialized.
+    rate: Rate,
     kind: &'static str,
     red: Red,
 }
 
 impl RedQueue {
-    pub fn new(kind: &'static str, limit: Limit, p: Params) -> RedQueue {
+    pub fn new(kind: &'static str, limit: Limit, rate: Rate, p: Params) -> RedQueue {
         RedQueue {
             q: PacketFifo::default(),
             limit,
+            rate,
             kind,
             red: Red::new(p),
         }
@@ -367,8 +378,15 @@ impl Qdisc for RedQueue {
     }
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<Packet> {
         let p = self.q.pop();
-        if p.is_none() {
-            self.red.idle(cx.now);
+        match &p {
+            // The last packet leaves: the link is idle once it is serialized,
+            // unless another arrives first (the engine does not dequeue an
+            // empty queue, so this is where RED learns of the idle period).
+            Some(last) if self.q.is_empty() => self.red.idle(cx.now + self.rate.tx_time(last.size as u64)),
+            Some(_) => {}
+            // Found empty: idle from now, unless already known to be.
+            None if self.red.v.idle_since.is_none() => self.red.idle(cx.now),
+            None => {}
         }
         p
     }
@@ -638,7 +656,12 @@ impl Spec {
 
 impl QdiscSpec for Spec {
     fn build(&self, link: &LinkInfo) -> Res<Box<dyn Qdisc>> {
-        Ok(Box::new(RedQueue::new(self.kind, link.limit, self.params(link)?)))
+        Ok(Box::new(RedQueue::new(
+            self.kind,
+            link.limit,
+            link.rate,
+            self.params(link)?,
+        )))
     }
 }
 
@@ -702,6 +725,34 @@ mod tests {
             assert!((r.v.avg - want).abs() < 1e-15, "{} vs {want}", r.v.avg);
         }
         assert!((r.v.avg - 0.105_712_607_088_895).abs() < 1e-14);
+    }
+
+    /// The engine never dequeues an empty queue, so RED learns of an idle
+    /// link from the dequeue of its last packet: idle from the end of that
+    /// packet's serialization (ns-2: the link, free again, finds the queue
+    /// empty). 10 Mb/s, 1000-B packets: 0.8 ms each; ptc = 1250/s.
+    #[test]
+    fn the_link_is_idle_from_the_end_of_the_last_serialization() {
+        let keys = json!({"kind": "red", "min_th": 5, "max_th": 15, "q_weight": 0.002,
+            "mean_pktsize": "1000B", "queue_in_bytes": false, "byte_mode": false});
+        let run = |later: Time| {
+            let mut d = Drive::new(build(keys.clone(), &link("10Mbps", Limit::Packets(100))).unwrap());
+            for uid in 0..3 {
+                d.enq(pkt(uid, 0, 1000));
+            }
+            d.drain();
+            let before = d.trace("avg");
+            d.now = later;
+            d.enq(pkt(9, 0, 1000));
+            (before, d.trace("avg"))
+        };
+        // Arrival while the last packet is still being serialized: no decay.
+        let (avg, busy) = run(at(0.5));
+        assert!((avg - (0.002 * 0.998 + 0.002 * 2.0)).abs() < 1e-15);
+        assert!((busy - 0.998 * avg).abs() < 1e-15, "{busy}");
+        // One second later: m = floor(1250 · (1 − 0.0008)) = 1249 empty arrivals.
+        let (avg, idle) = run(Time::from_secs(1));
+        assert!((idle - avg * 0.998f64.powi(1250)).abs() < 1e-15, "{idle}");
     }
 
     #[test]
