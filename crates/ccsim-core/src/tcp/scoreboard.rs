@@ -44,6 +44,9 @@ pub struct Scoreboard {
     sacked_bytes: u64,
     /// Exclusive end of the highest byte retransmitted in this recovery.
     high_rxt: u64,
+    /// SACKed bytes below `high_rxt`, kept up to date so that `SetPipe()`
+    /// costs the few ranges above the lost boundary, not every hole.
+    sacked_below_rxt: u64,
     /// Exclusive end of the rescue retransmission's recovery point, if sent.
     rescue_rxt: Option<u64>,
 }
@@ -88,6 +91,7 @@ impl Scoreboard {
             }
             self.sacked.remove(&s);
             self.sacked_bytes -= e - s;
+            self.sacked_below_rxt -= overlap(s, e.min(una), 0, self.high_rxt);
             if e > una {
                 self.sacked.insert(una, e);
                 self.sacked_bytes += e - una;
@@ -97,8 +101,12 @@ impl Scoreboard {
     }
 
     fn insert(&mut self, mut s: u64, mut e: u64) {
+        let h = self.high_rxt;
+        // SACKed bytes below HighRxt of the ranges the new one absorbs.
+        let mut absorbed = 0;
         if let Some((&ps, &pe)) = self.sacked.range(..=s).next_back() {
             if pe >= s {
+                absorbed += overlap(ps, pe, 0, h);
                 s = ps;
                 e = e.max(pe);
                 self.sacked.remove(&ps);
@@ -109,12 +117,40 @@ impl Scoreboard {
             if ns > e {
                 break;
             }
+            absorbed += overlap(ns, ne, 0, h);
             e = e.max(ne);
             self.sacked.remove(&ns);
             self.sacked_bytes -= ne - ns;
         }
         self.sacked.insert(s, e);
         self.sacked_bytes += e - s;
+        self.sacked_below_rxt = self.sacked_below_rxt - absorbed + overlap(s, e, 0, h);
+    }
+
+    /// SACKed bytes at or above `x` (cheap for `x` near the top).
+    fn sacked_above(&self, x: u64) -> u64 {
+        let mut n = 0;
+        for (&s, &e) in self.sacked.iter().rev() {
+            if e <= x {
+                break;
+            }
+            n += e - s.max(x);
+        }
+        n
+    }
+
+    /// Moves HighRxt to `h`, keeping the SACKed bytes below it.
+    fn set_high_rxt(&mut self, h: u64) {
+        let old = self.high_rxt;
+        if h >= old {
+            let first = self.sacked.range(..=old).next_back().map_or(old, |(&s, _)| s);
+            for (&s, &e) in self.sacked.range(first..h) {
+                self.sacked_below_rxt += overlap(s, e, old, h);
+            }
+        } else {
+            self.sacked_below_rxt = self.sacked.range(..h).map(|(&s, &e)| overlap(s, e, 0, h)).sum();
+        }
+        self.high_rxt = h;
     }
 
     /// The lowest byte not lost: every un-SACKed byte below it is lost by
@@ -152,10 +188,31 @@ impl Scoreboard {
     }
 
     /// `SetPipe()`: bytes in the network estimated for [una, high_data),
-    /// un-SACKed bytes below `lost` counting as lost. Kept out of line: the
-    /// sender's per-ACK view of its state calls it only after a timeout.
-    #[inline(never)]
+    /// un-SACKed bytes below `lost` counting as lost. With U(a, b) the
+    /// un-SACKed bytes of [a, b): pipe = U(una, high_data) − U(una, lost) +
+    /// U(una, HighRxt) (each un-SACKed byte counts once if not lost, once more
+    /// if retransmitted), computed from the SACKed bytes above `lost` and
+    /// below HighRxt, not hole by hole: a recovery with thousands of holes
+    /// costs the same per ACK as one with a few.
     pub fn pipe(&self, una: u64, high_data: u64, lost: u64) -> u64 {
+        let below = |x: u64| self.sacked_bytes - self.sacked_above(x);
+        let hd = high_data.max(una);
+        let lost = lost.clamp(una, hd);
+        let rxt = self.high_rxt.clamp(una, hd);
+        let sacked_rxt = if self.high_rxt <= hd {
+            self.sacked_below_rxt
+        } else {
+            below(hd)
+        };
+        let unsacked = |x: u64, sacked: u64| (x - una) - sacked;
+        let p = unsacked(hd, below(hd)) - unsacked(lost, below(lost)) + unsacked(rxt, sacked_rxt);
+        debug_assert_eq!(p, self.pipe_by_holes(una, high_data, lost), "SetPipe");
+        p
+    }
+
+    /// `SetPipe()` hole by hole, as the RFC states it (the reference of
+    /// [`Scoreboard::pipe`]).
+    pub fn pipe_by_holes(&self, una: u64, high_data: u64, lost: u64) -> u64 {
         let mut pipe = 0;
         let mut at = una;
         while let Some((s, e)) = self.hole_at_or_after(at, high_data) {
@@ -223,7 +280,9 @@ impl Scoreboard {
 
     /// Records a retransmission chosen by rule 1 or 3 (step C.2).
     pub fn retransmitted(&mut self, end: u64) {
-        self.high_rxt = self.high_rxt.max(end);
+        if end > self.high_rxt {
+            self.set_high_rxt(end);
+        }
     }
 
     /// Records the rescue retransmission (rule 4): RescueRxt = RecoveryPoint
@@ -235,16 +294,21 @@ impl Scoreboard {
     /// Starts a recovery (RFC 6675 step 4.3): the first retransmission ends at
     /// `end`, and both HighRxt and RescueRxt are set to it.
     pub fn begin_recovery(&mut self, end: u64) {
-        self.high_rxt = end;
+        self.set_high_rxt(end);
         self.rescue_rxt = Some(end);
     }
 
     /// After a retransmission timeout: retransmission marks cleared, SACK
     /// information kept (RFC 6675 §5.1).
     pub fn clear_retransmissions(&mut self, una: u64) {
-        self.high_rxt = una;
+        self.set_high_rxt(una);
         self.rescue_rxt = None;
     }
+}
+
+/// Bytes of [s, e) within [lo, hi).
+fn overlap(s: u64, e: u64, lo: u64, hi: u64) -> u64 {
+    e.min(hi).saturating_sub(s.max(lo))
 }
 
 #[cfg(test)]
@@ -380,5 +444,60 @@ mod tests {
             b.next_seg(0, 8000, 8000, MSS, true, true),
             Some(NextSeg::Retransmit { seq: 7000, len: 1000 })
         );
+    }
+
+    /// The incremental `SetPipe()` equals the hole-by-hole one, and the
+    /// SACKed bytes below HighRxt their recount, under any sequence of SACK
+    /// updates, cumulative ACKs, retransmissions, recoveries and timeouts.
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        #[derive(Debug, Clone)]
+        enum Op {
+            Sack(u64, u64),
+            Ack(u64),
+            Rxt(u64),
+            Begin(u64),
+            Timeout,
+        }
+
+        fn op() -> impl Strategy<Value = Op> {
+            prop_oneof![
+                4 => (0u64..60, 1u64..6).prop_map(|(s, l)| Op::Sack(s, l)),
+                1 => (0u64..60).prop_map(Op::Ack),
+                2 => (0u64..60).prop_map(Op::Rxt),
+                1 => (0u64..60).prop_map(Op::Begin),
+                1 => Just(Op::Timeout),
+            ]
+        }
+
+        proptest! {
+            #[test]
+            fn pipe_matches_the_hole_by_hole_count(ops in proptest::collection::vec(op(), 1..80)) {
+                let mut b = Scoreboard::new();
+                let mut una = 0;
+                let high = 64 * MSS;
+                for o in ops {
+                    match o {
+                        Op::Sack(s, l) => {
+                            b.update(una, &[(s * MSS, ((s + l) * MSS).min(high))]);
+                        }
+                        Op::Ack(a) => {
+                            una = una.max(a * MSS);
+                            b.update(una, &[]);
+                        }
+                        Op::Rxt(e) => b.retransmitted(e * MSS),
+                        Op::Begin(e) => b.begin_recovery(e * MSS),
+                        Op::Timeout => b.clear_retransmissions(una),
+                    }
+                    let recount: u64 = b.sacked.iter().map(|(&s, &e)| overlap(s, e, 0, b.high_rxt)).sum();
+                    prop_assert_eq!(b.sacked_below_rxt, recount);
+                    for lost in [una, una + 7 * MSS, b.lost_boundary(una, 3, MSS), high] {
+                        prop_assert_eq!(b.pipe(una, high, lost), b.pipe_by_holes(una, high, lost));
+                    }
+                }
+            }
+        }
     }
 }
