@@ -127,14 +127,29 @@ class EcnWarning(UserWarning):
 
 def ecn_without_marking(resolved: dict) -> list[str]:
     """One message per flow of the resolved scenario with ``ecn = true`` when no queue
-    of the topology marks (``ecn = true`` on a ``red``/``ared`` queue)."""
+    of the topology marks (``ecn = true`` on a ``red``/``ared`` queue, or a ``bmcc``
+    queue). BMCC flows are left out: their ECN bits carry the routers' load, and a
+    BMCC sender over routers that mark nothing is a valid experiment (the BMCC
+    paper's Fig. 4)."""
 
     def marks(v) -> bool:
         if isinstance(v, dict):
-            return v.get("ecn") is True or any(marks(x) for x in v.values())
+            return (
+                v.get("ecn") is True
+                or v.get("kind") == "bmcc"
+                or any(marks(x) for x in v.values())
+            )
         return isinstance(v, list) and any(marks(x) for x in v)
 
-    flows = [i for i, f in enumerate(resolved.get("flows", [])) if f.get("ecn") is True]
+    def bmcc(f: dict) -> bool:
+        cc = f.get("cc")
+        return cc == "bmcc" or (isinstance(cc, dict) and cc.get("kind") == "bmcc")
+
+    flows = [
+        i
+        for i, f in enumerate(resolved.get("flows", []))
+        if f.get("ecn") is True and not bmcc(f)
+    ]
     if not flows or marks(resolved.get("topology")):
         return []
     return [

@@ -81,6 +81,11 @@ QUEUES = [
     ("marks", "packets", f"ECN CE marks {_W}"),
     ("marks_early", "packets", "AQM probabilistic marks"),
     ("marks_forced", "packets", "deterministic marks"),
+    (
+        "marks_adpm",
+        "packets",
+        "BMCC ADPM load marks, ECT(0) → ECT(1) (not CE: not counted in `marks`)",
+    ),
     ("loss_rate", "–", "`drops / arrivals` (0 without arrivals)"),
     ("utilization", "–", "bits sent / (rate · window length), from 0 to 1"),
     ("mean_len_pkts", "packets", f"time-average backlog (waiting, not in service) {_W}"),

@@ -12,6 +12,7 @@
 //! (pcap files and per-packet traces), `monitor`, `scenario` (schema + builder), `routing`,
 //! `sim` (world and event loop), `output`.
 
+pub mod adpm;
 pub mod budget;
 pub mod capture;
 pub mod cc;

@@ -68,8 +68,13 @@ impl QueueStats {
     pub fn mark_count(&self, r: MarkReason) -> u64 {
         self.marks[r.index()]
     }
+    /// CE marks (ADPM's ECT(1) load marks are counted apart, as `Adpm`).
     pub fn total_marks(&self) -> u64 {
-        self.marks.iter().sum()
+        MarkReason::ALL
+            .iter()
+            .filter(|r| r.is_ce())
+            .map(|r| self.marks[r.index()])
+            .sum()
     }
     #[inline]
     pub(crate) fn count_drop(&mut self, r: DropReason, bytes: u32) {

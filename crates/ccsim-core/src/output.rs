@@ -299,6 +299,15 @@ pub fn collect(sim: &mut Sim, resolved: Value, events: u64) -> Output {
             comps.insert(component_key(&node.name, k), json!({"kind": c.kind(), "stats": stats}));
         }
     }
+    // The congestion controls' own counters, by flow name (flows that have any).
+    let mut cc = serde_json::Map::new();
+    for f in &sim.flows[..sim.workloads.first_slot.unwrap_or(n)] {
+        let stats = f.snd.cc_stats();
+        if !stats.is_empty() {
+            let m: serde_json::Map<String, Value> = stats.into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+            cc.insert(f.name.clone(), Value::Object(m));
+        }
+    }
     let c = &sim.counters;
     let summary = json!({
         "ccsim_version": crate::VERSION,
@@ -315,6 +324,7 @@ pub fn collect(sim: &mut Sim, resolved: Value, events: u64) -> Output {
         "packets_in_flight": sim.in_flight(),
         "data_packets_delivered": c.data_delivered,
         "components": comps,
+        "cc": cc,
     });
     let mut summary = summary;
     let ws = &sim.workloads;

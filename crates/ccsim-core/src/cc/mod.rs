@@ -11,11 +11,14 @@
 //! boundaries from ACK arrivals, as in Linux. Shared helpers
 //! ([`slow_start`], [`cong_avoid_ai`]) keep each algorithm short.
 
+pub mod bmcc;
 pub mod reno;
 pub mod westwood;
 
+use crate::cfg::{Res, Tab};
 use crate::packet::Feedback;
 use crate::units::Time;
+use serde_json::Value;
 
 pub use reno::Reno;
 
@@ -132,6 +135,11 @@ pub trait CongestionOps: Send {
     fn trace(&self) -> Option<(&'static str, f64)> {
         None
     }
+    /// Counters of the algorithm's own events, for the run summary
+    /// (`summary["cc"][flow]`; e.g. BMCC's MDs and mode switches).
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
 }
 
 /// Slow start (RFC 5681 §3.1 with RFC 3465 L = 1 SMSS): cwnd grows by
@@ -185,21 +193,76 @@ pub fn halve_flight(s: &CcState) -> u64 {
     (s.flight / 2).max(2 * s.mss)
 }
 
-/// Builds an algorithm by name; the error lists the accepted names.
+/// A congestion-control module as configured: what a flow's `cc` key names
+/// (cloneable; built once per sender).
+#[derive(Clone, Debug, PartialEq)]
+pub enum CcSpec {
+    /// A module without parameters, by name (`cc = "newreno"`).
+    Named(&'static str),
+    /// BMCC (`cc = "bmcc"` or `cc = {kind = "bmcc", ...}`).
+    Bmcc(bmcc::Params),
+}
+
+impl CcSpec {
+    pub fn build(&self) -> Box<dyn CongestionOps> {
+        match self {
+            CcSpec::Named(name) => by_name(name).expect("validated name"),
+            CcSpec::Bmcc(p) => Box::new(bmcc::Bmcc::new(*p)),
+        }
+    }
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcSpec::Named(name) => name,
+            CcSpec::Bmcc(_) => "bmcc",
+        }
+    }
+}
+
+/// Reads a flow's `cc` key: a module's name, or a table `{kind = name, ...}`
+/// with the module's own keys (default "newreno").
+pub fn read(t: &mut Tab) -> Res<CcSpec> {
+    let Some(mut sub) = (match t.get("cc") {
+        Some(Value::Object(_)) => t.table("cc")?,
+        _ => None,
+    }) else {
+        let kind = t.choice("cc", Some("newreno"), NAMES)?;
+        return Ok(match named(&kind) {
+            "bmcc" => CcSpec::Bmcc(bmcc::Params::default()),
+            name => CcSpec::Named(name),
+        });
+    };
+    let kind = sub.choice("kind", None, NAMES)?;
+    let spec = match named(&kind) {
+        "bmcc" => CcSpec::Bmcc(bmcc::Params::read(&mut sub)?),
+        name => CcSpec::Named(name),
+    };
+    let resolved = sub.finish()?;
+    t.put("cc", resolved);
+    Ok(spec)
+}
+
+/// The static name of a validated module name.
+fn named(kind: &str) -> &'static str {
+    NAMES.iter().copied().find(|n| *n == kind).expect("validated name")
+}
+
+/// Builds an algorithm by name, with its default parameters; the error lists
+/// the accepted names.
 pub fn by_name(name: &str) -> Result<Box<dyn CongestionOps>, &'static str> {
-    const ACCEPTED: &str = "one of \"tahoe\", \"reno\", \"newreno\", \"westwood\", \"westwood-linux\"";
+    const ACCEPTED: &str = "one of \"tahoe\", \"reno\", \"newreno\", \"westwood\", \"westwood-linux\", \"bmcc\"";
     Ok(match name {
         "tahoe" => Box::new(Reno::new(Recovery::Tahoe)),
         "reno" => Box::new(Reno::new(Recovery::Reno)),
         "newreno" => Box::new(Reno::new(Recovery::NewReno)),
         "westwood" => Box::new(westwood::Westwood::new()),
         "westwood-linux" => Box::new(westwood::Westwood::with_params(westwood::Params::LINUX)),
+        "bmcc" => Box::new(bmcc::Bmcc::new(bmcc::Params::default())),
         _ => return Err(ACCEPTED),
     })
 }
 
-/// Names accepted by [`by_name`].
-pub const NAMES: &[&str] = &["tahoe", "reno", "newreno", "westwood", "westwood-linux"];
+/// Names accepted by [`by_name`] and a flow's `cc` key.
+pub const NAMES: &[&str] = &["tahoe", "reno", "newreno", "westwood", "westwood-linux", "bmcc"];
 
 #[cfg(test)]
 mod tests {

@@ -5,9 +5,8 @@
 //! (the hash) and §3 (the estimator), `corrections.md` (BMCC).
 //!
 //! Each data packet carries a threshold h, a deterministic hash of its IP id
-//! (§2.3: bit-reversed 16-bit IP id, mapped piecewise-linearly so that ¼ of
-//! packets fall in (η₀, η), ¼ in (η, 1) and ½ in (1, u)); routers set ECT(1)
-//! when their load factor exceeds h and CE in severe overload. On each packet:
+//! ([`crate::adpm`]); routers set ECT(1) when their load factor exceeds h and
+//! CE in severe overload. On each packet:
 //!
 //! * `11` (CE): f̂ = u (unmodified design), or, with the modified router of
 //!   §6.1, f̂ unchanged and `ce_seen` reported (spec B11);
@@ -17,47 +16,12 @@
 //!
 //! The ACK carries f̂ in the feedback option's 16-bit load field (resolution
 //! 6.1·10⁻⁵, below the hash's own step in every range) and `ce_seen` when the
-//! packet that triggered it was CE (spec B5). Deviation: the exact hash of
-//! the BMCC paper's reference [11] is not available; the bit-reversed mapping
-//! is the spec's choice (B1), plain IP id / 65536 a switch.
+//! packet that triggered it was CE (spec B5).
 
 use super::ReceiverFeedback;
+pub use crate::adpm::{threshold, Hash, ETA0, U};
 use crate::cfg::{Res, Tab};
 use crate::packet::{Ecn, Feedback, Packet};
-
-/// η₀: the lowest signalled load, and a new flow's estimate (corrections.md).
-pub const ETA0: f64 = 0.15;
-/// η: the boundary between low and high load.
-pub const ETA: f64 = 0.75;
-/// u: the largest load ADPM signals.
-pub const U: f64 = 1.2;
-
-/// How the IP id maps to a threshold (spec B1).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Hash {
-    /// bitreverse16(IP id) / 65536: consecutive packets probe well-spread
-    /// thresholds (van der Corput order).
-    BitReverse,
-    /// IP id / 65536.
-    Plain,
-}
-
-/// The ADPM threshold h ∈ (η₀, u) of a packet (bmcc.md §2.3); routers and
-/// receivers compute the same value.
-pub fn threshold(ip_id: u16, hash: Hash) -> f64 {
-    let x = match hash {
-        Hash::BitReverse => ip_id.reverse_bits(),
-        Hash::Plain => ip_id,
-    };
-    let r = x as f64 / 65536.0;
-    if r < 0.25 {
-        ETA0 + (r / 0.25) * (ETA - ETA0)
-    } else if r < 0.5 {
-        ETA + ((r - 0.25) / 0.25) * (1.0 - ETA)
-    } else {
-        1.0 + ((r - 0.5) / 0.5) * (U - 1.0)
-    }
-}
 
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Params {
@@ -69,10 +33,7 @@ pub struct Params {
 
 impl Params {
     pub fn read(t: &mut Tab) -> Res<Params> {
-        let hash = match t.choice("hash", Some("bitreverse"), &["bitreverse", "plain"])?.as_str() {
-            "plain" => Hash::Plain,
-            _ => Hash::BitReverse,
-        };
+        let hash = Hash::read(t)?;
         let on_ce = t.choice("on_ce", Some("estimate"), &["estimate", "flag"])?;
         Ok(Params {
             hash,
@@ -135,21 +96,6 @@ mod tests {
         p.ip_id = ip_id;
         p.ecn = ecn;
         p
-    }
-
-    /// bmcc.md §2.3: ¼ of IP ids in (η₀, η), ¼ in (η, 1), ½ in (1, u); the
-    /// bit reversal makes ids 0, 1, 2, 3 probe 0.15, 1.0, 0.75, 1.1.
-    #[test]
-    fn spec_2_3_threshold_distribution_and_order() {
-        let hs: Vec<f64> = (0..=u16::MAX).map(|i| threshold(i, Hash::BitReverse)).collect();
-        let low = hs.iter().filter(|&&h| h < ETA).count();
-        let mid = hs.iter().filter(|&&h| (ETA..1.0).contains(&h)).count();
-        assert_eq!((low, mid, hs.len() - low - mid), (16384, 16384, 32768));
-        assert!(hs.iter().all(|&h| (ETA0..U).contains(&h)));
-        for (id, want) in [(0, 0.15), (1, 1.0), (2, 0.75), (3, 1.1)] {
-            assert!((threshold(id, Hash::BitReverse) - want).abs() < 1e-12, "IP id {id}");
-        }
-        assert_eq!(threshold(1, Hash::Plain), 0.15 + 0.6 / 16384.0);
     }
 
     /// bmcc.md §3 by hand: from f̂ = 0.15, a marked packet with h = 1.0 raises

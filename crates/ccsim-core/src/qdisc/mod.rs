@@ -10,6 +10,7 @@
 //! resolved limit). Errors found only then (thresholds above the buffer, an
 //! infinite buffer for fair queueing) still name the key path.
 
+pub mod bmcc;
 pub mod conv;
 pub mod droptail;
 pub mod drr;
@@ -75,12 +76,23 @@ reasons! {
 }
 
 reasons! {
-    /// Why a packet was ECN-marked (CE set instead of a drop).
+    /// Why a packet was ECN-marked: CE set instead of a drop (`Early`,
+    /// `Forced`), or BMCC's ADPM load signal ECT(0) → ECT(1) (`Adpm`).
     MarkReason, "marks_" {
         /// AQM probabilistic mark (RED `setbit_` on an unforced decision).
         Early => "early",
         /// Deterministic mark (a mechanism's overload signal).
         Forced => "forced",
+        /// ADPM load mark (BMCC router, `10` → `01`): not a congestion mark.
+        Adpm => "adpm",
+    }
+}
+
+impl MarkReason {
+    /// The mark sets CE (RFC 3168 congestion experienced).
+    #[inline]
+    pub fn is_ce(self) -> bool {
+        self != MarkReason::Adpm
     }
 }
 
@@ -309,6 +321,7 @@ const READERS: &[(&str, Reader)] = &[
     ("fq", fq::read),
     ("drr", drr::read),
     ("prio_discard", prio::read),
+    ("bmcc", bmcc::read),
 ];
 
 /// Queue kinds a scenario may name.

@@ -422,7 +422,7 @@ enum Auto {
 
 /// RED's keys as read (automatic values resolved per link in `build`).
 #[derive(Debug)]
-struct Spec {
+pub(crate) struct Spec {
     kind: &'static str,
     min_th: Auto,
     max_th: Auto,
@@ -478,7 +478,9 @@ fn auto_value(a: Auto) -> Value {
     }
 }
 
-fn read_spec(t: &mut Tab, kind: &'static str, adaptive: bool) -> Res<Spec> {
+/// Reads RED's keys (with ARED's when `adaptive`) from `t`; other disciplines
+/// that embed [`Red`] read their RED table with it.
+pub(crate) fn read_spec(t: &mut Tab, kind: &'static str, adaptive: bool) -> Res<Spec> {
     let min_th = threshold(t, "min_th")?;
     let max_th = threshold(t, "max_th")?;
     let max_p = open_closed(t, "max_p", 0.1, 0.0, 1.0)?;
@@ -577,7 +579,7 @@ pub fn read_ared(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
 
 impl Spec {
     /// Resolves the automatic settings for `link` (ns-2 `initialize_params`).
-    fn params(&self, link: &LinkInfo) -> Res<Params> {
+    pub(crate) fn params(&self, link: &LinkInfo) -> Res<Params> {
         let bw = link.rate.0 as f64;
         let ptc = bw / (8.0 * self.mean_pktsize as f64);
         let min_pkts = match self.min_th {

@@ -87,13 +87,21 @@ pub const KEYS: &[&str] = &[
 ];
 
 /// Reads a TCP flow's keys; returns the sender's and receiver's parameters
-/// and the congestion-control name.
-pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, String)> {
+/// and the congestion control.
+///
+/// BMCC (`cc = "bmcc"`, bmcc.md §4) brings three defaults and two checks: its
+/// packets are ECN-capable (`ecn` defaults to true, and false is refused), it
+/// recovers losses with SACK (`sack` defaults to true), and its receiver must
+/// echo the load-factor estimate (`feedback = {kind = "bmcc"}` is required);
+/// the receiver's `on_ce` selects the original or the modified scheme (§6.1)
+/// for both ends.
+pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, cc::CcSpec)> {
     let conv = match t.choice("conventions", Some("ccsim"), &["ccsim", "ns2"])?.as_str() {
         "ns2" => &NS2,
         _ => &CCSIM,
     };
-    let cc_name = t.choice("cc", Some("newreno"), cc::NAMES)?;
+    let mut cc = cc::read(t)?;
+    let bmcc = matches!(cc, cc::CcSpec::Bmcc(_));
     let mss = t.uint("mss", Some(1460), 1, 65_495)? as u32;
     let header = t.uint("header", Some(40), 0, 1000)? as u32;
     let ack_size = t.uint("ack_size", Some(40), 1, 1500)? as u32;
@@ -142,12 +150,19 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, String)> {
     }
     let delayed = t.boolean("delayed_ack", false)?;
     let delack_timeout = t.time("delack_timeout", Some("100ms"))?;
-    let ecn = t.boolean("ecn", false)?;
+    let ecn = t.boolean("ecn", bmcc)?;
+    if bmcc && !ecn {
+        return Err(t.error(
+            "ecn",
+            &Value::Bool(false),
+            "true with cc = \"bmcc\" (BMCC's packets are ECN-capable: routers mark the load in their ECN bits)",
+        ));
+    }
     let full_ack = t.choice("full_ack", Some("ssthresh"), &["ssthresh", "flight"])?;
     let partial_timer = t.choice("partial_ack_timer", Some("first"), &["first", "every"])?;
     // SACK (RFC 2018 option, RFC 6675 recovery) needs both ends: the sender
     // willing (`sack`) and the receiver sending blocks (`sack_blocks`).
-    let sack = t.boolean("sack", false)?;
+    let sack = t.boolean("sack", bmcc)?;
     let sack_blocks = t.uint("sack_blocks", Some(if sack { 3 } else { 0 }), 0, 4)? as u8;
     let limited_transmit = t.boolean("limited_transmit", conv.limited_transmit)?;
     let byte_counting = t.boolean("byte_counting", conv.byte_counting)?;
@@ -192,6 +207,17 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, String)> {
         }
         None => None,
     };
+    if let cc::CcSpec::Bmcc(p) = &mut cc {
+        match &feedback {
+            Some(crate::feedback::FeedbackSpec::Bmcc(f)) => p.flagged_md = f.ce_flag_only,
+            None => {
+                return Err(t.missing(
+                    "feedback",
+                    "feedback = {kind = \"bmcc\"} with cc = \"bmcc\" (the BMCC sender needs its receiver's load-factor estimate)",
+                ))
+            }
+        }
+    }
     let rcv = RecvParams {
         buffer: rwnd.unwrap_or(INFINITE),
         delack: delayed.then_some(delack_timeout),
@@ -199,7 +225,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, String)> {
         sack_blocks,
         feedback,
     };
-    Ok((snd, rcv, cc_name))
+    Ok((snd, rcv, cc))
 }
 
 #[cfg(test)]

@@ -338,6 +338,10 @@ impl TcpSender {
     pub fn cc_trace(&self) -> Option<(&'static str, f64)> {
         self.cc.trace()
     }
+    /// The algorithm's own counters ([`CongestionOps::stats`]).
+    pub fn cc_stats(&self) -> Vec<(&'static str, f64)> {
+        self.cc.stats()
+    }
     /// Time of the next timer: retransmission (or persist), or a jittered burst.
     pub fn next_wake(&self) -> Option<Time> {
         match (self.rto_at, self.send_at) {

@@ -90,6 +90,10 @@ pub trait Sender: Send {
     fn completed(&self) -> Option<Time>;
     /// Name of the congestion control in results (`""` for none).
     fn cc_name(&self) -> &'static str;
+    /// The congestion control's own counters, for `summary["cc"]` (none by default).
+    fn cc_stats(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
     fn report(&self) -> SenderReport;
     /// State for the `flow` time series; `None` if the transport keeps none.
     fn sample(&self) -> Option<SenderSample>;

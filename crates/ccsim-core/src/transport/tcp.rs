@@ -11,12 +11,12 @@ use crate::tcp::{RecvParams, SendParams, TcpReceiver, TcpSender, INFINITE};
 use crate::units::Time;
 use std::any::Any;
 
-/// A TCP flow's parameters: both ends and the congestion control's name.
+/// A TCP flow's parameters: both ends and the congestion control.
 #[derive(Clone, Debug)]
 pub struct TcpSpec {
     pub snd: SendParams,
     pub rcv: RecvParams,
-    pub cc: String,
+    pub cc: cc::CcSpec,
 }
 
 impl TcpSpec {
@@ -31,7 +31,7 @@ impl TransportSpec for TcpSpec {
         "tcp"
     }
     fn build(&self, env: Env) -> (Box<dyn Sender>, Box<dyn Receiver>) {
-        let algo = cc::by_name(&self.cc).expect("validated name");
+        let algo = self.cc.build();
         let mut p = self.snd.clone();
         if let Some(size) = env.size {
             p.size = size;
@@ -72,6 +72,9 @@ impl Sender for TcpSender {
     }
     fn cc_name(&self) -> &'static str {
         TcpSender::cc_name(self)
+    }
+    fn cc_stats(&self) -> Vec<(&'static str, f64)> {
+        TcpSender::cc_stats(self)
     }
     fn report(&self) -> SenderReport {
         let s = &self.stats;
