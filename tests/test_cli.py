@@ -197,6 +197,20 @@ def test_reproduce_typo_is_one_line_with_the_names():
     assert "no experiment 'westwood-fig9'; experiments: westwood-fig4" in line
 
 
+def test_reproduce_a_papers_prefix_stands_for_its_experiments():
+    from ccsim.cli import _expand
+    from ccsim.experiments import all_experiments
+
+    known = [e.name for e in all_experiments()]
+    bmcc = [k for k in known if k.startswith("bmcc-")]
+    assert len(bmcc) == 7
+    assert _expand(["bmcc"], known) == bmcc
+    assert _expand(["token-ftcp", "bmcc", "bmcc-routers"], known) == ["token-ftcp", *bmcc]
+    assert _expand(["bmc"], known) == ["bmc"], "no partial words: left for the error"
+    line = _one_line_exit_2(ccsim("reproduce", "bmc"))
+    assert "no experiment 'bmc'" in line
+
+
 def test_nested_typo_names_the_unknown_key_with_a_suggestion(tmp_path):
     f = tmp_path / "s.toml"
     text = open("scenarios/dumbbell-newreno.toml").read()

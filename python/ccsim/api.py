@@ -135,9 +135,7 @@ def ecn_without_marking(resolved: dict) -> list[str]:
     def marks(v) -> bool:
         if isinstance(v, dict):
             return (
-                v.get("ecn") is True
-                or v.get("kind") == "bmcc"
-                or any(marks(x) for x in v.values())
+                v.get("ecn") is True or v.get("kind") == "bmcc" or any(marks(x) for x in v.values())
             )
         return isinstance(v, list) and any(marks(x) for x in v)
 
@@ -146,9 +144,7 @@ def ecn_without_marking(resolved: dict) -> list[str]:
         return cc == "bmcc" or (isinstance(cc, dict) and cc.get("kind") == "bmcc")
 
     flows = [
-        i
-        for i, f in enumerate(resolved.get("flows", []))
-        if f.get("ecn") is True and not bmcc(f)
+        i for i, f in enumerate(resolved.get("flows", [])) if f.get("ecn") is True and not bmcc(f)
     ]
     if not flows or marks(resolved.get("topology")):
         return []

@@ -237,11 +237,21 @@ def cmd_list(a: argparse.Namespace) -> int:
     return 0
 
 
+def _expand(names: list[str], known: list[str]) -> list[str]:
+    """Experiment names, a paper's prefix (``bmcc``) standing for all of its experiments
+    (``bmcc-convergence``, ``bmcc-routers``, ...)."""
+    out: list[str] = []
+    for n in names:
+        group = [k for k in known if k.startswith(f"{n}-")] if n not in known else [n]
+        out += [k for k in (group or [n]) if k not in out]
+    return out
+
+
 def cmd_reproduce(a: argparse.Namespace) -> int:
     from ccsim import experiments
 
     known = [e.name for e in experiments.all_experiments()]
-    names = known if a.all else a.names
+    names = known if a.all else _expand(a.names, known)
     if not names:
         return _fail("name an experiment (see `ccsim list`) or use --all")
     unknown = [n for n in names if n not in known]
@@ -366,7 +376,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run paper reproductions; results go to the result store (finished points are "
         "reused), figures and report.md to OUT/<experiment>/.",
     )
-    rp.add_argument("names", nargs="*", help="experiment names (see `ccsim list`)")
+    rp.add_argument(
+        "names",
+        nargs="*",
+        help="experiment names (see `ccsim list`), or a paper's prefix for all of its "
+        "experiments (`bmcc`)",
+    )
     rp.add_argument("--all", action="store_true", help="every experiment")
     rp.add_argument("--quick", action="store_true", help="shorter runs and coarser grids (minutes)")
     rp.add_argument(

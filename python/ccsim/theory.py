@@ -21,6 +21,8 @@ Function groups (``docs/theory.md`` gives the equations and the corrections):
   :func:`token_ftcp_gate_cap`, :func:`token_ftcp_conditions`.
 * BUC gateways (Ziegler & Clausen 1997, ``specs/buc_rfcn.md`` §5.5, §8.3):
   :func:`buc_equilibrium`.
+* BMCC (Qazi, Znati & Andrew 2009, ``specs/bmcc.md`` §4, §7): :func:`bmcc_mi_factor`,
+  :func:`bmcc_ai_increment`, :func:`bmcc_md_factor`, :func:`bmcc_cross_arrival_rate`.
 * Queueing theory: :func:`mm1k_distribution`, :func:`mm1k_loss`,
   :func:`mm1k_mean_number`, :func:`md1_mean_wait`, :func:`mg1_mean_wait`,
   :func:`mathis_throughput`, :func:`mathis_window_packets`.
@@ -43,6 +45,10 @@ from typing import NamedTuple
 __all__ = [
     "TokenConditions",
     "bdp_packets",
+    "bmcc_ai_increment",
+    "bmcc_cross_arrival_rate",
+    "bmcc_md_factor",
+    "bmcc_mi_factor",
     "buc_equilibrium",
     "buffer_rule_of_thumb",
     "confidence_interval",
@@ -1048,6 +1054,71 @@ def mathis_window_packets(p: float) -> float:
     if p > 1.0:
         raise ValueError(f"p must be <= 1, got {p!r}")
     return math.sqrt(3.0 / (2.0 * p))
+
+
+# ---------------------------------------------------------------------------
+# 3b. BMCC's control laws (specs/bmcc.md §4; Qazi, Znati & Andrew 2009, eqs. 2-6)
+# ---------------------------------------------------------------------------
+
+BMCC_ETA0, BMCC_U = 0.15, 1.2
+
+
+def bmcc_mi_factor(f: float, rtt: float, tp: float = 0.2, kappa2: float = 0.35) -> float:
+    """BMCC's multiplicative increase per RTT in low load (eqs. 2-3).
+
+    ``(1 + xi(f))^(rtt/tp)`` with ``xi(f) = kappa2 (1 - f) / f``; ``f`` is the echoed
+    load-factor estimate (no lower than eta0 = 0.15), ``rtt`` the flow's RTT and
+    ``tp`` the routers' measurement interval (s). Per ``tp`` the factor is
+    ``1 + xi`` whatever the RTT: windows grow at a rate independent of T.
+
+    Examples
+    --------
+    >>> round(bmcc_mi_factor(0.15, 0.2), 4)   # the paper's "factor of 3 per t_p"
+    2.9833
+    >>> round(bmcc_mi_factor(0.15, 0.04), 3), round(bmcc_mi_factor(0.15, 0.3), 3)
+    (1.244, 5.153)
+    """
+    f = max(_check_pos("f", f), BMCC_ETA0)
+    rtt, tp = _check_nonneg("rtt", rtt), _check_pos("tp", tp)
+    return (1.0 + kappa2 * (1.0 - f) / f) ** (rtt / tp)
+
+
+def bmcc_ai_increment(rtt: float, tp: float = 0.2) -> float:
+    """BMCC's additive increase per RTT in high load (eq. 4): ``alpha = (rtt/tp)^2``
+    packets, which makes the equilibrium window proportional to the RTT.
+
+    Examples
+    --------
+    >>> round(bmcc_ai_increment(0.04), 6), round(bmcc_ai_increment(0.3), 6)
+    (0.04, 2.25)
+    """
+    rtt, tp = _check_nonneg("rtt", rtt), _check_pos("tp", tp)
+    return (rtt / tp) ** 2
+
+
+def bmcc_md_factor(f: float, beta_max: float = 0.875, beta_min: float = 0.65) -> float:
+    """BMCC's multiplicative decrease in overload (eqs. 5-6): ``beta(f)``, linear from
+    ``beta_max`` at f = 1 to ``beta_min`` at f = u = 1.2, held outside that range.
+
+    Examples
+    --------
+    >>> bmcc_md_factor(1.0), round(bmcc_md_factor(1.1), 4), bmcc_md_factor(1.2)
+    (0.875, 0.7625, 0.65)
+    """
+    x = min(max((float(f) - 1.0) / (BMCC_U - 1.0), 0.0), 1.0)
+    return beta_max - (beta_max - beta_min) * x
+
+
+def bmcc_cross_arrival_rate(capacity_bps: float, share: float, mean_bytes: float) -> float:
+    """Poisson arrival rate (files/s) of cross traffic offering ``share`` of a link of
+    ``capacity_bps`` with files of ``mean_bytes`` (spec §7).
+
+    Examples
+    --------
+    >>> bmcc_cross_arrival_rate(45e6, 0.1, 30_000)
+    18.75
+    """
+    return _check_pos("capacity_bps", capacity_bps) * share / (8.0 * _check_pos("mean", mean_bytes))
 
 
 # ---------------------------------------------------------------------------

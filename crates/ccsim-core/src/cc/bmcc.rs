@@ -209,7 +209,7 @@ pub enum Mode {
     Sack,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct Stats {
     md: u64,
     loss_halvings: u64,
@@ -217,6 +217,41 @@ struct Stats {
     to_sack: u64,
     to_bmcc: u64,
     first_sack_s: Option<f64>,
+    /// Smallest and largest factor an MD applied (β(f̂)), and of those made
+    /// on an ACK of a CE packet.
+    md_factor: (f64, f64),
+    ce_md_factor: (f64, f64),
+    /// Smallest and largest factor a loss response applied to the window.
+    loss_factor: (f64, f64),
+    /// Time spent in SACK mode up to the last mode switch, s.
+    sack_s: f64,
+    /// When SACK mode was last entered, and the last ACK's time, s.
+    sack_since: f64,
+    last_ack_s: f64,
+}
+
+impl Default for Stats {
+    fn default() -> Self {
+        Stats {
+            md: 0,
+            loss_halvings: 0,
+            ce_halvings: 0,
+            to_sack: 0,
+            to_bmcc: 0,
+            first_sack_s: None,
+            md_factor: (f64::NAN, f64::NAN),
+            ce_md_factor: (f64::NAN, f64::NAN),
+            loss_factor: (f64::NAN, f64::NAN),
+            sack_s: 0.0,
+            sack_since: 0.0,
+            last_ack_s: 0.0,
+        }
+    }
+}
+
+/// Widens the range `r` to include `x` (NaN: empty).
+fn widen(r: &mut (f64, f64), x: f64) {
+    *r = (r.0.min(x), r.1.max(x)); // f64::min/max ignore a NaN side
 }
 
 /// The BMCC congestion-control module.
@@ -290,6 +325,7 @@ impl Bmcc {
         self.mode = Mode::Sack;
         self.stats.to_sack += 1;
         self.stats.first_sack_s.get_or_insert(now.as_secs_f64());
+        self.stats.sack_since = now.as_secs_f64();
     }
 
     /// What an overload signal does now (`rtt` = T).
@@ -337,9 +373,14 @@ impl Bmcc {
         if signalled {
             match self.overload(s.now, rtt) {
                 Overload::Md => {
-                    self.w *= self.p.beta(f);
+                    let b = self.p.beta(f);
+                    self.w *= b;
                     self.reduced_at = Some(s.now);
                     self.stats.md += 1;
+                    widen(&mut self.stats.md_factor, b);
+                    if ce {
+                        widen(&mut self.stats.ce_md_factor, b);
+                    }
                 }
                 Overload::Ai if grow => self.ai(k, rtt),
                 _ => {}
@@ -382,9 +423,11 @@ impl Bmcc {
             return s.cwnd;
         }
         if !self.reduced_within(s.now, rtt) {
+            let before = self.w;
             self.w = (self.w / 2.0).max(1.0);
             self.reduced_at = Some(s.now);
             self.stats.loss_halvings += 1;
+            widen(&mut self.stats.loss_factor, self.w / before);
         }
         let bytes = ((self.w * s.mss as f64) as u64).max(s.mss);
         self.written = bytes;
@@ -425,11 +468,13 @@ impl CongestionOps for Bmcc {
         if let Some(f) = a.feedback.load_factor() {
             self.f_hat = f;
         }
+        self.stats.last_ack_s = s.now.as_secs_f64();
         if self.mode == Mode::Sack {
             if self.f_hat > 1.0 {
                 // §5.3: a BMCC router reports overload; resume BMCC.
                 self.mode = Mode::Bmcc;
                 self.stats.to_bmcc += 1;
+                self.stats.sack_s += self.stats.last_ack_s - self.stats.sack_since;
             } else {
                 self.sack_ack(s, a);
                 self.written = s.cwnd;
@@ -452,14 +497,23 @@ impl CongestionOps for Bmcc {
     }
     fn stats(&self) -> Vec<(&'static str, f64)> {
         let s = &self.stats;
+        let in_sack = self.mode == Mode::Sack;
+        let sack_s = s.sack_s + if in_sack { s.last_ack_s - s.sack_since } else { 0.0 };
         vec![
             ("md", s.md as f64),
+            ("md_factor_min", s.md_factor.0),
+            ("md_factor_max", s.md_factor.1),
+            ("ce_md_factor_min", s.ce_md_factor.0),
+            ("ce_md_factor_max", s.ce_md_factor.1),
             ("loss_halvings", s.loss_halvings as f64),
+            ("loss_factor_min", s.loss_factor.0),
+            ("loss_factor_max", s.loss_factor.1),
             ("ce_halvings", s.ce_halvings as f64),
             ("to_sack_mode", s.to_sack as f64),
             ("to_bmcc_mode", s.to_bmcc as f64),
             ("first_sack_mode_s", s.first_sack_s.unwrap_or(f64::NAN)),
-            ("sack_mode_at_end", (self.mode == Mode::Sack) as u64 as f64),
+            ("sack_mode_s", sack_s),
+            ("sack_mode_at_end", in_sack as u64 as f64),
             ("load_estimate", self.f_hat),
         ]
     }
@@ -663,6 +717,7 @@ mod tests {
         d.loss();
         assert!((d.cc.window() - w / 4.0).abs() < 1e-9);
         assert_eq!(d.cc.stats.loss_halvings, 2);
+        assert_eq!(d.cc.stats.loss_factor, (0.5, 0.5));
     }
 
     /// The original receiver turns CE into f̂ = u: MD by β(u) = 0.65.
@@ -670,6 +725,7 @@ mod tests {
     fn ce_in_the_original_design_is_md_by_beta_u() {
         let mut d = Drive::new(Params::default(), 20.0, 40);
         assert!((d.at(500).ack(1.2, true, MSS) - 13.0).abs() < 1e-9);
+        assert_eq!(d.cc.stats.ce_md_factor, (0.65, 0.65));
     }
 
     /// §5.2's modified scheme: MD only on a flagged ACK with f̂ ≥ 1, by β(f̂);

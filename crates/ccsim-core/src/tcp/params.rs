@@ -12,6 +12,7 @@
 //! | `limited_transmit` | off | on (`singledup_ 1`) |
 //! | `byte_counting` | on (RFC 3465) | off: SMSS²/cwnd per ACK (`cwnd_ += 1/cwnd_`) |
 //! | `loss_window` | `"flight"` (RFC 5681 eq. 4) | `"cwnd"` (`slowdown` halves `window()`) |
+//! | `ecn_retransmissions` | off (RFC 3168 §6.1.5: Not-ECT) | on (`output` sets ECT on every segment) |
 //!
 //! Both share IW 2, min RTO 0.2 s, max RTO 60 s, dupthresh 3, NewReno's
 //! Impatient timer and full-ACK cwnd = ssthresh, and a timeout halving the
@@ -33,6 +34,7 @@ struct Conventions {
     limited_transmit: bool,
     byte_counting: bool,
     loss_window: &'static str,
+    ecn_retransmissions: bool,
 }
 
 const CCSIM: Conventions = Conventions {
@@ -42,6 +44,7 @@ const CCSIM: Conventions = Conventions {
     limited_transmit: false,
     byte_counting: true,
     loss_window: "flight",
+    ecn_retransmissions: false,
 };
 
 const NS2: Conventions = Conventions {
@@ -51,6 +54,7 @@ const NS2: Conventions = Conventions {
     limited_transmit: true,
     byte_counting: false,
     loss_window: "cwnd",
+    ecn_retransmissions: true,
 };
 
 /// Every key [`read`] accepts (other transports refuse them by name).
@@ -64,6 +68,7 @@ pub const KEYS: &[&str] = &[
     "delayed_ack",
     "dupthresh",
     "ecn",
+    "ecn_retransmissions",
     "feedback",
     "full_ack",
     "header",
@@ -158,6 +163,9 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, cc::CcSpec)> {
             "true with cc = \"bmcc\" (BMCC's packets are ECN-capable: routers mark the load in their ECN bits)",
         ));
     }
+    // BMCC's receiver learns the load from every packet (a Not-ECT
+    // retransmission carries nothing, and a stale estimate would linger).
+    let ecn_retransmissions = t.boolean("ecn_retransmissions", conv.ecn_retransmissions || bmcc)?;
     let full_ack = t.choice("full_ack", Some("ssthresh"), &["ssthresh", "flight"])?;
     let partial_timer = t.choice("partial_ack_timer", Some("first"), &["first", "every"])?;
     // SACK (RFC 2018 option, RFC 6675 recovery) needs both ends: the sender
@@ -190,6 +198,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, cc::CcSpec)> {
         rtt,
         size: size.unwrap_or(INFINITE),
         ecn,
+        ect_retransmissions: ecn && ecn_retransmissions,
         full_ack_flight: full_ack == "flight",
         partial_timer_every: partial_timer == "every",
         byte_counting,

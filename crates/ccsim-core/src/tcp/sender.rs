@@ -14,7 +14,8 @@
 //!   timing also restarts when fast retransmit or a timeout begins a
 //!   recovery, as ns-2's `reset_rtx_timer` and BSD do);
 //! * ECN reaction of RFC 3168 §6.1.2 (at most once per window, CWR on the next
-//!   new segment, retransmissions sent Not-ECT);
+//!   new segment, retransmissions sent Not-ECT as §6.1.5 says, or ECT(0) as
+//!   ns-2 sends them: `ect_retransmissions`);
 //! * the receiver's advertised window (every ACK's window field is honoured; a
 //!   shrinking window only stops new transmissions) and a persist probe when
 //!   the window is closed with nothing outstanding;
@@ -81,6 +82,10 @@ pub struct SendParams {
     pub size: u64,
     /// Negotiate ECN (RFC 3168): data sent ECT(0), reacts to ECE.
     pub ecn: bool,
+    /// Retransmitted segments are ECT(0) too (ns-2's one-way TCP, whose
+    /// `output` sets ECT on every segment; BMCC, whose ECN bits carry the
+    /// load). Off: RFC 3168 §6.1.5, retransmissions are Not-ECT.
+    pub ect_retransmissions: bool,
     /// NewReno full ACK: cwnd = min(ssthresh, FlightSize + MSS) instead of ssthresh
     /// (RFC 6582 §3.2 step 3 option 1; off = ns-2 default).
     pub full_ack_flight: bool,
@@ -123,6 +128,7 @@ impl Default for SendParams {
             rtt: RttParams::default(),
             size: INFINITE,
             ecn: false,
+            ect_retransmissions: false,
             full_ack_flight: false,
             partial_timer_every: false,
             byte_counting: true,
@@ -412,12 +418,12 @@ impl TcpSender {
         let len = (self.p.size - seq).min(self.mss()) as u32;
         let mut p = Packet::segment(self.flow, self.src, self.dst, seq, len, self.p.header, cx.now);
         p.retx = retx;
-        if self.p.ecn && !retx {
+        if self.p.ecn && (!retx || self.p.ect_retransmissions) {
             p.ecn = Ecn::Ect0;
-            if self.cwr_pending {
-                p.flags |= flags::CWR;
-                self.cwr_pending = false;
-            }
+        }
+        if self.p.ecn && !retx && self.cwr_pending {
+            p.flags |= flags::CWR;
+            self.cwr_pending = false;
         }
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
@@ -1219,6 +1225,28 @@ mod tests {
         // A second ECE within the same window does not reduce again.
         h.ack(2000, |a| a.flags |= flags::ECE);
         assert_eq!(h.s.stats.ecn_reductions, 1);
+    }
+
+    /// RFC 3168 §6.1.5: a retransmission is Not-ECT; with
+    /// `ect_retransmissions` (ns-2's `output`, BMCC) it is ECT(0) too. CWR
+    /// rides on new data only, in both.
+    #[test]
+    fn retransmissions_are_not_ect_unless_asked() {
+        for ect_rtx in [false, true] {
+            let mut h = Harness::new("newreno", 4, |p| {
+                p.ecn = true;
+                p.ect_retransmissions = ect_rtx;
+            });
+            h.at(100);
+            for _ in 0..3 {
+                h.ack(0, |a| a.flags |= flags::ECE);
+            }
+            let rtx: Vec<&Packet> = h.sent.iter().filter(|p| p.retx).collect();
+            assert_eq!(rtx.len(), 1, "the fast retransmission");
+            let want = if ect_rtx { Ecn::Ect0 } else { Ecn::NotEct };
+            assert_eq!(rtx[0].ecn, want);
+            assert!(!rtx[0].has(flags::CWR));
+        }
     }
 
     #[test]
