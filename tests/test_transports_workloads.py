@@ -191,6 +191,41 @@ def test_completions_stop_the_run_and_slots_are_reused():
     assert s["connections_started"] == len(c) >= 500
 
 
+def test_complete_first_waits_for_the_first_k_arrivals_while_arrivals_go_on():
+    r = ccsim.run(workload_scenario(arrival_rate=200, size="100KB", complete_first=300))
+    c, s = r.connections, r.summary
+    first = c[c.conn < 300]
+    assert first.last_ack_s.notna().all(), "every one of the first 300 completed"
+    assert first.last_ack_s.max() == pytest.approx(s["duration_s"], abs=1e-9)
+    assert len(c) > 300, "arrivals went on while the last of them finished"
+    # Stopping at the 300th completion instead leaves some of the first 300 out.
+    k = ccsim.run(workload_scenario(arrival_rate=200, size="100KB", completions=300))
+    assert k.summary["duration_s"] <= s["duration_s"]
+
+
+def test_idle_pick_gives_each_connection_its_own_pair():
+    """With more pairs than connections alive at once, no two live connections share a
+    pair (access links of their own), unlike a uniform pick."""
+
+    def overlaps(c):
+        n = 0
+        for _, g in c.groupby("src"):
+            g = g.sort_values("start_s")
+            end = g.last_ack_s.fillna(np.inf).to_numpy()
+            n += int((g.start_s.to_numpy()[1:] < np.maximum.accumulate(end)[:-1]).sum())
+        return n
+
+    sc = workload_scenario(arrival_rate=300, size="100KB", duration="5s")
+    sc["topology"]["pairs"] = 40
+    sc["workloads"][0]["pick"] = "idle"
+    r = ccsim.run(sc)
+    assert r.summary["connections_peak_alive"] < 40
+    assert r.workloads.busy_picks.iloc[0] == 0
+    assert overlaps(r.connections) == 0
+    sc["workloads"][0]["pick"] = "uniform"
+    assert overlaps(ccsim.run(sc).connections) > 10
+
+
 def test_connection_table_saves_and_loads(tmp_path):
     r = ccsim.run(workload_scenario(arrival_rate=20, size="10KB", duration="5s"))
     d = r.save(tmp_path / "run")

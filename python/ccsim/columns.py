@@ -142,6 +142,11 @@ WORKLOADS = [
     ("kind", "–", "transport of its connections"),
     ("direction", "–", "`forward` or `reverse`"),
     ("pairs", "–", "host pairs the process picks from"),
+    (
+        "busy_picks",
+        "–",
+        'arrivals that found every pair busy (with `pick = "idle"`; 0 otherwise)',
+    ),
     ("active_s", "s", "time the process was generating arrivals"),
     ("arrivals", "–", "connections started"),
     ("completed", "–", "connections completed"),

@@ -27,8 +27,18 @@
 //!   connections alive, not those ever started. Packets of a closed connection
 //!   still in the network are discarded on arrival (counted as
 //!   `stale_packets`).
-//! * **Stop rule.** Arrivals end at `stop`; with `completions = K` the run
-//!   ends at the K-th completion of that workload (`duration` still bounds it).
+//! * **Pairs.** `pick = "uniform"` (default): each arrival picks a pair
+//!   uniformly; `"idle"`: the pair idle longest (no live connection of the
+//!   process), so that with more pairs than connections alive at once every
+//!   connection has its own hosts and access links, as "a new pair per
+//!   connection" (BLT's model, blt.md §7.1 L2); when every pair is busy, a
+//!   uniform pick (counted as `busy_picks`).
+//! * **Stop rules.** Arrivals end at `stop`; with `completions = K` the run
+//!   ends at the K-th completion of that workload; with `complete_first = K`
+//!   it ends once the first K connections to arrive have all completed
+//!   (arrivals go on meanwhile, so those K see a steady load to the end: the
+//!   measurement of blt.md §7.2 without the bias of stopping at the K-th
+//!   completion, which leaves the slowest out). `duration` still bounds both.
 
 use crate::cfg::{show, time_str, Res, ScenarioError, Tab};
 use crate::output::{Column, Table};
@@ -160,8 +170,15 @@ pub struct Workload {
     pub stop: Time,
     /// End the run at this many completions.
     pub completions: Option<u64>,
-    /// Connections completed so far.
+    /// End the run when the first K arrivals have all completed.
+    pub complete_first: Option<u64>,
+    /// Connections completed so far, and of those among the first K arrivals.
     pub completed: u64,
+    pub first_completed: u64,
+    /// Arrivals so far (over the workload's processes).
+    pub arrivals: u64,
+    /// Pick the pair idle longest.
+    pub pick_idle: bool,
 }
 
 /// One Poisson arrival process.
@@ -175,6 +192,12 @@ pub struct Process {
     rng: Rng,
     pub arrivals: u64,
     pub bytes: u64,
+    /// With `pick = "idle"`: the idle pairs (indices), least recently freed
+    /// first, and the live connections on each pair.
+    idle: std::collections::VecDeque<u32>,
+    live: Vec<u32>,
+    /// Arrivals that found every pair busy.
+    pub busy_picks: u64,
 }
 
 /// A live connection (the flow slot it occupies holds its ends).
@@ -182,6 +205,10 @@ pub struct Process {
 pub struct Conn {
     pub process: u32,
     pub id: u64,
+    /// Arrival index within its workload.
+    pub index: u64,
+    /// The pair it uses (index into its process's pairs).
+    pub pair: u32,
     pub size: u64,
     pub first_byte: Option<Time>,
     pub last_byte: Option<Time>,
@@ -322,6 +349,13 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
             t.raw("completions");
             None
         };
+        let complete_first = if t.has("complete_first") {
+            Some(t.uint("complete_first", None, 1, u64::MAX)?)
+        } else {
+            t.raw("complete_first");
+            None
+        };
+        let pick_idle = t.choice("pick", Some("uniform"), &["uniform", "idle"])? == "idle";
         let wi = w.list.len() as u32;
         let dirs: &[&'static str] = match direction.as_str() {
             "forward" => &["forward"],
@@ -344,6 +378,12 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
             };
             for g in groups {
                 let k = w.procs.len() as u64;
+                let idle = if pick_idle {
+                    (0..g.len() as u32).collect()
+                } else {
+                    Default::default()
+                };
+                let live = if pick_idle { vec![0; g.len()] } else { Vec::new() };
                 w.procs.push(Process {
                     workload: wi,
                     direction: d,
@@ -351,6 +391,9 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
                     rng: Rng::new(seed, STREAM_PROCESS + k),
                     arrivals: 0,
                     bytes: 0,
+                    idle,
+                    live,
+                    busy_picks: 0,
                 });
             }
         }
@@ -362,7 +405,11 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
             start,
             stop,
             completions,
+            complete_first,
             completed: 0,
+            first_completed: 0,
+            arrivals: 0,
+            pick_idle,
         });
         out.push(t.finish()?);
     }
@@ -512,13 +559,28 @@ impl Sim {
         if next < w.stop {
             self.sched.schedule(next, Ev::Arrival(p));
         }
-        let (src, dst) = match pr.pairs.len() {
-            1 => pr.pairs[0],
-            n => pr.pairs[((pr.rng.uniform() * n as f64) as usize).min(n - 1)],
+        let uniform = |pr: &mut Process| match pr.pairs.len() {
+            1 => 0,
+            n => ((pr.rng.uniform() * n as f64) as usize).min(n - 1) as u32,
         };
+        let pair = match (w.pick_idle, pr.idle.pop_front()) {
+            (true, Some(k)) => k,
+            (true, None) => {
+                pr.busy_picks += 1;
+                uniform(pr)
+            }
+            (false, _) => uniform(pr),
+        };
+        if w.pick_idle {
+            pr.live[pair as usize] += 1;
+        }
+        let (src, dst) = pr.pairs[pair as usize];
         let size = w.size.draw(&mut pr.rng);
         pr.arrivals += 1;
         pr.bytes += size;
+        let w = &mut ws.list[pr.workload as usize];
+        let index = w.arrivals;
+        w.arrivals += 1;
         let spec = w.spec.clone();
         let id = ws.next_conn;
         ws.next_conn += 1;
@@ -553,6 +615,8 @@ impl Sim {
         f.conn = Some(Box::new(Conn {
             process: p,
             id,
+            index,
+            pair,
             size,
             first_byte: None,
             last_byte: None,
@@ -586,10 +650,23 @@ impl Sim {
         ws.rows.push(row);
         ws.free.push(fid.0);
         ws.alive -= 1;
-        let w = &mut ws.list[ws.procs[c.process as usize].workload as usize];
+        let pr = &mut ws.procs[c.process as usize];
+        let w = &mut ws.list[pr.workload as usize];
+        if w.pick_idle {
+            let live = &mut pr.live[c.pair as usize];
+            *live -= 1;
+            if *live == 0 {
+                pr.idle.push_back(c.pair);
+            }
+        }
         w.completed += 1;
-        if w.completions.is_some_and(|k| w.completed >= k) && now < self.end {
-            // The stop rule: the run ends now (after the warm-up at the earliest).
+        if w.complete_first.is_some_and(|k| c.index < k) {
+            w.first_completed += 1;
+        }
+        let stop =
+            w.completions.is_some_and(|k| w.completed >= k) || w.complete_first.is_some_and(|k| w.first_completed >= k);
+        if stop && now < self.end {
+            // A stop rule: the run ends now (after the warm-up at the earliest).
             self.end = now.max(self.warmup + Time(1));
         }
     }
@@ -682,6 +759,10 @@ pub fn tables(sim: &Sim) -> Vec<Table> {
                 Column::Str(ps.iter().map(|p| p.direction.to_string()).collect()),
             ),
             ("pairs", Column::I64(ps.iter().map(|p| p.pairs.len() as i64).collect())),
+            (
+                "busy_picks",
+                Column::I64(ps.iter().map(|p| p.busy_picks as i64).collect()),
+            ),
             ("active_s", Column::F64(ps.iter().map(active).collect())),
             ("arrivals", Column::I64(ps.iter().map(|p| p.arrivals as i64).collect())),
             ("completed", Column::I64(done)),
