@@ -83,6 +83,7 @@ pub const KEYS: &[&str] = &[
     "partial_ack_timer",
     "rto_ssthresh",
     "rtt_estimator",
+    "rtt_samples",
     "rtt_tick",
     "rwnd",
     "sack",
@@ -145,6 +146,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, cc::CcSpec)> {
             "max_rto ≥ min_rto and a positive init_rto",
         ));
     }
+    let rtt_timestamps = t.choice("rtt_samples", Some("timed"), &["timed", "timestamps"])? == "timestamps";
     let rwnd = t.size_or_inf("rwnd", "inf")?;
     if let Some(w) = rwnd.filter(|&w| w < mss as u64) {
         return Err(t.error(
@@ -196,6 +198,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, cc::CcSpec)> {
         init_ssthresh: init_ssthresh.unwrap_or(INFINITE),
         dupthresh,
         rtt,
+        rtt_timestamps,
         size: size.unwrap_or(INFINITE),
         ecn,
         ect_retransmissions: ecn && ecn_retransmissions,

@@ -78,6 +78,10 @@ pub struct SendParams {
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
     pub rtt: RttParams,
+    /// RTT samples from the timestamp echo of every ACK that acknowledges new
+    /// data (RFC 7323 §4.1, "RTTM"; the Vegas-like timestamps of the BLT
+    /// paper's TCP) instead of one timed segment per RTT with Karn's rule.
+    pub rtt_timestamps: bool,
     /// Bytes to send ([`INFINITE`] for a bulk source).
     pub size: u64,
     /// Negotiate ECN (RFC 3168): data sent ECT(0), reacts to ECE.
@@ -126,6 +130,7 @@ impl Default for SendParams {
             init_ssthresh: INFINITE,
             dupthresh: 3,
             rtt: RttParams::default(),
+            rtt_timestamps: false,
             size: INFINITE,
             ecn: false,
             ect_retransmissions: false,
@@ -551,7 +556,8 @@ impl TcpSender {
         let una = pkt.ack.min(self.snd_max).max(self.snd_una);
         let newly_sacked = self.board.as_mut().map(|b| b.update(una, &pkt.sack_blocks()));
         if pkt.ack > self.snd_una {
-            self.on_new_ack(pkt.ack.min(self.snd_max), ece, pkt.fb, cx);
+            let echo = self.p.rtt_timestamps.then_some(pkt.ts_ecr);
+            self.on_new_ack(pkt.ack.min(self.snd_max), ece, pkt.fb, echo, cx);
             if self.completed.is_some() {
                 return;
             }
@@ -564,11 +570,18 @@ impl TcpSender {
         self.try_send(cx);
     }
 
-    fn on_new_ack(&mut self, ack: u64, ece: bool, fb: Feedback, cx: &mut EndpointCtx) {
+    /// A cumulative ACK of new data up to `ack`; `echo`: its timestamp echo,
+    /// when RTT samples come from timestamps.
+    fn on_new_ack(&mut self, ack: u64, ece: bool, fb: Feedback, echo: Option<Time>, cx: &mut EndpointCtx) {
         let now = cx.now;
         let acked = ack - self.snd_una;
         let mut rtt = None;
-        if let Some((_, end, t0)) = self.timed {
+        if let Some(t0) = echo.filter(|&t| t <= now) {
+            // RFC 7323 §4.1: every ACK that acknowledges new data gives a
+            // sample; the echo of a retransmission times that retransmission.
+            self.rtt.sample(t0, now);
+            rtt = Some(now - t0);
+        } else if let Some((_, end, t0)) = self.timed {
             if ack >= end {
                 self.rtt.sample(t0, now);
                 rtt = Some(now - t0);
@@ -1225,6 +1238,21 @@ mod tests {
         // A second ECE within the same window does not reduce again.
         h.ack(2000, |a| a.flags |= flags::ECE);
         assert_eq!(h.s.stats.ecn_reductions, 1);
+    }
+
+    /// RFC 7323 §4.1 (RTTM): with timestamps every ACK of new data is a
+    /// sample (100 ms, then 150 ms: SRTT 106.25 ms), where one timed segment
+    /// per window gives one (the second ACK covers no timed segment).
+    #[test]
+    fn rfc7323_rtt_sample_on_every_ack_with_timestamps() {
+        for ts in [false, true] {
+            let mut h = Harness::new("newreno", 4, |p| p.rtt_timestamps = ts);
+            h.at(100).ack(1000, |a| a.ts_ecr = Time::ZERO);
+            h.at(150).ack(2000, |a| a.ts_ecr = Time::ZERO);
+            let srtt = h.s.rtt().srtt().unwrap().as_secs_f64();
+            let want = if ts { 0.10625 } else { 0.1 };
+            assert!((srtt - want).abs() < 1e-12, "timestamps {ts}: {srtt}");
+        }
     }
 
     /// RFC 3168 §6.1.5: a retransmission is Not-ECT; with
