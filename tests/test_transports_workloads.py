@@ -203,6 +203,17 @@ def test_complete_first_waits_for_the_first_k_arrivals_while_arrivals_go_on():
     assert k.summary["duration_s"] <= s["duration_s"]
 
 
+def test_max_alive_ends_a_diverging_run_and_says_why():
+    # 400 arrivals/s of 1 MB on 1 Gb/s (3.2 Gb/s offered): connections pile up.
+    r = ccsim.run(workload_scenario(arrival_rate=400, size="1MB", max_alive=50))
+    s = r.summary
+    assert s["stopped_by"].startswith("max_alive: 50 connections alive at")
+    assert s["duration_s"] < 1.0
+    assert s["connections_started"] - s["connections_completed"] == 50
+    ok = ccsim.run(workload_scenario(arrival_rate=50, size="10KB", complete_first=100))
+    assert ok.summary["stopped_by"].startswith('complete_first: workload "w" at')
+
+
 def test_idle_pick_gives_each_connection_its_own_pair():
     """With more pairs than connections alive at once, no two live connections share a
     pair (access links of their own), unlike a uniform pick."""

@@ -335,6 +335,7 @@ pub fn collect(sim: &mut Sim, resolved: Value, events: u64) -> Output {
             "connections_peak_alive": ws.peak_alive,
             "connection_slots": sim.flows.len() - ws.first_slot.unwrap_or(sim.flows.len()),
             "stale_packets": ws.stale_packets,
+            "stopped_by": ws.stopped_by,
         });
         summary
             .as_object_mut()

@@ -38,7 +38,9 @@
 //!   it ends once the first K connections to arrive have all completed
 //!   (arrivals go on meanwhile, so those K see a steady load to the end: the
 //!   measurement of blt.md §7.2 without the bias of stopping at the K-th
-//!   completion, which leaves the slowest out). `duration` still bounds both.
+//!   completion, which leaves the slowest out); with `max_alive = N` it ends
+//!   when an arrival finds N connections of the workload alive (a diverging
+//!   system: the summary's `stopped_by` says so). `duration` bounds them all.
 
 use crate::cfg::{show, time_str, Res, ScenarioError, Tab};
 use crate::output::{Column, Table};
@@ -179,6 +181,10 @@ pub struct Workload {
     pub arrivals: u64,
     /// Pick the pair idle longest.
     pub pick_idle: bool,
+    /// End the run when an arrival finds this many connections alive.
+    pub max_alive: Option<u64>,
+    /// Connections of this workload alive now.
+    pub alive: u64,
 }
 
 /// One Poisson arrival process.
@@ -265,6 +271,8 @@ pub struct Workloads {
     pub peak_alive: u64,
     /// Packets of closed connections discarded on arrival.
     pub stale_packets: u64,
+    /// Why a stop rule other than the end of `duration` ended the run.
+    pub stopped_by: Option<String>,
 }
 
 impl Workloads {
@@ -356,6 +364,12 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
             None
         };
         let pick_idle = t.choice("pick", Some("uniform"), &["uniform", "idle"])? == "idle";
+        let max_alive = if t.has("max_alive") {
+            Some(t.uint("max_alive", None, 1, u64::MAX)?)
+        } else {
+            t.raw("max_alive");
+            None
+        };
         let wi = w.list.len() as u32;
         let dirs: &[&'static str] = match direction.as_str() {
             "forward" => &["forward"],
@@ -410,6 +424,8 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
             first_completed: 0,
             arrivals: 0,
             pick_idle,
+            max_alive,
+            alive: 0,
         });
         out.push(t.finish()?);
     }
@@ -581,6 +597,13 @@ impl Sim {
         let w = &mut ws.list[pr.workload as usize];
         let index = w.arrivals;
         w.arrivals += 1;
+        if w.max_alive.is_some_and(|m| w.alive >= m) && now < self.end {
+            // The system diverges: the run ends at this arrival, which is not started.
+            self.end = now.max(self.warmup + Time(1));
+            ws.stopped_by = Some(format!("max_alive: {} connections alive at {}", w.alive, time_str(now)));
+            return;
+        }
+        w.alive += 1;
         let spec = w.spec.clone();
         let id = ws.next_conn;
         ws.next_conn += 1;
@@ -660,6 +683,7 @@ impl Sim {
             }
         }
         w.completed += 1;
+        w.alive -= 1;
         if w.complete_first.is_some_and(|k| c.index < k) {
             w.first_completed += 1;
         }
@@ -668,6 +692,12 @@ impl Sim {
         if stop && now < self.end {
             // A stop rule: the run ends now (after the warm-up at the earliest).
             self.end = now.max(self.warmup + Time(1));
+            let rule = if w.complete_first.is_some_and(|k| w.first_completed >= k) {
+                "complete_first"
+            } else {
+                "completions"
+            };
+            ws.stopped_by = Some(format!("{rule}: workload {:?} at {}", w.name, time_str(now)));
         }
     }
 
