@@ -161,10 +161,18 @@ pub fn slow_start(s: &mut CcState, acked: u64) -> u64 {
 /// one MSS per window of acknowledged bytes, i.e. +1 segment per RTT. Without
 /// (`s.byte_counting` false): RFC 5681 eq. 3, cwnd += SMSS·SMSS/cwnd on each
 /// ACK whatever it acknowledges, ns-2's `cwnd_ += 1/cwnd_` (+½ segment per
-/// RTT with delayed ACKs).
+/// RTT with delayed ACKs). The increment is exact: the fraction of a byte it
+/// leaves is carried in `cwnd_cnt` (in units of 1/cwnd byte) to the next ACK,
+/// as ns-2's floating-point window keeps it; rounded down to whole bytes it
+/// was 1-6 % short at windows of 50-100 segments, and at least one byte per
+/// ACK beyond SMSS segments (too fast).
 pub fn cong_avoid_ai(s: &mut CcState, acked: u64) {
     if !s.byte_counting {
-        s.cwnd += (s.mss * s.mss / s.cwnd.max(1)).max(1);
+        let cwnd = s.cwnd.max(1);
+        s.cwnd_cnt += s.mss * s.mss;
+        let inc = s.cwnd_cnt / cwnd;
+        s.cwnd_cnt -= inc * cwnd;
+        s.cwnd += inc;
         return;
     }
     s.cwnd_cnt += acked;
@@ -301,13 +309,25 @@ mod tests {
 
     #[test]
     fn rfc5681_eq3_per_ack_increase() {
-        // cwnd = 4 MSS: each ACK adds MSS²/cwnd = 250 B; four ACKs add one MSS.
+        // cwnd = 4 MSS: each ACK adds 10⁶/cwnd: 250, 235.29…, 222.95…, 212.39…:
+        // 4000 → 4250 → 4485.3 → 4708.2 → 4920.6, whole bytes with the fractions carried.
         let mut s = st(4_000, 0);
         s.byte_counting = false;
+        let mut exact = 4_000f64;
         for _ in 0..4 {
             cong_avoid_ai(&mut s, 2_000);
+            exact += 1e6 / exact;
         }
-        assert_eq!(s.cwnd, 4_000 + 250 + 235 + 222 + 212);
+        assert_eq!(s.cwnd, 4_920);
+        assert!((s.cwnd as f64 - exact).abs() < 1.0, "{exact}");
+        // A large window: 2000 segments of 1000 B gain ½ B per ACK, one MSS per
+        // window of ACKs (not one byte per ACK, twice that).
+        let mut s = st(2_000_000, 0);
+        s.byte_counting = false;
+        for _ in 0..2_000 {
+            cong_avoid_ai(&mut s, 1_000);
+        }
+        assert!((s.cwnd as i64 - 2_001_000).abs() <= 1, "{}", s.cwnd);
     }
 
     /// Reno answers `per_ack_hooks() == false`: its hooks are the defaults,

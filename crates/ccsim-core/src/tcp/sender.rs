@@ -1474,7 +1474,8 @@ mod tests {
         );
         let per_ack = run(false);
         assert_eq!(per_ack[..3], [10_100, 10_199, 10_297]);
-        assert_eq!(per_ack[9], 10_956, "≈ +½ segment for 10 segments acknowledged");
+        // Exactly 10⁴ + Σ 10⁶/cwnd = 10 958.6 (the fractions of a byte carried).
+        assert_eq!(per_ack[9], 10_958, "≈ +½ segment for 10 segments acknowledged");
     }
 
     /// Packet-counted windows (ns-2 `slowdown(CLOSE_SSTHRESH_HALF |
