@@ -15,8 +15,8 @@ bandwidth-delay tradeoff in very high-speed networks", 1994, §6) as resolved in
   replications (L9);
 * network power ``P = Θ^α / R̄`` (bytes/s², α = 1);
 * fairness: Jain's index over ``Θ_k = F_k / R_k`` (L8);
-* Little's law: the time-average number of connections in the system (all of them, over
-  the measured span) against ``λ·R̄ = Θ / θ̄`` with ``θ̄ = F̄ / R̄``.
+* Little's law: the time-average number of connections in the system (all of them, while
+  the measured ones arrive) against ``λ̂·R̄`` (the paper's ``Θ/θ`` with ``θ = F/R̄``).
 
 Measured connections are chosen by arrival order (``conn``): skip the first ``warmup``
 (the system filling), keep the next ``count`` — together with a run that ends once those
@@ -35,11 +35,12 @@ Example (a hand-made table: three 100-kB files):
 >>> round(float(jain(m)), 4)
 0.9259
 >>> little(m)
-(0.8, 0.8)
+(0.75, 0.6666666666666666)
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -48,10 +49,12 @@ if TYPE_CHECKING:  # pandas is imported by the callers: the CLI starts fast
     import pandas as pd
 
 __all__ = [
+    "divergence",
     "diverged",
     "in_system",
     "jain",
     "little",
+    "little_allowance",
     "mean_response_time",
     "measured",
     "pessimistic_throughput",
@@ -129,20 +132,36 @@ def jain(c: pd.DataFrame) -> float:
 
 
 def little(c: pd.DataFrame, conns: pd.DataFrame | None = None) -> tuple[float, float]:
-    """Little's law over the measured span [first arrival, last completion] of ``c``:
-    (the time-average number of connections in the system, integrated exactly over every
-    connection of ``conns`` — the whole table, default ``c`` — and ``Θ / θ̄`` with
-    ``θ̄ = F̄ / R̄``, i.e. λ·R̄ of the measured set). For a stationary run they agree
-    within the edge effects of the span; a large gap says the run was not stationary."""
+    """Little's law over the measured arrivals' window [first arrival, last arrival]:
+    (the time-average number of connections in the system there, integrated exactly over
+    every connection of ``conns`` — the whole table, default ``c`` — and ``λ̂·R̄``, with λ̂
+    the measured arrivals' rate over that window). For a stationary run they agree to
+    within the sampling error; a large gap says the run was not stationary."""
     c = _complete(c)
     every = c if conns is None else conns
-    t0, t1 = float(c["start_s"].min()), float(c["last_ack_s"].max())
+    t0, t1 = float(c["start_s"].min()), float(c["start_s"].max())
+    if not t1 > t0:
+        raise ValueError("Little's law needs measured arrivals spread over time")
     start = every["start_s"].to_numpy()
     end = every["last_ack_s"].fillna(np.inf).to_numpy()
     inside = np.clip(np.minimum(end, t1) - np.maximum(start, t0), 0.0, None)
-    n_avg = float(inside.sum() / (t1 - t0))
-    theta_bar = c["size_bytes"].mean() / mean_response_time(c)
-    return n_avg, float(throughput(c) / theta_bar)
+    rate = (len(c) - 1) / (t1 - t0)
+    return float(inside.sum() / (t1 - t0)), float(rate * mean_response_time(c))
+
+
+def little_allowance(c: pd.DataFrame, z: float = 4.0) -> float:
+    """The relative gap between the two sides of :func:`little` that sampling alone
+    explains: ``z`` standard errors of R̄ (``z·s_R / (R̄·√n)``) plus the window's edge
+    effect (connections straddling its ends, of order ``E[R²] / (E[R]·T)`` for a window of
+    length ``T``: the mean residual sojourn over the window). A gap beyond it says the
+    run was not stationary, or the measured set is not the system's."""
+    rt = response_times(c)
+    n = len(rt)
+    if n < 2:
+        raise ValueError("Little's law needs at least two measured connections")
+    t = float(c["start_s"].max() - c["start_s"].min())
+    m = float(rt.mean())
+    return float(z * rt.std(ddof=1) / (m * math.sqrt(n)) + (rt**2).mean() / (m * t))
 
 
 def in_system(conns: pd.DataFrame, times) -> np.ndarray:
@@ -154,21 +173,38 @@ def in_system(conns: pd.DataFrame, times) -> np.ndarray:
     return np.searchsorted(start, t, side="right") - np.searchsorted(done, t, side="right")
 
 
-def diverged(
+def divergence(
     conns: pd.DataFrame, end_s: float, warmup: int, count: int, growth: float = 2.0
-) -> tuple[bool, str]:
-    """Whether a run diverged, with the evidence: the measured connections did not all
-    complete by ``end_s``, or the number in the system over the run's last quarter grew
-    to more than ``growth`` times its level over the second quarter (and by more than
-    ten connections)."""
+) -> dict:
+    """The evidence on whether a run diverged, as numbers: measured connections unfinished
+    at ``end_s``, connections in the system averaged over the run's second and last
+    quarters and at the end, and the verdict ``diverged`` (1.0 or 0.0): some measured
+    connection unfinished, or the number in the system grown more than ``growth`` times
+    (and by more than ten connections) from the second quarter to the last."""
     m = measured(conns, warmup, count)
-    missing = int(m["last_ack_s"].isna().sum())
     q = np.linspace(0.25 * end_s, end_s, 61)
     n = in_system(conns, q)
     early, late = float(n[:20].mean()), float(n[-20:].mean())
+    unfinished = float(m["last_ack_s"].isna().sum())
     grows = late > growth * max(early, 1.0) and late - early > 10
+    return {
+        "diverged": float(unfinished > 0 or grows),
+        "unfinished": unfinished,
+        "in_system_q2": early,
+        "in_system_q4": late,
+        "in_system_end": float(n[-1]),
+    }
+
+
+def diverged(
+    conns: pd.DataFrame, end_s: float, warmup: int, count: int, growth: float = 2.0
+) -> tuple[bool, str]:
+    """:func:`divergence` as a verdict and a sentence of evidence."""
+    e = divergence(conns, end_s, warmup, count, growth)
+    m = min(count, max(len(conns) - warmup, 0))
     why = (
-        f"{missing} of {len(m)} measured connections unfinished at {end_s:.1f} s; in the system: "
-        f"{early:.1f} (second quarter) → {late:.1f} (last quarter), {int(n[-1])} at the end"
+        f"{e['unfinished']:.0f} of {m} measured connections unfinished at {end_s:.1f} s; "
+        f"in the system: {e['in_system_q2']:.1f} (second quarter) → {e['in_system_q4']:.1f} "
+        f"(last quarter), {e['in_system_end']:.0f} at the end"
     )
-    return (missing > 0 or grows), why
+    return bool(e["diverged"]), why

@@ -16,13 +16,14 @@ __all__ = ["Check", "Experiment", "all_experiments", "get", "reproduce"]
 
 def all_experiments() -> list[Experiment]:
     """Every registered experiment, in paper order."""
-    from ccsim.experiments import bmcc, buc_rfcn, token_ftcp, westwood
+    from ccsim.experiments import blt, bmcc, buc_rfcn, token_ftcp, westwood
 
     return [
         *westwood.EXPERIMENTS,
         *token_ftcp.EXPERIMENTS,
         *buc_rfcn.EXPERIMENTS,
         *bmcc.EXPERIMENTS,
+        *blt.EXPERIMENTS,
     ]
 
 
