@@ -316,11 +316,11 @@ def table(cs: list[Case], chks: list[Check], seeds: int, walls: dict) -> str:
         "traffic over the whole run: files completed (of those started), retransmitted "
         "segments. **✗**: the mean of the per-seed differences (ccsim − ns-2) is "
         "outside its tolerance, the 99 % confidence half-width of that mean or the "
-        "metric's resolution floor, whichever is larger; ‡: outside, for a known "
-        "reason that is not a ccsim defect:",
+        "metric's resolution floor, whichever is larger"
+        + ("; ‡: outside, for a known reason that is not a ccsim defect:" if notes else "."),
         "",
         *[f"{k}. {n}." for k, n in enumerate(notes, 1)],
-        "",
+        *([""] if notes else []),
         f"{len(chks) - len(bad)} of {len(chks)} comparisons within tolerance, "
         f"{len(bad) - len(unexplained)} outside for a known reason, "
         f"{len(unexplained)} outside.",
