@@ -30,6 +30,27 @@ matched here (docs/validation.md explains every item):
 * delayed ACKs: ns-2 ``TCPSink/DelAck`` with ``interval_`` = ccsim
   ``delack_timeout``.
 
+Options used by the BMCC protocol-mix comparison (``bmcc_mix.py``), all off by
+default so the other cases' scripts and scenarios are unchanged byte for byte:
+
+* ``queue = "red"``: the bottleneck runs RED with ns-2.35's defaults
+  (``ns-default.tcl``: byte mode, queue in bytes with ``mean_pktsize_`` 500,
+  automatic thresholds, ``q_weight_ -1``, gentle, ``use_mark_p_``) and
+  ``setbit_ true``; ccsim ``{kind = "red", ecn = true}``, whose defaults are
+  the same. The buffer is ``buffer_bytes``: ns-2 counts RED's byte-mode
+  ``limit_`` in units of ``mean_pktsize_`` (so ``limit_`` = bytes / 500) and
+  admits while fewer bytes wait, ccsim takes the same number of bytes;
+* ``ecn``: ns-2 ``ecn_ 1`` on the agents, ccsim ``ecn = true``;
+* ``counters``: ns-2 measures the bottleneck with an early-drop queue monitor
+  (``QueueMonitor/ED``: CE marks at departure, RED's unforced drops apart),
+  per-flow ACKs at the end of the warm-up (goodput over the measurement
+  window) and ECN responses (``necnresponses_``);
+* ``cross``: bidirectional file transfers (:class:`CrossTraffic`): Poisson
+  arrivals with Pareto sizes drawn here from the seed, each file a new SACK
+  connection between cross-traffic hosts, in ns-2 an agent created at the
+  arrival (``advanceby`` its packets), in ccsim a flow with that ``start`` and
+  ``size``: the same arrivals and sizes in both.
+
 Only the standard library and ccsim are needed; ``ns`` must be on PATH for
 :func:`run_ns2`.
 """
@@ -37,6 +58,7 @@ Only the standard library and ccsim are needed; ``ns`` must be on PATH for
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 import shutil
 import subprocess
@@ -51,6 +73,23 @@ NS2_SACK_AGENT = "Agent/TCP/Sack1"
 def have_ns() -> bool:
     """True if the ns-2 binary ``ns`` is on PATH."""
     return shutil.which("ns") is not None
+
+
+@dataclasses.dataclass(frozen=True)
+class CrossTraffic:
+    """Bidirectional short transfers over the bottleneck (bmcc.md §7).
+
+    In each direction files arrive as a Poisson process of rate
+    ``load_bps / (8 · mean_bytes)``; sizes are Pareto with ``shape`` and mean
+    ``mean_bytes`` (minimum ``mean_bytes · (shape − 1) / shape``), sent as whole
+    segments (ns-2 agents send whole packets). Each file picks one of ``pairs``
+    extra host pairs uniformly; forward files go s → d, reverse ones d → s.
+    """
+
+    load_bps: float = 4.5e6
+    mean_bytes: float = 30_000.0
+    shape: float = 1.2
+    pairs: int = 3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,6 +124,20 @@ class Case:
     #: ccsim's timeout ssthresh rule: ``"window"`` is ns-2's; ``"once-per-window"``
     #: (ccsim's default) shows the difference.
     rto_ssthresh: str = "window"
+    #: Bottleneck queue: ``"droptail"``, or ``"red"`` (ns-2.35's defaults with
+    #: ``setbit_ true``; buffer ``buffer_bytes``).
+    queue: str = "droptail"
+    #: RED's buffer in bytes (a multiple of ns-2's ``mean_pktsize_`` 500).
+    buffer_bytes: int = 0
+    #: ECN-capable flows (ns-2 ``ecn_ 1``, ccsim ``ecn = true``).
+    ecn: bool = False
+    #: Extended counters: marks, RED's early drops, window goodputs, ECN responses.
+    counters: bool = False
+    #: Cross traffic (None: none).
+    cross: CrossTraffic | None = None
+    #: What the random draws are keyed on (default: the name): cases sharing a
+    #: key get the same start times, access delays and cross-traffic files.
+    draw_key: str = ""
 
     def bdp_pkts(self) -> float:
         """Bottleneck BDP in packets for the mean two-way propagation delay."""
@@ -93,11 +146,36 @@ class Case:
 
     def draw(self, seed: int) -> tuple[list[float], list[float]]:
         """Per-pair start times (s) and access delays (ms) for ``seed``."""
-        rng = random.Random(f"{self.name}/{seed}")
+        rng = random.Random(f"{self.draw_key or self.name}/{seed}")
         starts = [round(rng.uniform(0, self.start_max_s), 6) for _ in range(self.pairs)]
         lo, hi = self.access_ms
         delays = [round(rng.uniform(lo, hi), 6) for _ in range(self.pairs)]
         return starts, delays
+
+    def draw_cross(self, seed: int) -> tuple[list[float], list[tuple[float, int, int, int]]]:
+        """Cross-traffic hosts' access delays (ms) and files ``(start_s, pair,
+        direction (0 forward, 1 reverse), segments)`` for ``seed``, by start."""
+        x = self.cross
+        if x is None:
+            return [], []
+        rng = random.Random(f"{self.draw_key or self.name}/{seed}/cross")
+        lo, hi = self.access_ms
+        delays = [round(rng.uniform(lo, hi), 6) for _ in range(x.pairs)]
+        rate = x.load_bps / (8 * x.mean_bytes)
+        x_min = x.mean_bytes * (x.shape - 1) / x.shape
+        files = []
+        for direction in (0, 1):
+            t = 0.0
+            while True:
+                t += rng.expovariate(rate)
+                start = round(t, 6)
+                if start >= self.duration_s:
+                    break
+                size = x_min / (1.0 - rng.random()) ** (1 / x.shape)
+                segments = max(1, math.ceil(size / self.mss))
+                files.append((start, self.pairs + rng.randrange(x.pairs), direction, segments))
+        files.sort()
+        return delays, files
 
 
 def tcl(case: Case, seed: int) -> str:
@@ -123,16 +201,38 @@ def tcl(case: Case, seed: int) -> str:
         "Agent/TCPSink/DelAck set interval_ 100ms",
         "Agent/TCPSink/Sack1/DelAck set interval_ 100ms",
         f"Agent/TCP set overhead_ {case.jitter_s}",
+    ]
+    if case.queue == "red":
+        # Every other RED parameter keeps its ns-2.35 default (ns-default.tcl).
+        lines.append("Queue/RED set setbit_ true")
+    elif case.queue != "droptail":
+        raise ValueError(f"unknown bottleneck queue {case.queue!r}")
+    lines += [
         "set r1 [$ns node]",
         "set r2 [$ns node]",
-        f"$ns duplex-link $r1 $r2 {case.rate_mbps}Mb {case.delay_ms}ms DropTail",
-        # ns-2's DropTail `limit_` N holds N − 1 waiting packets plus the one
-        # in transmission; ccsim's limit counts waiting packets only.
-        f"$ns queue-limit $r1 $r2 {case.buffer_pkts + 1}",
-        f"$ns queue-limit $r2 $r1 {case.buffer_pkts + 1}",
     ]
-    for i in range(case.pairs):
-        a = f"{case.access_mbps}Mb {delays[i]}ms DropTail"
+    if case.queue == "red":
+        # Byte mode: `limit_` counts units of mean_pktsize_ (500 B); RED admits
+        # an arrival while fewer than limit_ · 500 bytes wait.
+        if case.buffer_bytes <= 0 or case.buffer_bytes % 500:
+            raise ValueError("RED needs buffer_bytes, a positive multiple of 500")
+        lines += [
+            f"$ns duplex-link $r1 $r2 {case.rate_mbps}Mb {case.delay_ms}ms RED",
+            f"$ns queue-limit $r1 $r2 {case.buffer_bytes // 500}",
+            f"$ns queue-limit $r2 $r1 {case.buffer_bytes // 500}",
+        ]
+    else:
+        lines += [
+            f"$ns duplex-link $r1 $r2 {case.rate_mbps}Mb {case.delay_ms}ms DropTail",
+            # ns-2's DropTail `limit_` N holds N − 1 waiting packets plus the one
+            # in transmission; ccsim's limit counts waiting packets only.
+            f"$ns queue-limit $r1 $r2 {case.buffer_pkts + 1}",
+            f"$ns queue-limit $r2 $r1 {case.buffer_pkts + 1}",
+        ]
+    x_delays, x_files = case.draw_cross(seed)
+    for i in range(case.pairs + len(x_delays)):
+        delay = delays[i] if i < case.pairs else x_delays[i - case.pairs]
+        a = f"{case.access_mbps}Mb {delay}ms DropTail"
         lines += [
             f"set s({i}) [$ns node]",
             f"set d({i}) [$ns node]",
@@ -142,6 +242,10 @@ def tcl(case: Case, seed: int) -> str:
             f"$ns queue-limit $r1 $s({i}) 1001",
             f"$ns queue-limit $r2 $d({i}) 1001",
             f"$ns queue-limit $d({i}) $r2 1001",
+        ]
+        if i >= case.pairs:
+            continue
+        lines += [
             f"set tcp({i}) [new {agent}]",
             f"$ns attach-agent $s({i}) $tcp({i})",
             f"set sink({i}) [new {sink}]",
@@ -151,9 +255,65 @@ def tcl(case: Case, seed: int) -> str:
             f"$ftp({i}) attach-agent $tcp({i})",
             f'$ns at {starts[i]} "$ftp({i}) start"',
         ]
+        if case.ecn:
+            lines.append(f"$tcp({i}) set ecn_ 1")
+    if x_files:
+        lines += [
+            "set xfiles 0",
+            "proc xfile {j src dst n} {",
+            "  global ns xtcp xn xfiles",
+            f"  set xtcp($j) [new {NS2_SACK_AGENT}]",
+        ]
+        if case.ecn:
+            lines.append("  $xtcp($j) set ecn_ 1")
+        lines += [
+            "  set xn($j) $n",
+            "  incr xfiles",
+            "  $ns attach-agent $src $xtcp($j)",
+            "  set k [new Agent/TCPSink/Sack1]",
+            "  $ns attach-agent $dst $k",
+            "  $ns connect $xtcp($j) $k",
+            "  $xtcp($j) advanceby $n",
+            "}",
+        ]
+        for j, (t, pair, direction, segments) in enumerate(x_files):
+            src, dst = ("s", "d") if direction == 0 else ("d", "s")
+            lines.append(f'$ns at {t} "xfile {j} ${src}({pair}) ${dst}({pair}) {segments}"')
+    if case.counters:
+        # An early-drop monitor: RED's unforced drops go to their own target
+        # (epdrops_) and count in pdrops_ too; pmarks_ counts CE departures.
+        lines += [
+            "set bl [$ns link $r1 $r2]",
+            "set qm [new QueueMonitor/ED]",
+            "$bl attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] "
+            "[new SnoopQueue/Drop] $qm",
+        ]
+        if case.queue == "red":
+            lines += [
+                "set ed [new SnoopQueue/EDrop]",
+                "$ed set-monitor $qm",
+                "$ed target [$ns set nullAgent_]",
+                "[$bl queue] early-drop-target $ed",
+            ]
+        lines += [
+            "proc warm {} {",
+            "  global qm tcp",
+            "  $qm reset",
+            "  $qm set pmarks_ 0",
+            "  $qm set epdrops_ 0",
+            f"  for {{set i 0}} {{$i < {case.pairs}}} {{incr i}} {{",
+            '    puts "W $i [$tcp($i) set ack_] [$tcp($i) set nrexmitpack_] '
+            '[$tcp($i) set nrexmit_] [$tcp($i) set necnresponses_]"',
+            "  }",
+            "}",
+            f'$ns at {case.warmup_s} "warm"',
+        ]
+    else:
+        lines += [
+            "set qm [$ns monitor-queue $r1 $r2 [open /dev/null w] 0.1]",
+            f'$ns at {case.warmup_s} "$qm reset"',
+        ]
     lines += [
-        "set qm [$ns monitor-queue $r1 $r2 [open /dev/null w] 0.1]",
-        f'$ns at {case.warmup_s} "$qm reset"',
         "proc sample {} {",
         "  global ns tcp",
         f"  foreach i {{{' '.join(map(str, case.trace))}}} {{",
@@ -162,12 +322,41 @@ def tcl(case: Case, seed: int) -> str:
         f'  $ns at [expr [$ns now] + {case.trace_interval_s}] "sample"',
         "}",
         "proc finish {} {",
-        "  global qm tcp",
-        '  puts "Q [$qm set parrivals_] [$qm set pdepartures_] [$qm set pdrops_] [$qm set bdepartures_]"',
-        f"  for {{set i 0}} {{$i < {case.pairs}}} {{incr i}} {{",
-        '    puts "F $i [$tcp($i) set ndatapack_] [$tcp($i) set nrexmitpack_] '
-        '[$tcp($i) set nrexmit_] [$tcp($i) set ack_]"',
-        "  }",
+        "  global qm tcp" + (" xtcp xn xfiles" if x_files else ""),
+    ]
+    if case.counters:
+        lines += [
+            '  puts "Q [$qm set parrivals_] [$qm set pdepartures_] [$qm set pdrops_] '
+            '[$qm set bdepartures_] [$qm set pmarks_] [$qm set epdrops_]"',
+            f"  for {{set i 0}} {{$i < {case.pairs}}} {{incr i}} {{",
+            '    puts "F $i [$tcp($i) set ndatapack_] [$tcp($i) set nrexmitpack_] '
+            '[$tcp($i) set nrexmit_] [$tcp($i) set ack_] [$tcp($i) set necnresponses_]"',
+            "  }",
+        ]
+    else:
+        lines += [
+            '  puts "Q [$qm set parrivals_] [$qm set pdepartures_] [$qm set pdrops_] '
+            '[$qm set bdepartures_]"',
+            f"  for {{set i 0}} {{$i < {case.pairs}}} {{incr i}} {{",
+            '    puts "F $i [$tcp($i) set ndatapack_] [$tcp($i) set nrexmitpack_] '
+            '[$tcp($i) set nrexmit_] [$tcp($i) set ack_]"',
+            "  }",
+        ]
+    if x_files:
+        # Files, completed files, segments acknowledged, retransmitted
+        # segments and timeouts of the cross traffic (whole run).
+        lines += [
+            "  set done 0; set acked 0; set rexmit 0; set touts 0",
+            "  foreach j [array names xtcp] {",
+            "    set a [expr [$xtcp($j) set ack_] + 1]",
+            "    if {$a >= $xn($j)} { incr done }",
+            "    incr acked $a",
+            "    incr rexmit [$xtcp($j) set nrexmitpack_]",
+            "    incr touts [$xtcp($j) set nrexmit_]",
+            "  }",
+            '  puts "X $xfiles $done $acked $rexmit $touts"',
+        ]
+    lines += [
         "  exit 0",
         "}",
     ]
@@ -180,27 +369,48 @@ def tcl(case: Case, seed: int) -> str:
 def ccsim_scenario(case: Case, seed: int) -> dict:
     """The ccsim scenario matching :func:`tcl` for ``seed``."""
     starts, delays = case.draw(seed)
-    q = {"kind": "droptail", "limit": f"{case.buffer_pkts}pkt"}
-    flows = [
-        {
-            "name": f"f{i}",
-            "pairs": [i],
-            "cc": case.cc,
+    x_delays, x_files = case.draw_cross(seed)
+    if case.queue == "red":
+        # All other keys default to ns-2.35's values (docs/models/red.md).
+        q = {"kind": "red", "limit": f"{case.buffer_bytes}B", "ecn": True}
+    else:
+        q = {"kind": "droptail", "limit": f"{case.buffer_pkts}pkt"}
+
+    def tcp(name: str, start: float, cc: str, sack: bool) -> dict:
+        f = {
+            "name": name,
+            "cc": cc,
             "conventions": "ns2",
             "mss": case.mss,
             "header": 40,
             "ack_size": 40,
             "init_cwnd": case.init_cwnd,
-            "start": f"{starts[i]}s",
+            "start": f"{start}s",
             "rtt_tick": f"{case.tick_s}s",
             "rto_ssthresh": case.rto_ssthresh,
             "delayed_ack": case.delayed_ack,
             "delack_timeout": "100ms",
             "send_jitter": f"{case.jitter_s}s",
-            "sack": case.sack,
+            "sack": sack,
         }
+        if case.ecn:
+            f["ecn"] = True
+        return f
+
+    flows = [
+        {"name": f"f{i}", "pairs": [i], **tcp(f"f{i}", starts[i], case.cc, case.sack)}
         for i in range(case.pairs)
     ]
+    for j, (t, pair, direction, segments) in enumerate(x_files):
+        src, dst = (f"s{pair}", f"d{pair}") if direction == 0 else (f"d{pair}", f"s{pair}")
+        flows.append(
+            {
+                **tcp(f"x{j}", t, "newreno", True),
+                "src": src,
+                "dst": dst,
+                "size": f"{segments * case.mss}B",
+            }
+        )
     s = {
         "name": f"{case.name}-seed{seed}",
         "seed": seed,
@@ -208,7 +418,7 @@ def ccsim_scenario(case: Case, seed: int) -> dict:
         "warmup": f"{case.warmup_s}s",
         "topology": {
             "kind": "dumbbell",
-            "pairs": case.pairs,
+            "pairs": case.pairs + len(x_delays),
             "bottleneck": {
                 "rate": f"{case.rate_mbps}Mbps",
                 "delay": f"{case.delay_ms}ms",
@@ -216,7 +426,7 @@ def ccsim_scenario(case: Case, seed: int) -> dict:
             },
             "access": {
                 "rate": f"{case.access_mbps}Mbps",
-                "delay": [f"{d}ms" for d in delays],
+                "delay": [f"{d}ms" for d in delays + x_delays],
                 "queue": {"kind": "droptail", "limit": "1000pkt"},
             },
         },
@@ -243,6 +453,30 @@ class Outcome:
     goodputs: list[float]
     #: (time_s, flow index, cwnd in segments, ssthresh in segments) samples.
     cwnd: list[tuple[float, int, float, float]]
+    # With ``Case.counters`` (else 0 / empty):
+    #: CE marks at the bottleneck over the measurement window.
+    marks: int = 0
+    #: Bottleneck drops by RED's unforced (early) decision, and the rest
+    #: (buffer overflow; RED's forced drops by the average are off with
+    #: use_mark_p), over the measurement window.
+    drops_early: int = 0
+    drops_other: int = 0
+    #: Window reductions on ECN-Echo, summed over the long-lived flows (whole run).
+    ecn_responses: int = 0
+    #: Retransmitted segments, timeouts and ECN responses of the long-lived
+    #: flows over the measurement window.
+    window_retransmits: int = 0
+    window_timeouts: int = 0
+    window_ecn_responses: int = 0
+    #: Goodput of each long-lived flow over the measurement window (bit/s).
+    window_goodputs: list[float] = dataclasses.field(default_factory=list)
+    #: Cross traffic (whole run): files started, completed, payload bytes
+    #: acknowledged, retransmitted segments, timeouts.
+    cross_files: int = 0
+    cross_completed: int = 0
+    cross_bytes: float = 0.0
+    cross_retransmits: int = 0
+    cross_timeouts: int = 0
 
 
 def run_ns2(case: Case, seed: int) -> Outcome:
@@ -256,6 +490,8 @@ def run_ns2(case: Case, seed: int) -> Outcome:
     q = None
     flows = []
     cwnd = []
+    warm = {}
+    cross = None
     for line in out.splitlines():
         f = line.split()
         if not f:
@@ -266,10 +502,14 @@ def run_ns2(case: Case, seed: int) -> Outcome:
             flows.append([float(x) for x in f[1:]])
         elif f[0] == "C":
             cwnd.append((float(f[1]), int(f[2]), float(f[3]), float(f[4])))
+        elif f[0] == "W":
+            warm[int(f[1])] = [float(x) for x in f[2:]]
+        elif f[0] == "X":
+            cross = [float(x) for x in f[1:]]
     if q is None:
         raise RuntimeError(f"ns-2 printed no queue statistics for {case.name}:\n{out[-2000:]}")
     window = case.duration_s - case.warmup_s
-    return Outcome(
+    o = Outcome(
         utilization=q[3] * 8 / (case.rate_mbps * 1e6 * window),
         drops=int(q[2]),
         retransmits=int(sum(f[2] for f in flows)),
@@ -278,13 +518,30 @@ def run_ns2(case: Case, seed: int) -> Outcome:
         goodputs=[(f[4] + 1) * case.mss * 8 / case.duration_s for f in flows],
         cwnd=cwnd,
     )
+    if case.counters:
+        o.marks = int(q[4])
+        o.drops_early = int(q[5])
+        o.drops_other = int(q[2] - q[5])
+        o.ecn_responses = int(sum(f[5] for f in flows))
+        o.window_retransmits = o.retransmits - int(sum(w[1] for w in warm.values()))
+        o.window_timeouts = o.timeouts - int(sum(w[2] for w in warm.values()))
+        o.window_ecn_responses = o.ecn_responses - int(sum(w[3] for w in warm.values()))
+        o.window_goodputs = [
+            (f[4] - warm[i][0]) * case.mss * 8 / window for i, f in enumerate(flows)
+        ]
+    if cross is not None:
+        o.cross_files, o.cross_completed = int(cross[0]), int(cross[1])
+        o.cross_bytes = cross[2] * case.mss
+        o.cross_retransmits, o.cross_timeouts = int(cross[3]), int(cross[4])
+    return o
 
 
 def run_ccsim(case: Case, seed: int) -> Outcome:
     """Runs ccsim on the matching scenario."""
     import ccsim
 
-    r = ccsim.run(ccsim_scenario(case, seed))
+    scenario = ccsim_scenario(case, seed)
+    r = ccsim.run(scenario)
     q = r.queue("R1->R2")
     f = r.flows
     cwnd = []
@@ -292,7 +549,9 @@ def run_ccsim(case: Case, seed: int) -> Outcome:
         ts = r.timeseries["flow"]
         for t, name, c, s in zip(ts["time_s"], ts["flow"], ts["cwnd_bytes"], ts["ssthresh_bytes"]):
             cwnd.append((float(t), int(name[1:]), c / case.mss, s / case.mss))
-    return Outcome(
+    x = f.iloc[case.pairs :]
+    f = f.iloc[: case.pairs]
+    o = Outcome(
         utilization=float(q["utilization"]),
         drops=int(q["drops"]),
         retransmits=int(f["retransmits"].sum()),
@@ -300,3 +559,25 @@ def run_ccsim(case: Case, seed: int) -> Outcome:
         goodputs=[float(b) * 8 / case.duration_s for b in f["bytes_delivered"]],
         cwnd=cwnd,
     )
+    if case.counters:
+        o.marks = int(q["marks"])
+        o.drops_early = int(q["drops_early"])
+        o.drops_other = int(q["drops"] - q["drops_early"])
+        o.ecn_responses = int(f["ecn_reductions"].sum())
+        # The flow table counts over the whole run: subtract a run that ends at
+        # the warm-up (the same history up to there, the simulation being
+        # deterministic).
+        w = ccsim.run(dict(scenario, duration=f"{case.warmup_s}s", warmup="0s"))
+        w = w.flows.iloc[: case.pairs]
+        o.window_retransmits = o.retransmits - int(w["retransmits"].sum())
+        o.window_timeouts = o.timeouts - int(w["timeouts"].sum())
+        o.window_ecn_responses = o.ecn_responses - int(w["ecn_reductions"].sum())
+        window = case.duration_s - case.warmup_s
+        o.window_goodputs = [float(b) * 8 / window for b in f["bytes_delivered_window"]]
+    if case.cross is not None:
+        o.cross_files = len(x)
+        o.cross_completed = int(x["completion_s"].notna().sum())
+        o.cross_bytes = float(x["bytes_delivered"].sum())
+        o.cross_retransmits = int(x["retransmits"].sum())
+        o.cross_timeouts = int(x["timeouts"].sum())
+    return o

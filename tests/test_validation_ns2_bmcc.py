@@ -1,0 +1,119 @@
+"""BMCC's protocol mixes without BMCC, ccsim against ns-2.35 (validation/ns2/bmcc_mix.py).
+
+A subset of the comparison (about 25 s): three long-lived SACK flows at T = 40 ms
+over drop-tail (with and without ECN), RED and RED+ECN, and over drop-tail with the
+paper's cross traffic; at T = 300 ms over RED and RED+ECN, which fails on two ccsim
+defects (docs/validation.md) and is marked as a strict expected failure, so that it
+reports when they are fixed. Skipped where ``ns`` is not installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "validation" / "ns2" / "bmcc_mix.py"
+
+needs_ns = pytest.mark.skipif(
+    shutil.which("ns") is None, reason="ns-2.35 (`ns`) is not installed (apt-get install ns2)"
+)
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("ns2_bmcc_mix", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _outside(mod, cs, seeds):
+    raw = mod.run(cs, seeds, jobs=2)
+    chks = mod.checks(cs, raw)
+    bad = [ch for ch in chks if not ch.ok]
+    return raw, chks, mod.report_bad(bad) + "\n".join(mod.identical_ecn(cs, raw))
+
+
+def test_skips_with_one_line_without_ns(monkeypatch, capsys):
+    mod = _load()
+    monkeypatch.setattr(mod, "have_ns", lambda: False)
+    assert mod.main(["--quick"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and out[0].startswith("ns-2 validation skipped")
+
+
+@needs_ns
+def test_40ms_drop_tail_agrees_with_ns2():
+    mod = _load()
+    cs = [
+        mod.case(40, "droptail", False, False, quick=True),
+        mod.case(40, "droptail", True, False, quick=True),
+    ]
+    raw, chks, report = _outside(mod, cs, seeds=5)
+    assert not report, report
+    by = {(ch.case, ch.metric.key): ch for ch in chks}
+    for side in ("ns2", "ccsim"):
+        # Drop-tail neither marks nor drops early; it overflows.
+        assert max(getattr(by[cs[0].name, "marks"], side)) == 0
+        assert max(getattr(by[cs[0].name, "early"], side)) == 0
+        assert min(getattr(by[cs[0].name, "other"], side)) > 0
+
+
+@needs_ns
+def test_40ms_cross_traffic_agrees_with_ns2():
+    mod = _load()
+    cs = [mod.case(40, "droptail", False, True, quick=True)]
+    raw, chks, report = _outside(mod, cs, seeds=3)
+    assert not report, report
+    for ns, cc in zip(raw[cs[0].name]["ns2"], raw[cs[0].name]["ccsim"]):
+        # The same files (arrivals and sizes) in both simulators.
+        assert ns["cross_files"] == cc["cross_files"] > 1000
+
+
+DEFECTS = (
+    "two ccsim defects (docs/validation.md, BMCC mixes): RED's average does not decay "
+    "while the link is idle (the engine no longer dequeues from an empty queue when a "
+    "transmission ends, so Red::idle is never called), and with byte_counting = false "
+    "congestion avoidance adds floor(MSS²/cwnd) bytes per ACK, at least 1 (cc/mod.rs "
+    "cong_avoid_ai), so windows of hundreds of segments grow up to 50 % too slowly and "
+    "those over MSS segments up to twice too fast"
+)
+
+
+def _red_cases(mod, rtt: int, quick: bool):
+    return [mod.case(rtt, "red", False, False, quick), mod.case(rtt, "red", True, False, quick)]
+
+
+def _red_structure(by, cs):
+    red, ecn = cs[0].name, cs[1].name
+    for side in ("ns2", "ccsim"):
+        # RED without ECN drops early and never overflows its BDP buffer;
+        # RED+ECN marks and drops nothing.
+        assert min(getattr(by[red, "early"], side)) > 0
+        assert max(getattr(by[red, "other"], side)) == 0
+        assert min(getattr(by[ecn, "marks"], side)) > 0
+        assert max(getattr(by[ecn, "early"], side)) + max(getattr(by[ecn, "other"], side)) == 0
+
+
+@needs_ns
+def test_40ms_red_agrees_with_ns2():
+    mod = _load()
+    cs = _red_cases(mod, 40, quick=True)
+    raw, chks, report = _outside(mod, cs, seeds=5)
+    _red_structure({(ch.case, ch.metric.key): ch for ch in chks}, cs)
+    assert not report, report
+
+
+@needs_ns
+@pytest.mark.xfail(strict=True, reason=DEFECTS)
+def test_300ms_red_agrees_with_ns2():
+    """The full 300-s runs (five seeds): the quick ones end before RED signals."""
+    mod = _load()
+    cs = _red_cases(mod, 300, quick=False)
+    raw, chks, report = _outside(mod, cs, seeds=5)
+    _red_structure({(ch.case, ch.metric.key): ch for ch in chks}, cs)
+    assert not report, report
