@@ -107,3 +107,12 @@ def test_wire_sizes_and_ties_removed(tmp_path):
     assert blt_tcp.same_r(cc, ns, p) > 0.97
     a, b = blt_tcp.metrics(ns, p), blt_tcp.metrics(cc, p)
     assert abs(b["drops"] - a["drops"]) <= 2 and abs(b["timeouts"] - a["timeouts"]) <= 1
+
+
+def test_tolerance_is_the_larger_confidence_half_width():
+    assert blt_tcp.mean_ci([1.0, 3.0])[1] == pytest.approx(6.314 * 2**0.5 / 2**0.5)
+    v = blt_tcp.Verdict(10.0, "ccsim", "drops", ns2=100.0, ccsim=108.0, tol=5.0)
+    assert v.checked and not v.ok
+    assert blt_tcp.Verdict(10.0, "ccsim", "drops", 100.0, 104.0, 5.0).ok
+    # One seed: no spread to judge by, so no verdict (reported as such).
+    assert not blt_tcp.Verdict(10.0, "ccsim", "drops", 100.0, 150.0, float("nan")).checked
