@@ -479,14 +479,19 @@ class Outcome:
     cross_timeouts: int = 0
 
 
-def run_ns2(case: Case, seed: int) -> Outcome:
-    """Runs ns-2 on ``case`` and parses its output."""
+def ns2_stdout(script: str, timeout_s: float = 3600) -> str:
+    """Runs the ns-2 script text ``script`` and returns what it printed."""
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "case.tcl"
-        path.write_text(tcl(case, seed))
-        out = subprocess.run(
-            ["ns", str(path)], capture_output=True, text=True, check=True, timeout=3600
+        path.write_text(script)
+        return subprocess.run(
+            ["ns", str(path)], capture_output=True, text=True, check=True, timeout=timeout_s
         ).stdout
+
+
+def run_ns2(case: Case, seed: int) -> Outcome:
+    """Runs ns-2 on ``case`` and parses its output."""
+    out = ns2_stdout(tcl(case, seed))
     q = None
     flows = []
     cwnd = []
