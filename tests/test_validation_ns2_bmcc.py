@@ -2,9 +2,10 @@
 
 A subset of the comparison (about 25 s): three long-lived SACK flows at T = 40 ms
 over drop-tail (with and without ECN), RED and RED+ECN, and over drop-tail with the
-paper's cross traffic; at T = 300 ms over RED and RED+ECN, which fails on two ccsim
-defects (docs/validation.md) and is marked as a strict expected failure, so that it
-reports when they are fixed. Skipped where ``ns`` is not installed.
+paper's cross traffic; at T = 300 ms over RED and RED+ECN (where this comparison found
+two ccsim defects, now fixed: RED's average not decaying over idle periods, and the
+per-ACK increase floored to whole bytes; docs/validation.md). Skipped where ``ns`` is
+not installed.
 """
 
 from __future__ import annotations
@@ -74,16 +75,6 @@ def test_40ms_cross_traffic_agrees_with_ns2():
         assert ns["cross_files"] == cc["cross_files"] > 1000
 
 
-DEFECTS = (
-    "two ccsim defects (docs/validation.md, BMCC mixes): RED's average does not decay "
-    "while the link is idle (the engine no longer dequeues from an empty queue when a "
-    "transmission ends, so Red::idle is never called), and with byte_counting = false "
-    "congestion avoidance adds floor(MSS²/cwnd) bytes per ACK, at least 1 (cc/mod.rs "
-    "cong_avoid_ai), so windows of hundreds of segments grow up to 50 % too slowly and "
-    "those over MSS segments up to twice too fast"
-)
-
-
 def _red_cases(mod, rtt: int, quick: bool):
     return [mod.case(rtt, "red", False, False, quick), mod.case(rtt, "red", True, False, quick)]
 
@@ -109,7 +100,6 @@ def test_40ms_red_agrees_with_ns2():
 
 
 @needs_ns
-@pytest.mark.xfail(strict=True, reason=DEFECTS)
 def test_300ms_red_agrees_with_ns2():
     """The full 300-s runs (five seeds): the quick ones end before RED signals."""
     mod = _load()

@@ -14,7 +14,7 @@ mod sender;
 
 pub use receiver::{RecvParams, TcpReceiver};
 pub use rtt::{Estimator, RttEstimator, RttParams};
-pub use sender::{LossState, LossWindow, RtoSsthresh, SendParams, TcpSender};
+pub use sender::{FullAck, LossState, LossWindow, RtoSsthresh, SendParams, TcpSender};
 
 pub use crate::transport::EndpointCtx;
 

@@ -12,15 +12,16 @@
 //! | `limited_transmit` | off | on (`singledup_ 1`) |
 //! | `byte_counting` | on (RFC 3465) | off: SMSS²/cwnd per ACK (`cwnd_ += 1/cwnd_`) |
 //! | `loss_window` | `"flight"` (RFC 5681 eq. 4) | `"cwnd"` (`slowdown` halves `window()`) |
+//! | `full_ack` | `"ssthresh"` (RFC 6582 option 2) | `"keep"` (`dupwnd_ = 0`, `cwnd_` kept) |
 //! | `ecn_retransmissions` | off (RFC 3168 §6.1.5: Not-ECT) | on (`output` sets ECT on every segment) |
 //!
 //! Both share IW 2, min RTO 0.2 s, max RTO 60 s, dupthresh 3, NewReno's
-//! Impatient timer and full-ACK cwnd = ssthresh, and a timeout halving the
-//! window in use (`rto_ssthresh = "window"`). ns-2's buffer convention (a
-//! DropTail `limit_` N holds N − 1 waiting packets) is a queue matter, not a
-//! TCP one; docs/validation.md lists every difference measured.
+//! Impatient timer, and a timeout halving the window in use (`rto_ssthresh =
+//! "window"`). ns-2's buffer convention (a DropTail `limit_` N holds N − 1
+//! waiting packets) is a queue matter, not a TCP one; docs/validation.md lists
+//! every difference measured.
 
-use super::{Estimator, LossWindow, RecvParams, RtoSsthresh, RttParams, SendParams, INFINITE};
+use super::{Estimator, FullAck, LossWindow, RecvParams, RtoSsthresh, RttParams, SendParams, INFINITE};
 use crate::cc;
 use crate::cfg::{time_str, Res, Tab};
 use crate::units::Time;
@@ -34,6 +35,7 @@ struct Conventions {
     limited_transmit: bool,
     byte_counting: bool,
     loss_window: &'static str,
+    full_ack: &'static str,
     ecn_retransmissions: bool,
 }
 
@@ -44,6 +46,7 @@ const CCSIM: Conventions = Conventions {
     limited_transmit: false,
     byte_counting: true,
     loss_window: "flight",
+    full_ack: "ssthresh",
     ecn_retransmissions: false,
 };
 
@@ -54,6 +57,7 @@ const NS2: Conventions = Conventions {
     limited_transmit: true,
     byte_counting: false,
     loss_window: "cwnd",
+    full_ack: "keep",
     ecn_retransmissions: true,
 };
 
@@ -168,7 +172,14 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, cc::CcSpec)> {
     // BMCC's receiver learns the load from every packet (a Not-ECT
     // retransmission carries nothing, and a stale estimate would linger).
     let ecn_retransmissions = t.boolean("ecn_retransmissions", conv.ecn_retransmissions || bmcc)?;
-    let full_ack = t.choice("full_ack", Some("ssthresh"), &["ssthresh", "flight"])?;
+    let full_ack = match t
+        .choice("full_ack", Some(conv.full_ack), &["ssthresh", "flight", "keep"])?
+        .as_str()
+    {
+        "flight" => FullAck::Flight,
+        "keep" => FullAck::Keep,
+        _ => FullAck::Ssthresh,
+    };
     let partial_timer = t.choice("partial_ack_timer", Some("first"), &["first", "every"])?;
     // SACK (RFC 2018 option, RFC 6675 recovery) needs both ends: the sender
     // willing (`sack`) and the receiver sending blocks (`sack_blocks`).
@@ -202,7 +213,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, cc::CcSpec)> {
         size: size.unwrap_or(INFINITE),
         ecn,
         ect_retransmissions: ecn && ecn_retransmissions,
-        full_ack_flight: full_ack == "flight",
+        full_ack,
         partial_timer_every: partial_timer == "every",
         byte_counting,
         sack: sack && sack_blocks > 0,
@@ -259,6 +270,7 @@ mod tests {
         assert_eq!(r["rtt_tick"], "0.01s");
         assert_eq!(r["byte_counting"], false);
         assert_eq!(r["loss_window"], "cwnd");
+        assert_eq!(r["full_ack"], "keep");
         assert_eq!(r["limited_transmit"], false, "an explicit key wins");
         let d = resolved(json!({}));
         assert_eq!(
@@ -266,6 +278,7 @@ mod tests {
             (Some("ccsim"), Some("1s"))
         );
         assert_eq!(d["byte_counting"], true);
+        assert_eq!(d["full_ack"], "ssthresh");
     }
 
     #[test]

@@ -90,9 +90,9 @@ pub struct SendParams {
     /// `output` sets ECT on every segment; BMCC, whose ECN bits carry the
     /// load). Off: RFC 3168 §6.1.5, retransmissions are Not-ECT.
     pub ect_retransmissions: bool,
-    /// NewReno full ACK: cwnd = min(ssthresh, FlightSize + MSS) instead of ssthresh
-    /// (RFC 6582 §3.2 step 3 option 1; off = ns-2 default).
-    pub full_ack_flight: bool,
+    /// The window on leaving fast recovery (NewReno's full ACK, Reno's first
+    /// new ACK).
+    pub full_ack: FullAck,
     /// NewReno: restart the retransmission timer on every partial ACK
     /// ("Slow-but-Steady", RFC 6582 §4; ns-2 `newreno_changes1_ 0`) instead of
     /// on the first one only ("Impatient", RFC 6582 §3.2 step 4; ns-2.35's
@@ -134,7 +134,7 @@ impl Default for SendParams {
             size: INFINITE,
             ecn: false,
             ect_retransmissions: false,
-            full_ack_flight: false,
+            full_ack: FullAck::Ssthresh,
             partial_timer_every: false,
             byte_counting: true,
             sack: false,
@@ -157,6 +157,22 @@ pub enum RtoSsthresh {
     /// not inflated by fast recovery (ns-2.35 `TcpAgent::timeout` →
     /// `slowdown(CLOSE_SSTHRESH_HALF)`, which halves `window()`).
     Window,
+}
+
+/// The congestion window on leaving fast recovery.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FullAck {
+    /// ssthresh (RFC 6582 §3.2 step 3 option 2; RFC 5681 §3.2 step 6).
+    Ssthresh,
+    /// min(ssthresh, max(FlightSize, SMSS) + SMSS) (RFC 6582 §3.2 step 3
+    /// option 1, against a burst after recovery).
+    Flight,
+    /// The window the loss response and any partial ACKs left, fraction of a
+    /// segment included: ns-2.35 (`dupwnd_ = 0` on the ACK that ends recovery,
+    /// `cwnd_` untouched; NewReno's `exit_recovery_fix_ 0`). With
+    /// `loss_window = "cwnd"` that window is the halved cwnd, up to one segment
+    /// above the whole-segment ssthresh: one RTT of growth per loss.
+    Keep,
 }
 
 /// The window a loss indication by duplicate ACKs or ECN halves.
@@ -706,11 +722,12 @@ impl TcpSender {
 
     /// RFC 6582 §3.2 step 3 (full ACK) / RFC 5681 §3.2 step 6: deflate and leave.
     fn exit_fast_recovery(&mut self, now: Time) {
-        self.cwnd = if self.p.full_ack_flight {
-            self.ssthresh
-                .min((self.snd_max - self.snd_una).max(self.mss()) + self.mss())
-        } else {
-            self.ssthresh
+        self.cwnd = match self.p.full_ack {
+            FullAck::Flight => self
+                .ssthresh
+                .min((self.snd_max - self.snd_una).max(self.mss()) + self.mss()),
+            FullAck::Ssthresh => self.ssthresh,
+            FullAck::Keep => self.cwnd,
         };
         self.state = LossState::Open;
         self.cwnd_cnt = 0;
@@ -1476,6 +1493,35 @@ mod tests {
         assert_eq!(per_ack[..3], [10_100, 10_199, 10_297]);
         // Exactly 10⁴ + Σ 10⁶/cwnd = 10 958.6 (the fractions of a byte carried).
         assert_eq!(per_ack[9], 10_958, "≈ +½ segment for 10 segments acknowledged");
+    }
+
+    /// The window after recovery (NewReno, dupthresh 3, cwnd 9 MSS halved as
+    /// ns-2 does to 4.5 segments, ssthresh 4): `ssthresh` gives 4 segments,
+    /// `keep` the 4.5 the loss response left (ns-2.35), `flight` min(ssthresh,
+    /// max(FlightSize, MSS) + MSS) = 2 segments, nothing being left in flight.
+    /// The full ACK then grows each: by MSS²/cwnd, or by one MSS in slow start
+    /// (2 segments < ssthresh).
+    #[test]
+    fn window_on_leaving_fast_recovery() {
+        for (full_ack, expect) in [
+            (FullAck::Ssthresh, 4000 + 250),
+            (FullAck::Keep, 4500 + 222),
+            (FullAck::Flight, 2000 + 1000),
+        ] {
+            let mut h = Harness::new("newreno", 9, |p| {
+                p.init_ssthresh = 5 * MSS;
+                p.byte_counting = false;
+                p.loss_window = LossWindow::Cwnd;
+                p.full_ack = full_ack;
+            });
+            h.at(100);
+            for _ in 0..3 {
+                h.ack(0, |_| ());
+            }
+            assert_eq!((h.s.ssthresh(), h.s.cwnd()), (4000, 4500), "{full_ack:?}");
+            h.ack(9000, |_| ());
+            assert_eq!(h.s.cwnd(), expect, "{full_ack:?}");
+        }
     }
 
     /// Packet-counted windows (ns-2 `slowdown(CLOSE_SSTHRESH_HALF |
