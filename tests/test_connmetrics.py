@@ -38,11 +38,6 @@ def test_hand_worked_table():
     # 2 for 2 s (connection 0 left at 0.5, 3 arrives at its end): 3 s / 3 s = 1;
     # λ̂ = 2 arrivals / 3 s, R̄ = 4/3: λ̂·R̄ = 8/9.
     assert cm.little(m, c) == pytest.approx((1.0, 8 / 9))
-    # The allowance: R = 1, 2, 1 (s_R = 1/√3, R̄ = 4/3, n = 3): 4·(1/√3)/((4/3)·√3) = 1,
-    # plus E[R²]/(R̄·T) = 2/((4/3)·3) = 1/2.
-    assert cm.little_allowance(m) == pytest.approx(1.5)
-    # Equal response times have no sampling error: only the edge term R/T is left.
-    assert cm.little_allowance(table(np.arange(10.0), np.arange(10.0) + 1)) == pytest.approx(1 / 9)
     assert cm.measured(c, warmup=1, count=2).conn.tolist() == [1, 2]
 
 
@@ -99,7 +94,6 @@ def test_a_real_run_obeys_littles_law():
     m = cm.measured(r.connections, warmup=100, count=500)
     n_avg, n_theta = cm.little(m, r.connections)
     assert n_avg == pytest.approx(n_theta, rel=0.05)
-    assert abs(n_avg / n_theta - 1) < cm.little_allowance(m) < 0.3
     # Θ ≈ λ·F for a stable system measured over its span.
     assert cm.throughput(m) == pytest.approx(10 * 100_000, rel=0.1)
     assert not cm.diverged(r.connections, r.summary["duration_s"], 100, 500)[0]

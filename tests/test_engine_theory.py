@@ -114,3 +114,45 @@ def test_square_root_law_breaks_down_with_timeouts():
     f = mathis_run(0.02).flows.iloc[0]
     assert f.timeouts > 20
     assert f.goodput_bps < theory.mathis_throughput(1460, 0.1, 0.02) * 8
+
+
+@pytest.mark.parametrize(
+    "key,protocol",
+    [
+        ("reference/150", "tcp"),
+        ("reference/30", "tcp"),
+        ("gbps/1000", "tcp"),
+        ("10kb/150", "tcp"),
+        ("reference/150", "blt"),
+        ("gbps/1000", "blt"),
+        ("reference/150", "bt"),
+    ],
+)
+def test_a_transfer_alone_takes_the_idle_path_calculation(key, protocol):
+    """A transfer alone on the BLT study's path (arrivals 2 s apart) against the
+    packet-by-packet hand calculation (theory.idle_path_transfer): TCP's slow start from
+    one segment, a BLT or Bully-Tyrant burst that fits the buffer; to the microsecond."""
+    from ccsim.experiments import blt
+
+    cfg = blt.config(key)
+    assert blt.idle_path_fits(cfg, protocol)
+    r = ccsim.run(blt.scenario(protocol, cfg, 0.5, warmup=0, measured=3))
+    done = r.connections.dropna(subset=["last_ack_s"])
+    assert len(done) >= 3 and (done["retransmits"] == 0).all()
+    calc = blt.idle_path(cfg, protocol).response_s
+    assert done["response_time_s"].to_numpy() == pytest.approx(calc, abs=1e-6)
+
+
+def test_a_burst_larger_than_the_buffer_pays_for_its_losses():
+    """On the reference 30 Mb/s network a 100-KB burst at 150 Mb/s leaves 160 packets
+    waiting against a 75-packet buffer: the calculation says it does not fit, and BLT's
+    response time exceeds it by at least the RTT its reset costs."""
+    from ccsim.experiments import blt
+
+    cfg = blt.config("reference/30")
+    calc = blt.idle_path(cfg, "blt")
+    assert calc.peak_waiting[1] == 160 and not blt.idle_path_fits(cfg, "blt")
+    r = ccsim.run(blt.scenario("blt", cfg, 0.5, warmup=0, measured=3))
+    done = r.connections.dropna(subset=["last_ack_s"])
+    assert (done["retransmits"] > 0).all()
+    assert (done["response_time_s"] > calc.response_s + cfg.d_ms / 1000).all()

@@ -40,7 +40,6 @@ Example (a hand-made table: three 100-kB files):
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -54,7 +53,6 @@ __all__ = [
     "in_system",
     "jain",
     "little",
-    "little_allowance",
     "mean_response_time",
     "measured",
     "pessimistic_throughput",
@@ -147,21 +145,6 @@ def little(c: pd.DataFrame, conns: pd.DataFrame | None = None) -> tuple[float, f
     inside = np.clip(np.minimum(end, t1) - np.maximum(start, t0), 0.0, None)
     rate = (len(c) - 1) / (t1 - t0)
     return float(inside.sum() / (t1 - t0)), float(rate * mean_response_time(c))
-
-
-def little_allowance(c: pd.DataFrame, z: float = 4.0) -> float:
-    """The relative gap between the two sides of :func:`little` that sampling alone
-    explains: ``z`` standard errors of R̄ (``z·s_R / (R̄·√n)``) plus the window's edge
-    effect (connections straddling its ends, of order ``E[R²] / (E[R]·T)`` for a window of
-    length ``T``: the mean residual sojourn over the window). A gap beyond it says the
-    run was not stationary, or the measured set is not the system's."""
-    rt = response_times(c)
-    n = len(rt)
-    if n < 2:
-        raise ValueError("Little's law needs at least two measured connections")
-    t = float(c["start_s"].max() - c["start_s"].min())
-    m = float(rt.mean())
-    return float(z * rt.std(ddof=1) / (m * math.sqrt(n)) + (rt**2).mean() / (m * t))
 
 
 def in_system(conns: pd.DataFrame, times) -> np.ndarray:

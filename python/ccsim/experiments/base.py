@@ -181,10 +181,10 @@ class Experiment:
             shown = "n/a" if math.isnan(v) else c.fmt.format(v)
             lines.append(f"| {c.what} | {c.paper} | {shown} | {c.tolerance} | {c.result(passed)} |")
         if self.tables:
-            lines += ["", "## Tables", "", *self.tables(data)]
+            lines += ["", "## Tables", "", *_or_why("tables", self.tables, data)]
         if self.findings:
             lines += ["", "## Findings (measured in this run; not checks)", ""]
-            lines += [f"- {f}" for f in self.findings(data)]
+            lines += [f"- {f}" for f in _or_why("findings", self.findings, data)]
         if figures:
             lines += ["", "## Figures", ""]
             lines += [f"![{p.stem}]({p.name})" for p in figures if p.suffix == ".png"]
@@ -196,6 +196,15 @@ class Experiment:
         outdir.mkdir(parents=True, exist_ok=True)
         (outdir / "report.md").write_text(text)
         return text, ok
+
+
+def _or_why(what: str, part: Callable[[Data], list[str]], data: Data) -> list[str]:
+    """A report section's lines, or one line saying why it could not be computed (a run
+    whose points all diverged, say): the rest of the report is still written."""
+    try:
+        return part(data)
+    except Exception as e:
+        return [f"({what} could not be computed: {type(e).__name__}: {e})"]
 
 
 def _version() -> str:
@@ -285,7 +294,11 @@ def reproduce(
         print(f"== {exp.name}: {exp.title}", flush=True)
         data = exp.run(quick=quick, jobs=jobs, results_dir=results_dir, progress=progress)
         outdir = out_root / exp.name
-        figures = exp.plot(data, outdir) if exp.plot else []
+        try:
+            figures = exp.plot(data, outdir) if exp.plot else []
+        except Exception as e:  # the checks and the stored points are still reported
+            data.notes.append(f"figures could not be drawn: {type(e).__name__}: {e}")
+            figures = []
         failed: list[str] = []
         text, _ = exp.report(data, outdir, figures, failed)
         outcome.failed += [(exp.name, what) for what in failed]
