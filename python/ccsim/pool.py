@@ -6,6 +6,7 @@ process, the only one that writes to the store.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pickle
@@ -14,8 +15,7 @@ import sys
 import threading
 import time
 from collections import deque
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import connection as mp_connection
 from typing import TYPE_CHECKING, Any
 
 from .worker import run_point
@@ -50,113 +50,130 @@ def _worker_init(parent_pid: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
 
 
-def _outcome(future) -> dict:
-    try:
-        return future.result()
-    except BrokenProcessPool:
-        raise
-    except Exception as exc:  # noqa: BLE001 - e.g. the metrics function does not pickle
-        return {"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": None}
+class _Worker:
+    """One worker process and the pipe the parent talks to it on.
+
+    Each worker runs one point at a time, so a worker that dies names the point that
+    killed it, and nothing but this pipe connects it to the parent: no feeder or
+    manager threads that a terminated worker could leave waiting for the rest of a
+    message.
+    """
+
+    def __init__(self, ctx) -> None:
+        here, there = ctx.Pipe(duplex=True)
+        self.proc = ctx.Process(target=_worker_main, args=(there, os.getpid()), daemon=True)
+        self.proc.start()
+        there.close()  # the parent keeps only its end: the worker's death reads as EOF
+        self.conn = here
+        self.point: Point | None = None
+
+    def give(self, p: Point, metrics, keep_ts) -> bool:
+        """Hand ``p`` to the worker; False if it is already gone."""
+        try:
+            self.conn.send((p.scenario, metrics, keep_ts))
+        except (BrokenPipeError, EOFError, OSError):
+            return False
+        self.point = p
+        return True
+
+    def take(self) -> dict | None:
+        """The outcome of the running point, or None if the worker died without one."""
+        try:
+            if self.conn.poll():
+                return self.conn.recv()
+        except (EOFError, OSError):
+            pass
+        return None
+
+    def stop(self, *, now: bool) -> None:
+        if not now:
+            with contextlib.suppress(OSError):
+                self.conn.send(None)
+            self.proc.join(timeout=5)
+        if self.proc.is_alive():
+            self.proc.terminate()
+            self.proc.join(timeout=5)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join(timeout=5)
+        self.conn.close()
 
 
-def _terminate_pool(executor: ProcessPoolExecutor) -> None:
-    procs = list((getattr(executor, "_processes", None) or {}).values())
-    executor.shutdown(wait=False, cancel_futures=True)
-    for proc in procs:
-        if proc.is_alive():
-            proc.terminate()
-    for proc in procs:
-        proc.join(timeout=5)
-        if proc.is_alive():
-            proc.kill()
+def _worker_main(conn, parent_pid: int) -> None:
+    """A worker's loop: run the points the parent sends until it sends None or goes."""
+    _worker_init(parent_pid)
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:
+            return
+        except Exception as exc:  # noqa: BLE001 - e.g. the metrics function does not unpickle
+            conn.send({"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": None})
+            continue
+        if task is None:
+            return
+        out = run_point(*task)
+        try:
+            conn.send(out)
+        except Exception as exc:  # noqa: BLE001 - e.g. a metric value that does not pickle
+            conn.send({"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": None})
 
 
 def run_local(todo: list[Point], jobs: int, metrics, keep_ts, rec: Recorder) -> None:
-    """Run ``todo`` in a process pool, recreating the pool if a worker dies.
+    """Run ``todo`` on ``jobs`` worker processes, one point per worker at a time.
 
-    Up to ``2 * jobs`` points are submitted at a time (enough to keep the workers busy
-    while the parent writes results), so the unfinished futures are the points in
-    flight. When a worker dies the pool is broken and every point in flight is lost:
-    if only one was in flight it is the culprit and is recorded as failed; otherwise
-    each is retried alone, so that a second crash is attributed to the right point.
+    A worker that finishes gets its next point before the parent writes the result, so
+    the workers stay busy while the store is written. A worker that dies (crash,
+    out-of-memory kill, signal) has its point recorded as failed and is replaced. On
+    any exception in the parent, Ctrl-C included, every worker is terminated before the
+    exception goes on.
     """
     ctx = multiprocessing.get_context("spawn")
     queue = deque(todo)
-    alone: deque[Point] = deque()
-    executor: ProcessPoolExecutor | None = None
-    inflight: dict = {}
-    running_alone = False
-    depth = 2 * jobs
+    workers: list[_Worker] = []
+    done_cleanly = False
 
-    def fill() -> bool:
-        """Submit work; return True if the pool turned out to be broken."""
-        nonlocal executor, running_alone
-        if executor is None:
-            executor = ProcessPoolExecutor(
-                max_workers=max(1, min(jobs, len(queue) + len(alone))),
-                mp_context=ctx,
-                initializer=_worker_init,
-                initargs=(os.getpid(),),
-            )
-        try:
-            if alone and not inflight:
-                p = alone[0]
-                inflight[executor.submit(run_point, p.scenario, metrics, keep_ts)] = p
-                alone.popleft()
-                running_alone = True
-            elif not alone and not running_alone:
-                while queue and len(inflight) < depth:
-                    p = queue[0]
-                    inflight[executor.submit(run_point, p.scenario, metrics, keep_ts)] = p
-                    queue.popleft()
-        except BrokenProcessPool:  # a worker died since the last wait()
-            return True
-        return False
+    def feed(w: _Worker) -> _Worker:
+        """Give ``w`` the next point; a worker that has gone is replaced."""
+        while queue:
+            p = queue.popleft()
+            if w.give(p, metrics, keep_ts):
+                return w
+            queue.appendleft(p)
+            w.stop(now=True)
+            w = _Worker(ctx)
+        return w
 
     try:
-        while queue or alone or inflight:
-            broken = fill()
-            if broken:
-                finished, _ = wait(list(inflight), timeout=30)
-            else:
-                finished, _ = wait(list(inflight), timeout=1.0, return_when=FIRST_COMPLETED)
+        workers = [_Worker(ctx) for _ in range(max(1, min(jobs, len(queue))))]
+        workers = [feed(w) for w in workers]
+        while any(w.point is not None for w in workers):
+            busy = [w for w in workers if w.point is not None]
+            waitables = {}
+            for w in busy:
+                waitables[w.conn] = w
+                waitables[w.proc.sentinel] = w
+            ready = {id(waitables[o]) for o in mp_connection.wait(list(waitables), timeout=1.0)}
             batch, crashed = [], []
-            for fut in finished:
-                p = inflight.pop(fut)
-                try:
-                    batch.append((p, _outcome(fut)))
-                except BrokenProcessPool:
+            for i, w in enumerate(workers):
+                if id(w) not in ready or w.point is None:
+                    continue
+                p, out = w.point, w.take()
+                w.point = None
+                if out is None:
                     crashed.append(p)
-            if crashed or broken:
-                # every other future of the broken pool fails too (or has its result)
-                finished, _ = wait(list(inflight), timeout=30)
-                for fut, p in list(inflight.items()):
-                    if fut not in finished:
-                        crashed.append(p)
-                        continue
-                    try:
-                        batch.append((p, _outcome(fut)))
-                    except BrokenProcessPool:
-                        crashed.append(p)
-                inflight.clear()
-                _terminate_pool(executor)
-                executor = None
-            if not inflight:
-                running_alone = False
-            if batch and executor is not None:
-                fill()  # keep the workers busy while the results are written
+                    w.stop(now=True)
+                    w = _Worker(ctx)
+                else:
+                    batch.append((p, out))
+                workers[i] = feed(w)  # before the results are written: keep it busy
             rec.record(batch)
-            if len(crashed) == 1:
-                rec.fail([(crashed[0], WORKER_DIED, None)])
-            elif crashed:
-                rec.progress.message(
-                    f"a worker died with {len(crashed)} points in flight; "
-                    "retrying each of them alone"
-                )
-                alone.extend(p for p in crashed if p not in alone)
+            if crashed:
+                rec.fail([(p, WORKER_DIED, None) for p in crashed])
+        done_cleanly = True
     finally:
-        if executor is not None:
-            _terminate_pool(executor)
+        for w in workers:
+            w.stop(now=not done_cleanly)
 
 
 def run_dask(todo: list[Point], scheduler, metrics, keep_ts, rec: Recorder) -> None:

@@ -438,9 +438,8 @@ def run_sweep(
     (present, same size and SHA-256; a point with a damaged file is computed again); a
     rerun skips done points (same experiment label and point id, which includes the
     engine fingerprint) and retries failed ones. If a worker process
-    dies, the pool is recreated and the sweep goes on; the points that were running
-    are retried one at a time, and a point whose run kills its worker is recorded as
-    failed. A point whose run raises is recorded in ``failures`` with its message.
+    dies, the point it was running is recorded as failed, the worker is replaced and
+    the sweep goes on. A point whose run raises is recorded in ``failures`` with its message.
     Failures are summarised on stderr at the end; nothing is raised for them.
 
     On platforms that start workers with ``spawn``, a script that calls
