@@ -105,7 +105,11 @@ TRACE = [
         "drop or mark reason (`overflow`, `early`, ..., as the `drops_` and `marks_` columns); empty otherwise",
     ),
     ("link", "–", "link direction where it happened"),
-    ("flow", "–", "flow name"),
+    (
+        "flow",
+        "–",
+        "flow name; a workload connection's is `<workload>#<conn>` (`conn` of the connections table)",
+    ),
     ("uid", "–", "packet id, unique in the run (a retransmission is a new packet)"),
     ("kind", "–", "`data`, `ack` or `datagram`"),
     ("size_bytes", "B", "size on the wire"),

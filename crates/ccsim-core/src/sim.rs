@@ -643,7 +643,6 @@ impl Sim {
                 link,
                 links: &self.links,
                 nodes: &self.nodes,
-                flows: &self.flows,
             };
             t.dequeued(self.sched.now(), sent.as_ref(), &self.mark_buf, &self.drop_buf, w);
         }
@@ -668,7 +667,6 @@ impl Sim {
                 link,
                 links: &self.links,
                 nodes: &self.nodes,
-                flows: &self.flows,
             };
             t.received(self.sched.now(), &pkt, w);
         }

@@ -3,12 +3,23 @@
 //! `Option<Box<Taps>>`; when neither is configured it is `None` and each hook
 //! in sim.rs costs one check of it. When one is, a per-link flag tells in one
 //! load whether anything watches that link.
+//!
+//! **Flows and connections.** The taps name what a packet belongs to by a
+//! *tap flow*: a static flow is tap flow `i`, its flow index; a workload
+//! connection gets the next tap flow when it starts in its slot
+//! ([`Taps::conn_started`], called by workload.rs only when taps exist). A
+//! slot is reused by later connections, and packets of a finished one may
+//! still be in the network when the next starts there, so a packet's slot
+//! does not tell its connection: each slot keeps the list of its occupants
+//! with the last packet uid given out when each started, and a packet
+//! belongs to the last occupant that started before it was created (uids
+//! grow with creation, as `Flow::uid_floor` uses them).
 
 use crate::capture::wire::FlowWire;
 use crate::capture::{self, Capture, Side};
 use crate::cfg::{Res, Tab};
 use crate::link::Link;
-use crate::packet::{LinkId, Packet};
+use crate::packet::{FlowId, LinkId, NodeId, Packet};
 use crate::qdisc::{DropReason, MarkReason};
 use crate::sim::{Flow, Node, Sim};
 use crate::trace::{self, Event, Trace};
@@ -18,12 +29,49 @@ const TRACED: u8 = 1;
 const EGRESS: u8 = 2;
 const INGRESS: u8 = 4;
 
+/// A static flow or a workload connection, as the taps know it.
+#[derive(Clone, Debug)]
+pub struct TapFlow {
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// The transport's kind (`"tcp"`, `"cbr"`, ...).
+    pub kind: &'static str,
+    /// Header facts of its packets in captures.
+    pub wire: FlowWire,
+    /// Its number in the files: the flow index of a static flow, the number
+    /// of static flows + the connection id (the `conn` column) of a
+    /// connection. The ns-2 trace's `fid` and the capture's ports derive from it.
+    pub number: usize,
+    /// A connection's (workload index, connection id).
+    pub conn: Option<(u32, u64)>,
+}
+
+impl TapFlow {
+    /// Tap flow of `f` numbered `number`.
+    fn of(f: &Flow, number: usize, conn: Option<(u32, u64)>) -> TapFlow {
+        TapFlow {
+            src: f.src,
+            dst: f.dst,
+            kind: f.kind,
+            wire: capture::flow_wire(f, number),
+            number,
+            conn,
+        }
+    }
+}
+
 pub struct Taps {
     /// Per link: [`TRACED`] | [`EGRESS`] | [`INGRESS`].
     mask: Vec<u8>,
     pub captures: Vec<Capture>,
     pub trace: Option<Trace>,
-    pub wires: Vec<FlowWire>,
+    /// By tap flow: the static flows, then the connections in order of start.
+    pub flows: Vec<TapFlow>,
+    /// Flow index of the first connection slot (the number of static flows).
+    first_slot: usize,
+    /// Per connection slot: its occupants so far, as (the last packet uid
+    /// given out when it started, tap flow), in order of start.
+    slots: Vec<Vec<(u64, u32)>>,
 }
 
 impl Taps {
@@ -33,16 +81,47 @@ impl Taps {
         self.mask[link.idx()] != 0
     }
 
-    /// Bytes held (captured files and trace rows), for the memory budget.
+    /// Bytes held (captured files, trace rows, what is known of each flow and
+    /// connection), for the memory budget.
     pub fn bytes(&self) -> u64 {
         let caps: usize = self.captures.iter().map(|c| c.bytes()).sum();
-        caps as u64 + self.trace.as_ref().map_or(0, |t| t.len() as u64 * trace::ROW_BYTES)
+        let trace = self.trace.as_ref().map_or(0, |t| t.len() as u64 * trace::ROW_BYTES);
+        let flows = self.flows.len() * (std::mem::size_of::<TapFlow>() + 16 + 1 + self.captures.len());
+        caps as u64 + trace + flows as u64
+    }
+
+    /// Connection `id` of workload `workload` started in slot `fid` (whose
+    /// ends `f` holds); `last_uid` is the last packet uid given out, so its
+    /// packets have greater ones.
+    pub fn conn_started(&mut self, fid: FlowId, f: &Flow, workload: u32, id: u64, last_uid: u64) {
+        let key = self.flows.len() as u32;
+        let number = self.first_slot + id as usize;
+        self.flows.push(TapFlow::of(f, number, Some((workload, id))));
+        let k = fid.idx() - self.first_slot;
+        if k >= self.slots.len() {
+            self.slots.resize_with(k + 1, Vec::new);
+        }
+        self.slots[k].push((last_uid, key));
+        if let Some(t) = &mut self.trace {
+            t.conn_started(workload);
+        }
+    }
+
+    /// The tap flow `pkt` belongs to.
+    #[inline]
+    fn key(&self, pkt: &Packet) -> u32 {
+        let f = pkt.flow.idx();
+        if f < self.first_slot {
+            return f as u32;
+        }
+        occupant(&self.slots[f - self.first_slot], pkt.uid)
     }
 
     fn trace(&mut self, now: Time, link: &Link, ev: Event, pkt: &Packet) {
         if self.mask[link.id.idx()] & TRACED != 0 {
+            let key = self.key(pkt);
             if let Some(t) = &mut self.trace {
-                t.record(now, link, ev, pkt);
+                t.record(now, link, ev, pkt, key);
             }
         }
     }
@@ -54,11 +133,11 @@ impl Taps {
             return;
         }
         let ttl = capture::ttl(pkt, link, w.nodes, w.links);
-        let fw = &self.wires[pkt.flow.idx()];
-        let flow = &w.flows[pkt.flow.idx()];
+        let key = self.key(pkt);
+        let tf = &self.flows[key as usize];
         for c in &mut self.captures {
             if let Some(&(_, _, iface)) = c.points.iter().find(|p| p.0 == w.link && p.1 == side) {
-                c.record(now, iface, pkt, fw, flow, ttl);
+                c.record(now, iface, pkt, key, tf, ttl);
             }
         }
     }
@@ -120,25 +199,47 @@ impl Taps {
         self.capture(now, Side::Ingress, pkt, w);
     }
 
+    /// The name of tap flow `key` in the trace: a static flow's name, or
+    /// `<workload>#<connection id>` for a connection.
+    fn name(&self, sim: &Sim, key: usize) -> String {
+        match self.flows[key].conn {
+            None => sim.flows[key].name.clone(),
+            Some((w, id)) => conn_name(&sim.workloads.list[w as usize].name, id),
+        }
+    }
+
     /// The files (captures, ns-2 text trace) and the trace table.
     pub fn finish(self, sim: &Sim) -> (Vec<(String, Vec<u8>)>, Option<crate::output::Table>) {
-        let mut files: Vec<(String, Vec<u8>)> = self.captures.into_iter().map(|c| c.into_file()).collect();
-        if !files.is_empty() {
-            files.push(("hosts".into(), capture::hosts(&sim.nodes)));
-        }
-        let table = self.trace.map(|t| {
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        let table = self.trace.as_ref().map(|t| {
             if let Some(name) = &t.ns2 {
-                let flows: Vec<_> = sim.flows.iter().map(|f| (f.src.idx(), f.dst.idx(), f.kind)).collect();
-                files.push((
-                    name.clone(),
-                    t.ns2_text(&sim.links, &flows, &self.wires, sim.nodes.len()),
-                ));
+                files.push((name.clone(), t.ns2_text(&sim.links, &self.flows, sim.nodes.len())));
             }
             let links: Vec<String> = sim.links.iter().map(|l| l.name.clone()).collect();
-            let flows: Vec<String> = sim.flows.iter().map(|f| f.name.clone()).collect();
-            t.table(&links, &flows)
+            t.table(&links, self.first_slot, |k| self.name(sim, k))
         });
-        (files, table)
+        let mut caps: Vec<(String, Vec<u8>)> = self.captures.into_iter().map(|c| c.into_file()).collect();
+        if !caps.is_empty() {
+            caps.push(("hosts".into(), capture::hosts(&sim.nodes)));
+        }
+        caps.append(&mut files);
+        (caps, table)
+    }
+}
+
+/// The trace's name of connection `id` of workload `workload`.
+pub fn conn_name(workload: &str, id: u64) -> String {
+    format!("{workload}#{id}")
+}
+
+/// The tap flow of a packet created after the `uid`-th among a slot's
+/// occupants (`(last uid when it started, tap flow)`, in order of start):
+/// the last that started before the packet was created. Usually the newest;
+/// an older one for a packet of a finished connection still in the network.
+fn occupant(occupants: &[(u64, u32)], uid: u64) -> u32 {
+    match occupants.iter().rev().find(|o| o.0 < uid) {
+        Some(o) => o.1,
+        None => panic!("packet {uid} is older than every connection of its slot"),
     }
 }
 
@@ -148,14 +249,22 @@ pub struct World<'a> {
     pub link: LinkId,
     pub links: &'a [Link],
     pub nodes: &'a [Node],
-    pub flows: &'a [Flow],
 }
 
 /// Reads `[[capture]]` and `[trace]` and attaches what they ask for to `sim`.
 pub fn read(root: &mut Tab, sim: &mut Sim, link_names: &[String], flow_names: &[String]) -> Res<()> {
     let mut taken = Vec::new();
-    let captures = capture::read(root, &sim.nodes, &sim.links, sim.flows.len(), sim.end, &mut taken)?;
-    let trace = trace::read(root, link_names, flow_names, sim.end, &mut taken)?;
+    let first_slot = sim.workloads.first_slot.unwrap_or(sim.flows.len());
+    let captures = capture::read(root, &sim.nodes, &sim.links, first_slot, sim.end, &mut taken)?;
+    let workload_names: Vec<String> = sim.workloads.list.iter().map(|w| w.name.clone()).collect();
+    let trace = trace::read(
+        root,
+        link_names,
+        &flow_names[..first_slot],
+        &workload_names,
+        sim.end,
+        &mut taken,
+    )?;
     if captures.is_empty() && trace.is_none() {
         return Ok(());
     }
@@ -172,11 +281,89 @@ pub fn read(root: &mut Tab, sim: &mut Sim, link_names: &[String], flow_names: &[
             mask[l.idx()] |= if side == Side::Egress { EGRESS } else { INGRESS };
         }
     }
+    let flows = sim.flows[..first_slot]
+        .iter()
+        .enumerate()
+        .map(|(i, f)| TapFlow::of(f, i, None))
+        .collect();
     sim.taps = Some(Box::new(Taps {
         mask,
         captures,
         trace,
-        wires: capture::flow_wires(&sim.flows),
+        flows,
+        first_slot,
+        slots: Vec::new(),
     }));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A slot's packets belong to the connection that occupied it when they
+    /// were created: a packet of a finished connection still in the network
+    /// after the next one started there keeps its own connection.
+    #[test]
+    fn a_packet_belongs_to_the_occupant_of_its_slot_when_it_was_created() {
+        // Tap flows 7, 9 and 12 started in one slot when the last uid given
+        // out was 0, 40 and 41.
+        let occ = [(0, 7), (40, 9), (41, 12)];
+        assert_eq!(occupant(&occ, 1), 7);
+        assert_eq!(occupant(&occ, 40), 7);
+        assert_eq!(occupant(&occ, 41), 9);
+        assert_eq!(occupant(&occ, 42), 12);
+        assert_eq!(occupant(&occ, u64::MAX), 12);
+    }
+
+    /// Connections that reuse a flow slot are traced and captured as separate
+    /// flows: their own tap flow, trace name, ns-2 fid and ports.
+    #[test]
+    fn connections_reusing_a_slot_get_their_own_names_and_ports() {
+        let s = serde_json::json!({
+            "seed": 2,
+            "duration": "3s",
+            "topology": {
+                "kind": "dumbbell",
+                "pairs": 2,
+                "bottleneck": {"rate": "10Mbps", "delay": "5ms"},
+                "access": {"rate": "100Mbps", "delay": "1ms"},
+            },
+            "flows": [{"pairs": [0], "size": "50KB", "name": "bulk"}],
+            "workloads": [{"name": "web", "pairs": "all", "arrival_rate": 20, "size": "20KB", "stop": "2s"}],
+            "trace": {"links": ["R1->R2"], "ns2": true},
+            "capture": [{"link": "R1->R2"}],
+        });
+        let (mut sim, _) = crate::scenario::build(&s.to_string()).unwrap();
+        sim.run_until(sim.end);
+        let taps = sim.taps.take().unwrap();
+        assert_eq!(taps.first_slot, 1);
+        let occ = taps.slots.iter().find(|o| o.len() >= 2).expect("a slot was reused");
+        let (ka, kb) = (occ[0].1 as usize, occ[1].1 as usize);
+        let (a, b) = (&taps.flows[ka], &taps.flows[kb]);
+        let (ida, idb) = (a.conn.unwrap().1, b.conn.unwrap().1);
+        assert!(ida < idb);
+        assert_eq!((a.number, b.number), (1 + ida as usize, 1 + idb as usize));
+        assert_ne!(a.wire.port, b.wire.port);
+        assert_eq!(taps.name(&sim, ka), format!("web#{ida}"));
+        assert_eq!(taps.name(&sim, kb), format!("web#{idb}"));
+        assert_eq!(taps.name(&sim, 0), "bulk");
+        let started = sim.workloads.procs.iter().map(|p| p.arrivals).sum::<u64>() as usize;
+        assert_eq!(taps.flows.len(), 1 + started);
+        let (files, table) = taps.finish(&sim);
+        assert!(files.iter().any(|(n, _)| n == "trace.tr") && files.iter().any(|(n, _)| n == "R1-R2.pcap"));
+        let table = table.unwrap();
+        let Some((_, crate::output::Column::Cat(codes, names))) = table.columns.iter().find(|c| c.0 == "flow") else {
+            panic!("a categorical flow column")
+        };
+        // Every connection crossed the bottleneck: all are named, once.
+        assert_eq!(names.len(), 1 + started);
+        assert_eq!(names[0], "bulk");
+        let ids: Vec<u64> = names[1..]
+            .iter()
+            .map(|n| n.strip_prefix("web#").unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(ids, (0..started as u64).collect::<Vec<_>>());
+        assert!(codes.iter().all(|&c| (c as usize) < names.len()));
+    }
 }

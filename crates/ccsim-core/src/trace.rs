@@ -13,13 +13,19 @@
 //! (`r`): it reaches the link's far end. `queue_pkts`/`queue_bytes` are the
 //! queue's backlog just after the event. Cost when off: one `Option` check per
 //! link event.
+//!
+//! Workload connections are traced as flows: a row's `flow` is
+//! `<workload>#<connection id>` (the `conn` column of the `connections`
+//! table), found from the packet as [`crate::tap`] describes (not from its
+//! flow slot, which later connections reuse). `flows` selects static flows
+//! by name and a workload's connections by the workload's name.
 
-use crate::capture::wire::FlowWire;
 use crate::cfg::{self, Res, Tab};
 use crate::link::Link;
 use crate::output::{Column, Table};
 use crate::packet::{flags, Ecn, Kind, Packet};
 use crate::qdisc::{DropReason, MarkReason};
+use crate::tap::TapFlow;
 use crate::units::Time;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -46,6 +52,7 @@ struct Rows {
     /// 0: none; 1 + drop reason index; 1 + mark reason index (by event).
     reason: Vec<u8>,
     link: Vec<u32>,
+    /// The tap flow (see [`crate::tap`]).
     flow: Vec<u32>,
     uid: Vec<u64>,
     kind: Vec<u8>,
@@ -65,9 +72,12 @@ struct Rows {
 pub const ROW_BYTES: u64 = 72;
 
 pub struct Trace {
-    /// Selected links and flows (by index).
+    /// Selected links (by index).
     pub links: Vec<bool>,
+    /// Selected tap flows: the static flows, then one per connection started.
     flows: Vec<bool>,
+    /// Workloads whose connections are selected.
+    workloads: Vec<bool>,
     start: Time,
     stop: Time,
     /// File name of the ns-2 text trace, if asked for.
@@ -83,10 +93,16 @@ impl Trace {
         self.rows.time.is_empty()
     }
 
-    /// Records `ev` of `pkt` at `link` (whose queue state is read after the event).
+    /// A connection of workload `workload` started: it is the next tap flow.
+    pub fn conn_started(&mut self, workload: u32) {
+        self.flows.push(self.workloads[workload as usize]);
+    }
+
+    /// Records `ev` of `pkt` (of tap flow `key`) at `link` (whose queue state
+    /// is read after the event).
     #[inline]
-    pub fn record(&mut self, now: Time, link: &Link, ev: Event, pkt: &Packet) {
-        if now < self.start || now > self.stop || !self.flows[pkt.flow.idx()] {
+    pub fn record(&mut self, now: Time, link: &Link, ev: Event, pkt: &Packet, key: u32) {
+        if now < self.start || now > self.stop || !self.flows[key as usize] {
             return;
         }
         let r = &mut self.rows;
@@ -101,7 +117,7 @@ impl Trace {
         r.event.push(e);
         r.reason.push(reason);
         r.link.push(link.id.0);
-        r.flow.push(pkt.flow.0);
+        r.flow.push(key);
         r.uid.push(pkt.uid);
         r.kind.push(match pkt.kind {
             Kind::Data => 0,
@@ -120,9 +136,30 @@ impl Trace {
         r.qbytes.push(link.qdisc.backlog_bytes());
     }
 
-    /// The `trace` table (names of links and flows resolved).
-    pub fn table(&self, link_names: &[String], flow_names: &[String]) -> Table {
+    /// The `trace` table (names of links and flows resolved). The `flow`
+    /// categories are every static flow (tap flows below `statics`, as
+    /// `flow_name` names them), then the connections that have rows, in order
+    /// of start.
+    pub fn table(&self, link_names: &[String], statics: usize, flow_name: impl Fn(usize) -> String) -> Table {
         let r = &self.rows;
+        let mut flow_names: Vec<String> = (0..statics).map(&flow_name).collect();
+        let mut used = vec![false; self.flows.len()];
+        for &k in &r.flow {
+            used[k as usize] = true;
+        }
+        let code: Vec<u32> = (0..self.flows.len())
+            .map(|k| {
+                if k < statics {
+                    k as u32
+                } else if used[k] {
+                    flow_names.push(flow_name(k));
+                    flow_names.len() as u32 - 1
+                } else {
+                    u32::MAX // (no row)
+                }
+            })
+            .collect();
+        let flow_codes: Vec<u32> = r.flow.iter().map(|&k| code[k as usize]).collect();
         // Reason labels depend on the event: drops and marks have separate enums,
         // so the category list holds both, by name.
         let mut labels: Vec<String> = vec![String::new()];
@@ -156,7 +193,7 @@ impl Trace {
                 ("event", cat(r.event.iter().map(|&e| e as u32).collect(), strs(&EVENTS))),
                 ("reason", cat(reason_codes, labels)),
                 ("link", cat(r.link.clone(), link_names.to_vec())),
-                ("flow", cat(r.flow.clone(), flow_names.to_vec())),
+                ("flow", cat(flow_codes, flow_names)),
                 ("uid", i64s(r.uid.iter().map(|&x| x as i64).collect())),
                 ("kind", cat(r.kind.iter().map(|&k| k as u32).collect(), strs(&KINDS))),
                 ("size_bytes", i64s(r.size.iter().map(|&x| x as i64).collect())),
@@ -182,22 +219,19 @@ impl Trace {
     /// ns-2's `trace-all` lines for the events ns-2 has (`+ - d r`):
     /// `<ev> <time> <from> <to> <type> <size> <flags> <fid> <src>.<port>
     /// <dst>.<port> <seq> <uid>`. Nodes are ccsim's node indices; `fid` the flow
-    /// index; ports number each node's flow ends in flow order (sender, then
-    /// receiver), as ns-2 numbers the agents attached to a node; TCP `seq` is
+    /// index (a connection's: the number of static flows + its id, see
+    /// [`TapFlow::number`]); ports number each node's flow ends in order
+    /// (sender, then receiver; static flows, then connections in order of
+    /// start), as ns-2 numbers the agents attached to a node; TCP `seq` is
     /// the segment number (byte / MSS) and an ACK's the last in-order segment
     /// (ack / MSS − 1), as ns-2's; a datagram's its number in its flow. Flags:
     /// `C` ECN-echo, `P` priority, `A` CWR, `E` CE, `N` ECN-capable.
-    pub fn ns2_text(
-        &self,
-        links: &[Link],
-        flows: &[(usize, usize, &'static str)],
-        wires: &[FlowWire],
-        nodes: usize,
-    ) -> Vec<u8> {
+    pub fn ns2_text(&self, links: &[Link], flows: &[TapFlow], nodes: usize) -> Vec<u8> {
         let mut next_port = vec![0u32; nodes];
         let ports: Vec<(u32, u32)> = flows
             .iter()
-            .map(|&(s, d, _)| {
+            .map(|f| {
+                let (s, d) = (f.src.idx(), f.dst.idx());
                 let a = next_port[s];
                 next_port[s] += 1;
                 let b = next_port[d];
@@ -216,11 +250,12 @@ impl Trace {
                 _ => 'r',
             };
             let l = &links[r.link[i] as usize];
-            let f = r.flow[i] as usize;
-            let (fs, fd, fkind) = flows[f];
-            let (mut sp, mut dp) = ports[f];
-            let (mut sn, mut dn) = (fs, fd);
-            let mss = (wires[f].mss as u64).max(1);
+            let k = r.flow[i] as usize;
+            let tf = &flows[k];
+            let (f, fkind) = (tf.number, tf.kind);
+            let (mut sp, mut dp) = ports[k];
+            let (mut sn, mut dn) = (tf.src.idx(), tf.dst.idx());
+            let mss = (tf.wire.mss as u64).max(1);
             let (ty, seq) = match r.kind[i] {
                 0 => ("tcp", (r.seq[i] / mss) as i64),
                 1 => {
@@ -256,11 +291,15 @@ impl Trace {
     }
 }
 
-/// Reads `[trace]`.
+/// Reads `[trace]`. `flows` selects among the static flows (`flow_names`)
+/// and the workloads (`workload_names`: a workload's name selects all its
+/// connections; a name that is a flow's and a workload's selects both);
+/// `"all"`, the default, selects every flow and connection.
 pub fn read(
     root: &mut Tab,
     link_names: &[String],
     flow_names: &[String],
+    workload_names: &[String],
     end: Time,
     taken: &mut Vec<String>,
 ) -> Res<Option<Trace>> {
@@ -268,7 +307,14 @@ pub fn read(
         return Ok(None);
     };
     let links = crate::scenario::select(&mut t, "links", link_names)?;
-    let flows = crate::scenario::select(&mut t, "flows", flow_names)?;
+    let names: Vec<String> = flow_names.iter().chain(workload_names).cloned().collect();
+    let flows = crate::scenario::select(&mut t, "flows", &names).map_err(|mut e| {
+        if !workload_names.is_empty() {
+            e.expected
+                .push_str(" (flow names, or workload names for all their connections)");
+        }
+        e
+    })?;
     let (start, stop) = t.time_window(end)?;
     let ns2 = match t.raw("ns2") {
         None | Some(Value::Bool(false)) => None,
@@ -291,16 +337,72 @@ pub fn read(
     for i in links {
         lmask[i] = true;
     }
-    let mut fmask = vec![false; flow_names.len()];
-    for i in flows {
-        fmask[i] = true;
-    }
+    // A name selects whatever bears it: a flow and a workload may share one.
+    let chosen: std::collections::HashSet<&str> = flows.iter().map(|&i| names[i].as_str()).collect();
+    let mut fmask: Vec<bool> = names.iter().map(|n| chosen.contains(n.as_str())).collect();
+    let workloads = fmask.split_off(flow_names.len());
     Ok(Some(Trace {
         links: lmask,
         flows: fmask,
+        workloads,
         start,
         stop,
         ns2,
         rows: Rows::default(),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn names(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Reads `[trace] flows = sel` with static flows f0, f1 and workloads
+    /// `workloads`; returns (static flows selected, workloads selected).
+    fn select(sel: Value, workloads: &[&str]) -> Res<(Vec<bool>, Vec<bool>)> {
+        let v = json!({"trace": {"flows": sel}});
+        let mut root = Tab::new(String::new(), &v)?;
+        let t = read(
+            &mut root,
+            &names(&["R1->R2"]),
+            &names(&["f0", "f1"]),
+            &names(workloads),
+            Time(1_000_000_000),
+            &mut Vec::new(),
+        )?
+        .expect("a trace");
+        Ok((t.flows, t.workloads))
+    }
+
+    #[test]
+    fn a_workload_name_selects_its_connections() {
+        let all = (vec![true, true], vec![true, true]);
+        assert_eq!(select(json!("all"), &["web", "bulk"]).unwrap(), all);
+        assert_eq!(
+            select(json!(["f1", "bulk"]), &["web", "bulk"]).unwrap(),
+            (vec![false, true], vec![false, true])
+        );
+        assert_eq!(select(json!(["f0"]), &[]).unwrap(), (vec![true, false], vec![]));
+    }
+
+    #[test]
+    fn a_bad_selection_names_the_key() {
+        let e = select(json!(["wbe"]), &["web"]).unwrap_err();
+        assert_eq!(e.path, "trace.flows");
+        assert!(
+            e.expected.contains("did you mean \"web\"") && e.expected.contains("workload names"),
+            "{e}"
+        );
+        let e = select(json!(["f9"]), &[]).unwrap_err();
+        assert!(!e.expected.contains("workload"), "{e}");
+        // A flow and a workload of one name: the name selects both.
+        assert_eq!(
+            select(json!(["f1"]), &["f1", "web"]).unwrap(),
+            (vec![false, true], vec![true, false])
+        );
+    }
 }

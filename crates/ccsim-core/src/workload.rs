@@ -644,6 +644,14 @@ impl Sim {
             first_byte: None,
             last_byte: None,
         }));
+        if self.taps.is_some() {
+            // The taps name the connection's packets (uids from here on) and
+            // take its header facts from its ends.
+            let (last_uid, workload) = (self.next_uid(), self.workloads.procs[p as usize].workload);
+            if let Some(t) = self.taps.as_deref_mut() {
+                t.conn_started(fid, &self.flows[slot], workload, id, last_uid);
+            }
+        }
         self.flow_start(fid);
     }
 

@@ -11,7 +11,9 @@
 //! serialization, and reaching it on each, at arrival: tcpdump on every
 //! interface), with `file` (`"<name>.pcap"` or `".pcapng"`), `snaplen`, `start`,
 //! `stop` and `handshake`. Files are held in memory (counted in the run's memory
-//! budget) and returned with the results; `Results.save` writes them.
+//! budget) and returned with the results; `Results.save` writes them. Workload
+//! connections are captured each with its own header facts and ports, though
+//! they reuse flow slots ([`crate::tap`] tells a packet's connection).
 
 pub mod wire;
 
@@ -19,6 +21,7 @@ use crate::cfg::{self, Res, ScenarioError, Tab};
 use crate::link::Link;
 use crate::packet::{LinkId, NodeId, Packet};
 use crate::sim::{Flow, Node};
+use crate::tap::TapFlow;
 use crate::units::Time;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
@@ -74,7 +77,7 @@ pub struct Capture {
     start: Time,
     stop: Time,
     handshake: bool,
-    /// Flows whose handshake was written.
+    /// Tap flows (see [`crate::tap`]) whose handshake was written.
     seen: Vec<bool>,
     writer: Writer,
     pub packets: u64,
@@ -114,15 +117,21 @@ impl Capture {
         self.packets += 1;
     }
 
-    /// Records `pkt` seen at `link` (`side`) at `now`.
-    pub fn record(&mut self, now: Time, iface: u32, pkt: &Packet, fw: &FlowWire, flow: &Flow, ttl: u8) {
+    /// Records `pkt` (of tap flow `key`, described by `tf`) seen at `now` on
+    /// interface `iface`.
+    pub fn record(&mut self, now: Time, iface: u32, pkt: &Packet, key: u32, tf: &TapFlow, ttl: u8) {
         if now < self.start || now > self.stop {
             return;
         }
         let snap = self.snaplen as usize;
-        if self.handshake && fw.tcp && !self.seen[pkt.flow.idx()] {
-            self.seen[pkt.flow.idx()] = true;
-            let (s, d) = (flow.src.idx(), flow.dst.idx());
+        let fw = &tf.wire;
+        let k = key as usize;
+        if self.handshake && fw.tcp && !self.seen.get(k).copied().unwrap_or(false) {
+            if k >= self.seen.len() {
+                self.seen.resize(k + 1, false);
+            }
+            self.seen[k] = true;
+            let (s, d) = (tf.src.idx(), tf.dst.idx());
             let ts = pkt.ts_val.min(now);
             let len = wire::handshake(fw, s, d, false, ts, ttl, snap, &mut self.buf);
             self.write(now, iface, len);
@@ -134,37 +143,33 @@ impl Capture {
     }
 }
 
-/// Header facts of each flow (ports, MSS, SACK, window scale).
-pub fn flow_wires(flows: &[Flow]) -> Vec<FlowWire> {
-    flows
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let tcp_rcv = f.rcv.as_any().downcast_ref::<crate::tcp::TcpReceiver>();
-            match (f.tcp_sender(), tcp_rcv) {
-                (Some(snd), Some(rcv)) => FlowWire {
-                    port: wire::flow_port(i),
-                    tcp: true,
-                    ecn: snd.params().ecn,
-                    mss: snd.params().mss.min(65535) as u16,
-                    sack: snd.sack(),
-                    sack_rcv: rcv.params().sack_blocks > 0,
-                    wscale: wire::wscale_for(rcv.params().buffer),
-                },
-                // Other transports: data and ACK packets as TCP segments without
-                // options (BLT's), datagrams as UDP.
-                _ => FlowWire {
-                    port: wire::flow_port(i),
-                    tcp: f.kind != "cbr" && f.kind != "poisson",
-                    ecn: false,
-                    mss: 0,
-                    sack: false,
-                    sack_rcv: false,
-                    wscale: 0,
-                },
-            }
-        })
-        .collect()
+/// Header facts of flow `f` (ports from `number`, the flow's number in the
+/// files, [`crate::tap::TapFlow::number`]; MSS, SACK, window scale and ECN
+/// from its ends).
+pub fn flow_wire(f: &Flow, number: usize) -> FlowWire {
+    let tcp_rcv = f.rcv.as_any().downcast_ref::<crate::tcp::TcpReceiver>();
+    match (f.tcp_sender(), tcp_rcv) {
+        (Some(snd), Some(rcv)) => FlowWire {
+            port: wire::flow_port(number),
+            tcp: true,
+            ecn: snd.params().ecn,
+            mss: snd.params().mss.min(65535) as u16,
+            sack: snd.sack(),
+            sack_rcv: rcv.params().sack_blocks > 0,
+            wscale: wire::wscale_for(rcv.params().buffer),
+        },
+        // Other transports: data and ACK packets as TCP segments without
+        // options (BLT's), datagrams as UDP.
+        _ => FlowWire {
+            port: wire::flow_port(number),
+            tcp: f.kind != "cbr" && f.kind != "poisson",
+            ecn: false,
+            mss: 0,
+            sack: false,
+            sack_rcv: false,
+            wscale: 0,
+        },
+    }
 }
 
 /// TTL of `pkt` on `link` (sent by `link.from`): 64 less one for each router
