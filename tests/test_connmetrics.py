@@ -97,3 +97,17 @@ def test_a_real_run_obeys_littles_law():
     # Θ ≈ λ·F for a stable system measured over its span.
     assert cm.throughput(m) == pytest.approx(10 * 100_000, rel=0.1)
     assert not cm.diverged(r.connections, r.summary["duration_s"], 100, 500)[0]
+
+
+def test_a_run_stopped_before_its_measured_arrivals_diverged():
+    """A run that stops (e.g. every host pair busy) before its measured connections all
+    arrived has diverged: there is nothing honest to average, and no ValueError later."""
+    starts = np.arange(0.0, 50.0, 1.0)
+    c = table(starts, starts + 0.5)  # 50 arrivals, all done: 40 short of warm-up + count
+    e = cm.divergence(c, end_s=50.0, warmup=20, count=70)
+    assert e["diverged"] == 1.0 and e["never_arrived"] == 40 and e["unfinished"] == 0
+    bad, why = cm.diverged(c, end_s=50.0, warmup=20, count=70)
+    assert bad and "40 never arrived" in why
+    e = cm.divergence(table(starts[:10], starts[:10] + 0.5), end_s=50.0, warmup=20, count=70)
+    assert e["never_arrived"] == 70  # not one measured connection arrived
+    assert cm.divergence(c, end_s=50.0, warmup=20, count=30)["diverged"] == 0.0

@@ -133,3 +133,15 @@ def test_a_grid_that_never_diverges_says_so():
     assert len(blt.points(d)) == 3
     with pytest.raises(KeyError, match="no runs of .blt. on .reference/30."):
         blt.max_power(d, "reference/30", "blt")
+
+
+def test_a_meltdown_before_the_measured_arrivals_is_diverged():
+    """Bully-Tyrant on the 3-Mb/s network melts down at 5 % of capacity (seed 3): every
+    host pair is busy after 92 arrivals, long before the 200 warm-up ones are in. The run
+    is diverged with that evidence, not a failed point ("no measured connections")."""
+    cfg = blt.config("slow/3")
+    r = ccsim.run(blt.scenario("bt", cfg, 0.05 * cfg.capacity(), 3, 200, 2000))
+    m = blt.metrics(r)
+    assert m["diverged"] == 1.0 and m["stopped_by_max_alive"] == 1.0
+    assert m["never_arrived"] == 2000 and m["arrivals"] < 200
+    assert "r_s" not in m

@@ -160,19 +160,23 @@ def divergence(
     conns: pd.DataFrame, end_s: float, warmup: int, count: int, growth: float = 2.0
 ) -> dict:
     """The evidence on whether a run diverged, as numbers: measured connections unfinished
-    at ``end_s``, connections in the system averaged over the run's second and last
-    quarters and at the end, and the verdict ``diverged`` (1.0 or 0.0): some measured
-    connection unfinished, or the number in the system grown more than ``growth`` times
-    (and by more than ten connections) from the second quarter to the last."""
+    at ``end_s``, measured connections that never arrived (the run stopped before its
+    ``warmup + count`` arrivals, e.g. when every host pair was busy), connections in the
+    system averaged over the run's second and last quarters and at the end, and the
+    verdict ``diverged`` (1.0 or 0.0): some measured connection unfinished or missing, or
+    the number in the system grown more than ``growth`` times (and by more than ten
+    connections) from the second quarter to the last."""
     m = measured(conns, warmup, count)
     q = np.linspace(0.25 * end_s, end_s, 61)
     n = in_system(conns, q)
     early, late = float(n[:20].mean()), float(n[-20:].mean())
     unfinished = float(m["last_ack_s"].isna().sum())
+    missing = float(max(count - len(m), 0))
     grows = late > growth * max(early, 1.0) and late - early > 10
     return {
-        "diverged": float(unfinished > 0 or grows),
+        "diverged": float(unfinished > 0 or missing > 0 or grows),
         "unfinished": unfinished,
+        "never_arrived": missing,
         "in_system_q2": early,
         "in_system_q4": late,
         "in_system_end": float(n[-1]),
@@ -185,8 +189,9 @@ def diverged(
     """:func:`divergence` as a verdict and a sentence of evidence."""
     e = divergence(conns, end_s, warmup, count, growth)
     m = min(count, max(len(conns) - warmup, 0))
+    gone = f", {e['never_arrived']:.0f} never arrived" if e["never_arrived"] else ""
     why = (
-        f"{e['unfinished']:.0f} of {m} measured connections unfinished at {end_s:.1f} s; "
+        f"{e['unfinished']:.0f} of {m} measured connections unfinished at {end_s:.1f} s{gone}; "
         f"in the system: {e['in_system_q2']:.1f} (second quarter) → {e['in_system_q4']:.1f} "
         f"(last quarter), {e['in_system_end']:.0f} at the end"
     )

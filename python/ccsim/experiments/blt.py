@@ -390,6 +390,8 @@ def metrics(r) -> dict:
         "drops": float(q["drops"]),
         "arrivals": float(len(c)),
     }
+    # Every host pair busy stops a run: it diverged, even if its measured set finished.
+    m["diverged"] = max(m["diverged"], m["stopped_by_max_alive"])
     if m["diverged"]:
         return m
     meas = cm.measured(c, warm, k - warm)
@@ -1233,7 +1235,8 @@ def findings(d: Data) -> list[str]:
             f"{len(div)} runs diverged ({stopped} ended when every host pair was busy, the rest when "
             "their measured connections were not done in 2·K/λ + 10 s, K the warm-up and measured "
             "arrivals); for each the report keeps "
-            "the evidence (unfinished measured connections, connections in the system by quarter) in "
+            "the evidence (unfinished measured connections, measured ones that never arrived, "
+            "connections in the system by quarter) in "
             "the result store's metrics; none is averaged into a curve."
         )
     return out
