@@ -180,3 +180,36 @@ def test_fig5_and_fig8_figures(tmp_path, monkeypatch):
     westwood.plot_fig8(_StubData(), tmp_path)
     labels = [t.get_text() for t in figs[1].axes[0].get_legend().get_texts()]
     assert any("one seed" in x for x in labels) and not any("CI" in x for x in labels)
+
+
+def test_failing_checks_are_explained_under_the_table(tmp_path):
+    """A failing check's ``why`` is printed under the table; a cause shared by several
+    checks is written once and referred to; a failing check without one says so."""
+    import pandas as pd
+    from ccsim.experiments.base import Data
+
+    shared = "the shared cause, measured: 42."
+    exp = Experiment(
+        name="why",
+        title="why",
+        paper="test",
+        runs=lambda quick: [],
+        metrics=westwood.utilization_metrics,
+        checks=[
+            Check("passes", "1", lambda d: 1.0, 0, 2, "", why=lambda d: "never printed"),
+            Check("first", "1", lambda d: 5.0, 0, 2, "", why=lambda d: f"own reason.\n\n{shared}"),
+            Check("second", "1", lambda d: 5.0, 0, 2, "", why=lambda d: shared),
+            Check("third", "1", lambda d: 5.0, 0, 2, ""),
+            Check("broken", "1", lambda d: 5.0, 0, 2, "", why=lambda d: 1 / 0),
+        ],
+    )
+    table = pd.DataFrame({"experiment": [], "point_id": [], "seed": [], "status": []})
+    text, ok = exp.report(Data("why", table, tmp_path, False), tmp_path, [])
+    assert not ok
+    section = text.split("## Why the failing checks fail")[1]
+    assert "never printed" not in text
+    assert "- **first**: own reason. the shared cause, measured: 42." in section
+    assert "- **second**: (The cause given for **first** above.)" in section
+    assert "- **third**: no explanation yet (not investigated)." in section
+    assert "- **broken**: (the explanation could not be computed: ZeroDivisionError" in section
+    assert text.count(shared) == 1

@@ -32,7 +32,11 @@ class Check:
     ``paper`` is the paper's value as text, ``tolerance`` describes the band. A
     ``demo`` check is not a claim of the paper but the demonstration of a known failure
     mode (e.g. a rule outside its assumptions): the report says ``shown`` / ``NOT
-    SHOWN (demonstration)`` for it, never PASS.
+    SHOWN (demonstration)`` for it, never PASS. ``why(data)``, if given, explains a
+    failure with numbers measured in the same runs; the report prints it under the
+    table for every check that fails (and says so where a failing check has none). A
+    paragraph (text between blank lines) already printed for another check is referred
+    to rather than repeated, so a shared cause can be one paragraph of several ``why``.
     """
 
     what: str
@@ -43,6 +47,7 @@ class Check:
     tolerance: str = ""
     fmt: str = "{:.4g}"
     demo: bool = False
+    why: Callable[[Data], str] | None = None
 
     def result(self, passed: bool) -> str:
         """The report's result cell."""
@@ -173,13 +178,19 @@ class Experiment:
             "|---|---|---|---|---|",
         ]
         ok = True
+        whys: list[str] = []
+        said: dict[str, str] = {}  # an explanation's paragraph -> the check it was given for
         for c in self.checks:
             v, passed = c.evaluate(data)
             ok &= passed
             if not passed and failed is not None:
                 failed.append(c.what)
+            if not passed:
+                whys.append(_explain(c, data, said))
             shown = "n/a" if math.isnan(v) else c.fmt.format(v)
             lines.append(f"| {c.what} | {c.paper} | {shown} | {c.tolerance} | {c.result(passed)} |")
+        if whys:
+            lines += ["", "## Why the failing checks fail", "", *whys]
         if self.tables:
             lines += ["", "## Tables", "", *_or_why("tables", self.tables, data)]
         if self.findings:
@@ -196,6 +207,29 @@ class Experiment:
         outdir.mkdir(parents=True, exist_ok=True)
         (outdir / "report.md").write_text(text)
         return text, ok
+
+
+def _explain(check: Check, data: Data, said: dict[str, str]) -> str:
+    """A failing check's explanation as a report line, or why there is none. Paragraphs
+    (separated by a blank line) already given for an earlier check are referred to, not
+    repeated: several checks often fail for one cause."""
+    if check.why is None:
+        text = "no explanation yet (not investigated)."
+    else:
+        try:
+            text = check.why(data)
+        except Exception as e:
+            text = f"(the explanation could not be computed: {type(e).__name__}: {e})"
+    parts = []
+    for para in (p.strip() for p in text.split("\n\n")):
+        if not para:
+            continue
+        if para in said:
+            parts.append(f"(The cause given for **{said[para]}** above.)")
+        else:
+            said[para] = check.what
+            parts.append(para)
+    return f"- **{check.what}**: " + " ".join(parts)
 
 
 def _or_why(what: str, part: Callable[[Data], list[str]], data: Data) -> list[str]:

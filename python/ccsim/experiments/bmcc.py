@@ -853,6 +853,7 @@ EXP_CONVERGENCE = Experiment(
             103,
             "≥ 95 ± 3 %",
             "{:.1f}",
+            why=lambda d: _convergence_findings(d)[2],
         ),
         Check(
             "Fig. 1: aggregate throughput with two flows (last half of the period, wire)",
@@ -862,6 +863,7 @@ EXP_CONVERGENCE = Experiment(
             103,
             "≥ 95 ± 3 %",
             "{:.1f}",
+            why=lambda d: _convergence_findings(d)[2],
         ),
         Check(
             "Fig. 1: time for a newcomer to reach 70 % of its fair share (s; slowest join, worst run)",
@@ -871,6 +873,7 @@ EXP_CONVERGENCE = Experiment(
             20,
             "≤ 20 s",
             "{:.1f}",
+            why=lambda d: _convergence_findings(d)[3],
         ),
         Check(
             "Fig. 1: Jain's index of the three flows (last half of the period)",
@@ -880,6 +883,7 @@ EXP_CONVERGENCE = Experiment(
             1,
             "≥ 0.95",
             "{:.3f}",
+            why=lambda d: _convergence_findings(d)[1] + "\n\n" + _convergence_findings(d)[3],
         ),
         Check(
             "Fig. 1: Jain's index of the two flows (last half of the period)",
@@ -889,6 +893,7 @@ EXP_CONVERGENCE = Experiment(
             1,
             "≥ 0.95",
             "{:.3f}",
+            why=lambda d: _convergence_findings(d)[0] + "\n\n" + _convergence_findings(d)[3],
         ),
         Check(
             "Fig. 2: lag at which f̂ best follows f (s)",
@@ -1396,6 +1401,7 @@ EXP_GAIN = Experiment(
             30,
             "within a factor 3 of 10",
             "{:.2f}",
+            why=lambda d: _gain_findings(d)[0],
         ),
     ],
     notes=[
