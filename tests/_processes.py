@@ -5,6 +5,16 @@ import subprocess
 import time
 
 
+def sigint_default() -> None:
+    """``preexec_fn`` for a child that must see Ctrl-C as a user's terminal sends it.
+
+    A non-interactive shell starts background jobs with SIGINT ignored, children inherit
+    that, and a Python started with SIGINT ignored installs no KeyboardInterrupt handler:
+    a test suite launched in the background would then see every Ctrl-C test hang.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt(proc: subprocess.Popen, timeout: float = 30) -> tuple[str, str, float]:
     """Ctrl-C ``proc`` (SIGINT) and wait for it to exit.
 

@@ -13,7 +13,7 @@ import ccsim
 import numpy as np
 import pandas as pd
 import pytest
-from _processes import interrupt
+from _processes import interrupt, sigint_default
 from ccsim.store import CorruptResultError
 
 
@@ -355,7 +355,11 @@ except KeyboardInterrupt:
 
 def test_ctrl_c_stops_a_long_run_within_a_second():
     proc = subprocess.Popen(
-        [sys.executable, "-c", CTRL_C], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", CTRL_C],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=sigint_default,
     )
     assert proc.stdout.readline().strip() == "running"
     time.sleep(1.0)  # well inside the run

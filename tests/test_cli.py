@@ -9,7 +9,7 @@ import sys
 
 import pyarrow.parquet as pq
 import pytest
-from _processes import interrupt
+from _processes import interrupt, sigint_default
 
 
 def ccsim(*args, **kw):
@@ -161,7 +161,7 @@ def test_ctrl_c_stops_a_long_run_with_exit_130(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "ccsim.cli", "run", "scenarios/dumbbell-newreno.toml",
          "--set", "duration=1e9s", "--set", "monitor.interval=0s"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default,
     )  # fmt: skip
     # the progress bar's first line (after a second) says the run is under way
     ready, _, _ = select.select([proc.stderr], [], [], 60)

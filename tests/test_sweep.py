@@ -21,6 +21,7 @@ from pathlib import Path
 import ccsim
 import duckdb
 import pytest
+from _processes import sigint_default
 from _scenarios import one_pair
 from ccsim import sweep as sw
 from ccsim.store import DB_NAME
@@ -289,6 +290,7 @@ def _start_sweep_subprocess(results_dir: Path, n: int) -> subprocess.Popen:
         [sys.executable, "-c", code],
         env=_subprocess_env(),
         start_new_session=True,
+        preexec_fn=sigint_default,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
