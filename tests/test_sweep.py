@@ -29,8 +29,10 @@ from ccsim.store import DB_NAME
 BASE = one_pair()
 
 # ~0.3-0.5 s of wall time per point: long enough to kill a sweep in the middle
+# About a second per point (0.9 s here): the kill and Ctrl-C tests must catch a sweep of 6-8
+# such points on 2 workers between its first stored point and its last.
 SLOW = copy.deepcopy(BASE)
-SLOW["duration"] = "6s"
+SLOW["duration"] = "40s"
 SLOW["topology"]["pairs"] = 8
 SLOW["topology"]["bottleneck"].update(rate="1Gbps", queue={"kind": "droptail", "limit": "1000pkt"})
 SLOW["topology"]["access"]["rate"] = "10Gbps"
