@@ -424,13 +424,11 @@ def speedup(d: Data, lam_max: float = 20.0, variant: str = "") -> float:
     """The smallest R_TCP / R_BLT on the reference 30-Mb/s network over the λ ≤ ``lam_max``
     where both are stable (the paper's claim covers its TCP curve, which ends at ≈ 20
     conn/s where its TCP diverged)."""
-    t = _series(d, "reference/30", "tcp", variant)
-    b = _series(d, "reference/30", "blt", variant)
-    both = t.merge(b, on="lam", suffixes=("_t", "_b"))
-    both = both[~both["diverged_t"] & ~both["diverged_b"] & (both["lam"] <= lam_max)]
+    both = _stable_pairs(d, "reference/30", "tcp", "blt", variant)
+    both = both[both["lam"] <= lam_max]
     if both.empty:
         return math.nan
-    return float((both["r_s_t"] / both["r_s_b"]).min())
+    return float((both["r_s_tcp"] / both["r_s_blt"]).min())
 
 
 # ----- aggregation over replications
@@ -490,6 +488,15 @@ def _series(d: Data, cfg: str, protocol: str, variant: str = "") -> pd.DataFrame
         v = f" (variant {variant!r})" if variant else ""
         raise KeyError(f"no runs of {protocol!r} on {cfg!r}{v} in these results")
     return s.sort_values("lam")
+
+
+def _stable_pairs(d: Data, cfg: str, a: str, b: str, variant: str = "") -> pd.DataFrame:
+    """The λ at which protocols ``a`` and ``b`` are both stable on ``cfg``: one row per λ,
+    each curve's columns suffixed with its protocol (``r_s_tcp``, ``r_s_blt``, ...)."""
+    both = _series(d, cfg, a, variant).merge(
+        _series(d, cfg, b, variant), on="lam", suffixes=(f"_{a}", f"_{b}")
+    )
+    return both[~both[f"diverged_{a}"] & ~both[f"diverged_{b}"]]
 
 
 def max_power(d: Data, cfg: str, protocol: str, adj: bool = False, variant: str = "") -> pd.Series:
@@ -607,19 +614,17 @@ def _why_speedup(d: Data) -> str:
 
 
 def _why_utilization(d: Data) -> str:
-    t, b = _series(d, "reference/30", "tcp"), _series(d, "reference/30", "blt")
-    both = t.merge(b, on="lam", suffixes=("_t", "_b"))
-    both = both[~both["diverged_t"] & ~both["diverged_b"]]
+    both = _stable_pairs(d, "reference/30", "tcp", "blt")
     ref = config("reference/30")
     mid = both.iloc[len(both) // 2]
     offered = mid["lam"] / ref.capacity()
     return (
         "at a stable point the bottleneck carries λ·F plus whatever is resent, so at equal λ "
         "the protocol that resends more has the busier link, whatever the number of concurrent "
-        f"connections: BLT resends {both['retransmits_b'].mean():.0f} packets per file (mean over "
-        f"the {len(both)} common stable λ), TCP {both['retransmits_t'].mean():.1f}; at λ = "
-        f"{mid['lam']:.3g} (λ·F = {offered:.1%} of BW_b) the utilization is "
-        f"{mid['utilization_b']:.1%} for BLT and {mid['utilization_t']:.1%} for TCP. The paper's "
+        f"connections: BLT resends {both['retransmits_blt'].mean():.0f} packets per file (mean "
+        f"over the {len(both)} common stable λ), TCP {both['retransmits_tcp'].mean():.1f}; at "
+        f"λ = {mid['lam']:.3g} (λ·F = {offered:.1%} of BW_b) the utilization is "
+        f"{mid['utilization_blt']:.1%} for BLT and {mid['utilization_tcp']:.1%} for TCP. The paper's "
         "ordering needs a TCP that resends more than BLT."
     )
 
@@ -627,17 +632,15 @@ def _why_utilization(d: Data) -> str:
 def _why_jain(bw: int):
     def why(d: Data) -> str:
         cfg = f"reference/{bw}"
-        t, b = _series(d, cfg, "tcp"), _series(d, cfg, "blt")
-        both = t.merge(b, on="lam", suffixes=("_t", "_b"))
-        both = both[~both["diverged_t"] & ~both["diverged_b"]]
-        spread_t = float((both["r90_s_t"] / both["r50_s_t"]).mean())
-        spread_b = float((both["r90_s_b"] / both["r50_s_b"]).mean())
+        both = _stable_pairs(d, cfg, "tcp", "blt")
+        spread_t = float((both["r90_s_tcp"] / both["r50_s_tcp"]).mean())
+        spread_b = float((both["r90_s_blt"] / both["r50_s_blt"]).mean())
         return (
             f"BLT's response times are more spread than TCP's on {cfg}: R90/R50 is "
             f"{spread_b:.2f} for BLT against {spread_t:.2f} for TCP (mean over the "
             f"{len(both)} common stable λ). A BLT transfer that loses nothing ends in about one "
             "RTT, one that loses its tail resets and resends it "
-            f"({both['retransmits_b'].mean():.0f} packets per file on average), while every "
+            f"({both['retransmits_blt'].mean():.0f} packets per file on average), while every "
             "TCP transfer takes its ≈ 8 RTTs of slow start whatever it loses; Jain's index "
             "over F/R_i follows that spread."
         )
@@ -837,10 +840,8 @@ def _reference_checks() -> list[Check]:
 
 
 def _jain_gap(d: Data, cfg: str, a: str = "blt", b: str = "tcp") -> float:
-    x, y = _series(d, cfg, a), _series(d, cfg, b)
-    both = x.merge(y, on="lam", suffixes=("_a", "_b"))
-    both = both[~both["diverged_a"] & ~both["diverged_b"]]
-    return float((both["jain_a"] - both["jain_b"]).mean())
+    both = _stable_pairs(d, cfg, a, b)
+    return float((both[f"jain_{a}"] - both[f"jain_{b}"]).mean())
 
 
 def _gbps_checks() -> list[Check]:
