@@ -188,7 +188,7 @@ def diverged(
 ) -> tuple[bool, str]:
     """:func:`divergence` as a verdict and a sentence of evidence."""
     e = divergence(conns, end_s, warmup, count, growth)
-    m = min(count, max(len(conns) - warmup, 0))
+    m = int(count - e["never_arrived"])
     gone = f", {e['never_arrived']:.0f} never arrived" if e["never_arrived"] else ""
     why = (
         f"{e['unfinished']:.0f} of {m} measured connections unfinished at {end_s:.1f} s{gone}; "

@@ -18,7 +18,7 @@ from collections import deque
 from multiprocessing import connection as mp_connection
 from typing import TYPE_CHECKING, Any
 
-from .worker import run_point
+from .worker import failure, run_point
 
 if TYPE_CHECKING:
     from .recorder import Recorder
@@ -108,7 +108,7 @@ def _worker_main(conn, parent_pid: int) -> None:
         except EOFError:
             return
         except Exception as exc:  # noqa: BLE001 - e.g. the metrics function does not unpickle
-            conn.send({"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": None})
+            conn.send(failure(exc))
             continue
         if task is None:
             return
@@ -116,7 +116,7 @@ def _worker_main(conn, parent_pid: int) -> None:
         try:
             conn.send(out)
         except Exception as exc:  # noqa: BLE001 - e.g. a metric value that does not pickle
-            conn.send({"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": None})
+            conn.send(failure(exc))
 
 
 def run_local(todo: list[Point], jobs: int, metrics, keep_ts, rec: Recorder) -> None:
@@ -153,10 +153,10 @@ def run_local(todo: list[Point], jobs: int, metrics, keep_ts, rec: Recorder) -> 
             for w in busy:
                 waitables[w.conn] = w
                 waitables[w.proc.sentinel] = w
-            ready = {id(waitables[o]) for o in mp_connection.wait(list(waitables), timeout=1.0)}
+            ready = {waitables[o] for o in mp_connection.wait(list(waitables), timeout=1.0)}
             batch, crashed = [], []
             for i, w in enumerate(workers):
-                if id(w) not in ready or w.point is None:
+                if w not in ready:
                     continue
                 p, out = w.point, w.take()
                 w.point = None
@@ -203,7 +203,7 @@ def run_dask(todo: list[Point], scheduler, metrics, keep_ts, rec: Recorder) -> N
             try:
                 out = fut.result()
             except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker
-                out = {"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": None}
+                out = failure(exc)
             fut.release()
             rec.record([(p, out)])
     finally:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .store import jsonable
 
-__all__ = ["default_metrics", "run_point"]
+__all__ = ["default_metrics", "failure", "run_point"]
 
 
 def _flatten(obj: Any, prefix: str, out: dict) -> None:
@@ -120,9 +120,10 @@ def run_point(scenario: dict, metrics=None, keep_timeseries=False) -> dict:
             "timeseries": {name: _arrow(df) for name, df in ts.items()},
         }
     except Exception as exc:  # noqa: BLE001 - reported as the point's failure
-        return {
-            "ok": False,
-            "wall_s": time.perf_counter() - t0,
-            "error": f"{type(exc).__name__}: {exc}",
-            "traceback": traceback.format_exc(),
-        }
+        return {**failure(exc, traceback.format_exc()), "wall_s": time.perf_counter() - t0}
+
+
+def failure(exc: BaseException, tb: str | None = None) -> dict:
+    """The outcome of a point that failed (its run raised, or its task or result could
+    not cross between processes): what the recorder stores in ``failures``."""
+    return {"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": tb}
