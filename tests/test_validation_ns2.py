@@ -7,19 +7,17 @@ utilization. Skipped where the ns-2 binary ``ns`` is not installed.
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
+from _tools import needs_ns
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "validation" / "ns2"))
 
 from ns2tcp import Case, run_ccsim, run_ns2  # noqa: E402
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("ns") is None, reason="ns-2 is not installed (apt-get install ns2): skipped"
-)
+pytestmark = needs_ns
 
 ONE = dict(pairs=1, rate_mbps=10, delay_ms=20, buffer_pkts=55, duration_s=30.0, warmup_s=5.0)
 

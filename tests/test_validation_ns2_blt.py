@@ -8,19 +8,16 @@ binary ``ns`` is not installed.
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
+from _tools import needs_ns
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "validation" / "ns2"))
 
 import blt_tcp  # noqa: E402
 
-needs_ns = pytest.mark.skipif(
-    shutil.which("ns") is None, reason="ns-2 is not installed (apt-get install ns2): skipped"
-)
 
 POINT = blt_tcp.Point(lam=10.0, seed=1, warmup=50, measured=250)
 

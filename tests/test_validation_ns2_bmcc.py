@@ -10,26 +10,15 @@ not installed.
 
 from __future__ import annotations
 
-import importlib.util
-import shutil
-import sys
 from pathlib import Path
 
-import pytest
+from _tools import load_script, needs_ns
 
 SCRIPT = Path(__file__).resolve().parents[1] / "validation" / "ns2" / "bmcc_mix.py"
 
-needs_ns = pytest.mark.skipif(
-    shutil.which("ns") is None, reason="ns-2.35 (`ns`) is not installed (apt-get install ns2)"
-)
-
 
 def _load():
-    spec = importlib.util.spec_from_file_location("ns2_bmcc_mix", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(SCRIPT, "ns2_bmcc_mix")
 
 
 def _outside(mod, cs, seeds):

@@ -4,22 +4,15 @@ Runs every case when ``ns`` is installed: the open-loop ones check the disciplin
 alone, the TCP-driven ones (RED + ECN, DRR with NewReno) the disciplines with ccsim's TCP.
 """
 
-import importlib.util
-import shutil
-import sys
 from pathlib import Path
 
-import pytest
+from _tools import load_script, needs_ns
 
 SCRIPT = Path(__file__).resolve().parents[1] / "validation" / "ns2" / "queues" / "run.py"
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("ns2_queues_run", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(SCRIPT, "ns2_queues_run")
 
 
 def test_skips_with_one_line_without_ns(monkeypatch, capsys):
@@ -30,13 +23,13 @@ def test_skips_with_one_line_without_ns(monkeypatch, capsys):
     assert len(out) == 1 and out[0].startswith("ns-2 comparison skipped: `ns`")
 
 
-@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 (`ns`) is not installed")
+@needs_ns
 def test_open_loop_cases_agree_with_ns2(capsys):
     mod = _load()
     assert mod.main(["--cases", "red_cbr,red_default,ared,drr,fq"]) == 0, capsys.readouterr().out
 
 
-@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 (`ns`) is not installed")
+@needs_ns
 def test_tcp_driven_cases_agree_with_ns2(capsys):
     """RED + ECN and DRR under NewReno flows: these also check ccsim's TCP (the
     RED + ECN case found a defect in its ECN response, docs/validation.md)."""
