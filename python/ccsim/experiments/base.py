@@ -216,10 +216,7 @@ def _explain(check: Check, data: Data, said: dict[str, str]) -> str:
     if check.why is None:
         text = "no explanation yet (not investigated)."
     else:
-        try:
-            text = check.why(data)
-        except Exception as e:
-            text = f"(the explanation could not be computed: {type(e).__name__}: {e})"
+        text = _or_why("the explanation", lambda d: [check.why(d)], data)[0]
     parts = []
     for para in (p.strip() for p in text.split("\n\n")):
         if not para:
