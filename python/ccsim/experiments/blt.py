@@ -395,7 +395,7 @@ def metrics(r) -> dict:
     if m["diverged"]:
         return m
     meas = cm.measured(c, warm, k - warm)
-    d = 6 * float(r.queue("R1->R2")["delay_s"])  # D = 6 × the bottleneck's delay
+    d = 6 * float(q["delay_s"])  # D = 6 × the bottleneck's delay
     rt = cm.response_times(meas)
     n_avg, n_theta = cm.little(meas, c)
     m.update(
@@ -599,17 +599,26 @@ def _why_power_ratio(bw: int):
     return why
 
 
-def _why_speedup(d: Data) -> str:
+def _speedup_finding(d: Data) -> str:
+    """R_TCP / R_BLT on the reference network, and what the buffer rule L1 does to it."""
+    full = speedup(d, math.inf)
+    x3 = speedup(d, variant="buffer-x3")
     ref = config("reference/30")
-    s = _series(d, "reference/30", "blt")
-    alone = float(s.loc[s["lam"].idxmin(), "r_s"])
+
+    def low(protocol: str) -> float:
+        s = _series(d, "reference/30", protocol)
+        return float(s.loc[s["lam"].idxmin(), "r_s"])
+
     return (
-        f"the buffer rule L1 (BW_b·D/3 = {ref.buffer_bytes() // PKT} packets) is smaller than a "
-        "100-KB burst leaves waiting at 30 Mb/s (160 packets), so even at the lowest λ a BLT "
-        f"transfer loses its tail and resets: R̄_BLT = {alone:.3f} s against "
-        f"{idle_path(ref, 'blt').response_s:.3f} s loss-free. With a buffer of BW_b·D (the "
-        f"'buffer-x3' runs) the smallest R_TCP / R_BLT over λ ≤ 20 is "
-        f"{speedup(d, variant='buffer-x3'):.2f}."
+        f"R_TCP / R_BLT on the reference 30 Mb/s network: smallest {speedup(d):.2f} over λ ≤ 20 "
+        f"conn/s, {full:.2f} over every λ where both are stable (BLT's R grows as it nears its "
+        "own divergence, where the paper's TCP no longer had a curve). The buffer rule L1 "
+        "decides most of the gap to the paper's 3: a 100-KB burst at 150 Mb/s leaves 160 "
+        "packets waiting at 30 Mb/s against the 75 that BW_b·D/3 holds, so even alone a BLT "
+        f"transfer loses its tail and resets (R̄ = {low('blt'):.3f} s at the lowest λ against "
+        f"{idle_path(ref, 'blt').response_s:.3f} s loss-free; TCP {low('tcp'):.3f} s, its "
+        f"calculation {idle_path(ref, 'tcp').response_s:.3f} s); with a buffer of BW_b·D (three times as large) the smallest ratio over "
+        f"λ ≤ 20 is {x3:.2f}."
     )
 
 
@@ -773,7 +782,7 @@ def _reference_checks() -> list[Check]:
             math.inf,
             "≥ 2.5",
             "{:.2f}",
-            why=_why_speedup,
+            why=_speedup_finding,
         ),
         Check(
             "Reference, BW_b = 30 Mb/s: λ at which TCP diverges (conn/s)",
@@ -1352,25 +1361,7 @@ def findings(d: Data) -> list[str]:
         "λ = 5, 10 and 15 (docs/validation.md, validation/ns2/blt_tcp.py). The paper's TCP is "
         "the 1994 authors' own simulator, whose timer and recovery details are not given."
     )
-    full = speedup(d, math.inf)
-    x3 = speedup(d, variant="buffer-x3")
-    ref = config("reference/30")
-
-    def low(protocol: str) -> float:
-        s = _series(d, "reference/30", protocol)
-        return float(s.loc[s["lam"].idxmin(), "r_s"])
-
-    out.append(
-        f"R_TCP / R_BLT on the reference 30 Mb/s network: smallest {speedup(d):.2f} over λ ≤ 20 "
-        f"conn/s, {full:.2f} over every λ where both are stable (BLT's R grows as it nears its "
-        "own divergence, where the paper's TCP no longer had a curve). The buffer rule L1 "
-        "decides most of the gap to the paper's 3: a 100-KB burst at 150 Mb/s leaves 160 "
-        "packets waiting at 30 Mb/s against the 75 that BW_b·D/3 holds, so even alone a BLT "
-        f"transfer loses its tail and resets (R̄ = {low('blt'):.3f} s at the lowest λ against "
-        f"{idle_path(ref, 'blt').response_s:.3f} s loss-free; TCP {low('tcp'):.3f} s, its "
-        f"calculation {idle_path(ref, 'tcp').response_s:.3f} s); with a buffer of BW_b·D (three times as large) the smallest ratio over "
-        f"λ ≤ 20 is {x3:.2f}."
-    )
+    out.append(_speedup_finding(d))
     b = max_power(d, "gbps/1000", "blt")
     t = max_power(d, "gbps/1000", "tcp")
     out.append(
