@@ -346,6 +346,17 @@ impl<'a> Tab<'a> {
         Ok(n)
     }
 
+    /// An optional integer in [min, max]: `None` when absent (the key is
+    /// accepted either way).
+    pub fn opt_uint(&mut self, key: &'static str, min: u64, max: u64) -> Res<Option<u64>> {
+        if self.has(key) {
+            self.uint(key, None, min, max).map(Some)
+        } else {
+            self.raw(key);
+            Ok(None)
+        }
+    }
+
     pub fn float(&mut self, key: &'static str, default: Option<f64>, min: f64, max: f64) -> Res<f64> {
         let expected = format!("a number in [{min}, {max}]");
         let v = match (self.raw(key), default) {

@@ -351,25 +351,10 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
         if stop <= start {
             return Err(t.error("stop", &Value::String(time_str(stop)), "a time after `start`"));
         }
-        let completions = if t.has("completions") {
-            Some(t.uint("completions", None, 1, u64::MAX)?)
-        } else {
-            t.raw("completions");
-            None
-        };
-        let complete_first = if t.has("complete_first") {
-            Some(t.uint("complete_first", None, 1, u64::MAX)?)
-        } else {
-            t.raw("complete_first");
-            None
-        };
+        let completions = t.opt_uint("completions", 1, u64::MAX)?;
+        let complete_first = t.opt_uint("complete_first", 1, u64::MAX)?;
         let pick_idle = t.choice("pick", Some("uniform"), &["uniform", "idle"])? == "idle";
-        let max_alive = if t.has("max_alive") {
-            Some(t.uint("max_alive", None, 1, u64::MAX)?)
-        } else {
-            t.raw("max_alive");
-            None
-        };
+        let max_alive = t.opt_uint("max_alive", 1, u64::MAX)?;
         let wi = w.list.len() as u32;
         let dirs: &[&'static str] = match direction.as_str() {
             "forward" => &["forward"],
