@@ -39,6 +39,7 @@ and windows in packets, times in seconds.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Iterable
 from functools import lru_cache
@@ -1199,8 +1200,6 @@ def idle_path_transfer(
     starts: list[list[float]] = [[] for _ in hops]  # service starts, per hop
     peak = [0] * len(hops)
     acks: list[float] = []
-    import bisect
-
     for i, b in enumerate(sizes):
         if sender == "burst" or i < init_cwnd:
             t = 0.0
