@@ -44,6 +44,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from ccsim.theory import confidence_interval  # noqa: E402
 from mdblock import replace_block  # noqa: E402
 from ns2tcp import have_ns, ns2_stdout  # noqa: E402
 
@@ -91,9 +92,6 @@ NS2_TCP = {
     "maxrto_": 60,
     "rtxcur_init_": 1.0,
 }
-
-#: Student t quantiles (two-sided 90 %) by degrees of freedom.
-T90 = {1: 6.314, 2: 2.920, 3: 2.353, 4: 2.132, 5: 2.015, 6: 1.943, 7: 1.895, 8: 1.860, 9: 1.833}
 
 METRICS = {
     "r_mean": ("mean R (s)", "{:.4f}"),
@@ -429,10 +427,8 @@ def run_point(p0: Point, labels=tuple(RUNS)) -> PointResult:
 
 
 def mean_ci(xs: list[float]) -> tuple[float, float]:
-    m = statistics.fmean(xs)
-    if len(xs) < 2:
-        return m, float("nan")
-    return m, T90.get(len(xs) - 1, 1.645) * statistics.stdev(xs) / math.sqrt(len(xs))
+    """Mean and 90 % Student-t half-width over seeds (NaN for one seed)."""
+    return confidence_interval(xs, 0.90)
 
 
 @dataclasses.dataclass

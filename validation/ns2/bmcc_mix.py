@@ -38,6 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from ccsim.theory import confidence_interval, jain_index  # noqa: E402
 from mdblock import replace_block  # noqa: E402
 from ns2tcp import Case, CrossTraffic, Outcome, have_ns, run_ccsim, run_ns2  # noqa: E402
 
@@ -111,11 +112,6 @@ def cases(quick: bool) -> list[Case]:
     return out
 
 
-def jain(x: list[float]) -> float:
-    s, q = sum(x), sum(v * v for v in x)
-    return s * s / (len(x) * q) if q > 0 else float("nan")
-
-
 @dataclasses.dataclass(frozen=True)
 class Metric:
     key: str
@@ -154,7 +150,7 @@ METRICS = [
         0.0,
         0.01,
     ),
-    Metric("jain", "Jain's index", "{:.3f}", lambda o: jain(o.window_goodputs), 0.01),
+    Metric("jain", "Jain's index", "{:.3f}", lambda o: jain_index(o.window_goodputs), 0.01),
     Metric(
         "xdone",
         "cross files completed",
@@ -175,20 +171,10 @@ METRICS = [
     ),
 ]
 
-#: Student t quantiles, two-sided 99 %, by degrees of freedom.
-T99 = {1: 63.66, 2: 9.92, 3: 5.84, 4: 4.60, 5: 4.03, 6: 3.71, 7: 3.50, 8: 3.36, 9: 3.25}
-#: Two-sided 90 % (the spread shown in the table).
-T90 = {1: 6.31, 2: 2.92, 3: 2.35, 4: 2.13, 5: 2.02, 6: 1.94, 7: 1.89, 8: 1.86, 9: 1.83}
 
-
-def half_width(xs: list[float], table: dict[int, float]) -> float:
-    if len(xs) < 2:
-        return float("nan")
-    return (
-        table.get(len(xs) - 1, 2.58 if table is T99 else 1.645)
-        * statistics.stdev(xs)
-        / len(xs) ** 0.5
-    )
+def half_width(xs: list[float], level: float) -> float:
+    """Student-t half-width of the mean of ``xs`` at ``level`` (NaN for one value)."""
+    return confidence_interval(xs, level)[1]
 
 
 @dataclasses.dataclass
@@ -209,7 +195,7 @@ class Check:
     @property
     def tol(self) -> float:
         floor = max(self.metric.floor, self.metric.rel_floor * abs(statistics.fmean(self.ns2)))
-        hw = half_width(self.diffs, T99)
+        hw = half_width(self.diffs, 0.99)
         return max(floor, 0.0 if hw != hw else hw)
 
     @property
@@ -291,7 +277,7 @@ def table(cs: list[Case], chks: list[Check], seeds: int, walls: dict) -> str:
                 continue
 
             def cell(xs: list[float], m: Metric = m) -> str:
-                mean, hw = statistics.fmean(xs), half_width(xs, T90)
+                mean, hw = statistics.fmean(xs), half_width(xs, 0.90)
                 return f"{m.fmt.format(mean)} ± {m.fmt.format(hw)}"
 
             mark = ""

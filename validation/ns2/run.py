@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from ccsim.theory import confidence_interval  # noqa: E402
 from mdblock import replace_block  # noqa: E402
 from ns2tcp import Case, Outcome, have_ns, run_ccsim, run_ns2  # noqa: E402
 
@@ -162,14 +163,7 @@ class Row:
 
     def ci(self, side: str, f) -> float:
         """Half-width of the 95 % confidence interval of the mean over seeds."""
-        xs = [f(o) for o in getattr(self, side)]
-        if len(xs) < 2:
-            return float("nan")
-        return T95.get(len(xs) - 1, 1.96) * statistics.stdev(xs) / len(xs) ** 0.5
-
-
-#: Student t quantiles (two-sided 95 %) by degrees of freedom.
-T95 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26}
+        return confidence_interval([f(o) for o in getattr(self, side)], 0.95)[1]
 
 
 def cwnd_decile_gap(a: Outcome, b: Outcome) -> float:
