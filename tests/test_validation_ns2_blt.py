@@ -107,7 +107,8 @@ def test_wire_sizes_and_ties_removed(tmp_path):
 
 
 def test_tolerance_is_the_larger_confidence_half_width():
-    assert blt_tcp.mean_ci([1.0, 3.0])[1] == pytest.approx(6.314 * 2**0.5 / 2**0.5)
+    # t_{0.95, 1} = 6.3138 (two-sided 90 %) times s/√n = √2/√2.
+    assert blt_tcp.mean_ci([1.0, 3.0])[1] == pytest.approx(6.313752 * 2**0.5 / 2**0.5)
     v = blt_tcp.Verdict(10.0, "ccsim", "drops", ns2=100.0, ccsim=108.0, tol=5.0)
     assert v.checked and not v.ok
     assert blt_tcp.Verdict(10.0, "ccsim", "drops", 100.0, 104.0, 5.0).ok
