@@ -18,8 +18,8 @@
 //! rounds to 0 ns with no propagation delay) into a clear error instead of a hang.
 
 use crate::cfg::{Res, ScenarioError};
+use crate::error::SimError;
 use crate::packet::Packet;
-use crate::sim::SimError;
 use crate::units::Time;
 
 /// Limits of one run, chosen by the caller (the Python layer passes half of the

@@ -463,6 +463,45 @@ impl<'a> Tab<'a> {
     }
 }
 
+impl Tab<'_> {
+    /// Reads a selection of names: `"all"` (the default) or a list of names from
+    /// `names`; returns their indices and puts the resolved list back.
+    pub fn select(&mut self, key: &'static str, names: &[String]) -> Res<Vec<usize>> {
+        let p = self.key_path(key);
+        let r = match self.raw(key) {
+            None => (0..names.len()).collect(),
+            Some(Value::String(s)) if s == "all" => (0..names.len()).collect(),
+            Some(v @ Value::Array(a)) => a
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .and_then(|s| names.iter().position(|n| n == s))
+                        .ok_or_else(|| ScenarioError {
+                            path: p.clone(),
+                            value: show(v),
+                            expected: format!(
+                                "\"all\" or a list of names from: {}",
+                                names_hint(x.as_str().unwrap_or(""), names)
+                            ),
+                        })
+                })
+                .collect::<Res<Vec<_>>>()?,
+            Some(v) => {
+                return Err(ScenarioError {
+                    path: p,
+                    value: show(v),
+                    expected: "\"all\" or a list of names".into(),
+                })
+            }
+        };
+        self.put(
+            key,
+            Value::Array(r.iter().map(|&i| Value::String(names[i].clone())).collect()),
+        );
+        Ok(r)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,9 +18,12 @@ pub mod capture;
 pub mod cc;
 pub mod cfg;
 pub mod components;
+pub mod endpoint;
+pub mod error;
 pub mod feedback;
 pub mod link;
 pub mod monitor;
+pub mod network;
 pub mod output;
 pub mod packet;
 pub mod qdisc;
@@ -30,16 +33,19 @@ pub mod routing;
 pub mod scenario;
 pub mod sched;
 pub mod sim;
+pub mod table;
 pub mod tap;
 pub mod tcp;
 pub mod trace;
 pub mod transport;
 pub mod units;
 pub mod workload;
+pub mod world;
 
 pub use cfg::ScenarioError;
+pub use error::SimError;
 pub use output::Output;
-pub use sim::{Sim, SimError};
+pub use sim::Sim;
 
 /// Engine version (recorded in every result).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

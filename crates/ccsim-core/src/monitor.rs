@@ -9,8 +9,8 @@
 
 use crate::link::Link;
 use crate::qdisc::TraceValue;
-use crate::sim::{Flow, Node};
 use crate::units::Time;
+use crate::world::{Flow, Node};
 
 #[derive(Default)]
 pub struct Monitor {

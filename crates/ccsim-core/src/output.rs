@@ -3,21 +3,8 @@
 
 use crate::qdisc::{DropReason, MarkReason};
 use crate::sim::Sim;
+pub use crate::table::{Column, Table};
 use serde_json::{json, Value};
-
-#[derive(Debug, Clone)]
-pub enum Column {
-    F64(Vec<f64>),
-    I64(Vec<i64>),
-    Str(Vec<String>),
-    /// Categorical: codes into a list of labels.
-    Cat(Vec<u32>, Vec<String>),
-}
-
-pub struct Table {
-    pub name: &'static str,
-    pub columns: Vec<(&'static str, Column)>,
-}
 
 pub struct Output {
     pub summary: Value,
@@ -34,7 +21,7 @@ fn nan_or(x: Option<f64>) -> f64 {
 /// Builds the result tables from a finished simulation.
 pub fn collect(sim: &mut Sim, resolved: Value, events: u64) -> Output {
     let (files, trace) = match sim.taps.take() {
-        Some(t) => t.finish(sim),
+        Some(t) => t.finish(sim.world(), &sim.workloads.names()),
         None => (Vec::new(), None),
     };
     let sim = &*sim;
@@ -130,11 +117,7 @@ pub fn collect(sim: &mut Sim, resolved: Value, events: u64) -> Output {
         q.from.push(sim.nodes[l.from.idx()].name.clone());
         q.to.push(sim.nodes[l.to.idx()].name.clone());
         q.kind.push(l.qdisc.kind().to_string());
-        q.limit.push(match l.qdisc.limit() {
-            crate::qdisc::Limit::Packets(n) => format!("{n}pkt"),
-            crate::qdisc::Limit::Bytes(b) => format!("{b}B"),
-            crate::qdisc::Limit::Unlimited => "inf".into(),
-        });
+        q.limit.push(l.qdisc.limit().label());
         q.rate.push(l.rate.0 as f64);
         q.delay.push(l.delay.as_secs_f64());
         q.arrivals.push(s.arrivals as i64);
@@ -198,7 +181,13 @@ pub fn collect(sim: &mut Sim, resolved: Value, events: u64) -> Output {
     };
 
     let mut tables = vec![flows, queues];
-    tables.extend(crate::workload::tables(sim));
+    let node_name = |n: crate::packet::NodeId| sim.nodes[n.idx()].name.clone();
+    tables.extend(crate::workload::tables(
+        &sim.workloads,
+        &sim.connection_rows(),
+        &node_name,
+        sim.end,
+    ));
     tables.extend(trace);
     let m = &sim.monitor;
     if m.interval.is_some() {

@@ -227,60 +227,6 @@ pub struct LogRow {
     pub value: f64,
 }
 
-// ----- calling the components of a node (used by the simulator)
-
-/// What components asked for during callbacks, applied afterwards.
-#[derive(Default)]
-pub(crate) struct Requests {
-    /// (component index, packet, output link)
-    pub(crate) released: Vec<(usize, Packet, LinkId)>,
-    /// (component index, wake time)
-    pub(crate) wakes: Vec<(usize, Time)>,
-}
-
-impl Requests {
-    pub(crate) fn is_empty(&self) -> bool {
-        self.released.is_empty() && self.wakes.is_empty()
-    }
-}
-
-/// Calls `f` on component `k` of `node` and collects its requests.
-pub(crate) fn call_one<R>(
-    nodes: &mut [crate::sim::Node],
-    views: &[Option<Box<QueueView>>],
-    now: Time,
-    node: NodeId,
-    k: usize,
-    req: &mut Requests,
-    f: impl FnOnce(&mut dyn Component, &mut CompCtx) -> R,
-) -> R {
-    let mut released = Vec::new();
-    let mut wake = None;
-    let r = {
-        let mut cx = CompCtx::new(now, node, views, &mut released, &mut wake);
-        f(nodes[node.idx()].comps[k].as_mut(), &mut cx)
-    };
-    req.released.extend(released.into_iter().map(|(p, l)| (k, p, l)));
-    if let Some(t) = wake {
-        req.wakes.push((k, t));
-    }
-    r
-}
-
-/// Calls `f` on every component of `node`, in order.
-pub(crate) fn call_each(
-    nodes: &mut [crate::sim::Node],
-    views: &[Option<Box<QueueView>>],
-    now: Time,
-    node: NodeId,
-    req: &mut Requests,
-    mut f: impl FnMut(&mut dyn Component, &mut CompCtx),
-) {
-    for k in 0..nodes[node.idx()].comps.len() {
-        call_one(nodes, views, now, node, k, req, &mut f);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,9 +4,34 @@
 //! Memory grows with routers × nodes, not nodes²: hosts (one output link)
 //! keep no table, so a dumbbell of 100 000 pairs needs two tables.
 
-use crate::packet::LinkId;
-use crate::sim::{Route, NO_ROUTE};
+use crate::packet::{LinkId, NodeId};
 use std::collections::VecDeque;
+
+/// No route marker in forwarding tables.
+pub const NO_ROUTE: u32 = u32::MAX;
+
+/// How a node chooses the output link of a packet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// No output link at all.
+    Nowhere,
+    /// A node with one output link (a host) sends everything through it.
+    Only(LinkId),
+    /// A router: next link towards each destination node (`NO_ROUTE` if unreachable).
+    Table(Vec<u32>),
+}
+
+impl Route {
+    /// The output link towards `dst` (None if unreachable).
+    #[inline]
+    pub fn next_hop(&self, dst: NodeId) -> Option<LinkId> {
+        match self {
+            Route::Nowhere => None,
+            Route::Only(l) => Some(*l),
+            Route::Table(t) => Some(t[dst.idx()]).filter(|&l| l != NO_ROUTE).map(LinkId),
+        }
+    }
+}
 
 /// Nodes that will keep a forwarding table: those with several output links.
 pub fn routers(n: usize, links: &[(usize, usize)]) -> usize {

@@ -14,10 +14,11 @@ use crate::packet::{FlowId, LinkId, NodeId};
 use crate::qdisc::{self, Limit, LinkInfo, QdiscSpec};
 use crate::rng::Rng;
 use crate::routing;
-use crate::sim::{Flow, Node, Sim};
+use crate::sim::Sim;
 use crate::transport::{self, Env, ReadCtx, TransportSpec};
 use crate::units::{BufferSize, Rate, Time};
 use crate::workload;
+use crate::world::{Flow, Node};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -372,7 +373,6 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: 
     let mut out = Vec::new();
     for (i, v) in arr.iter().enumerate() {
         let mut t = Tab::new(format!("{fpath}[{i}]"), v)?;
-        let kind = t.choice("kind", Some("tcp"), transport::KINDS)?;
         let base_name = t.string("name")?;
         // Endpoints: src/dst names, or dumbbell pairs.
         let mut ends: Vec<(usize, usize)> = Vec::new();
@@ -424,7 +424,7 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: 
             duration,
             in_workload: false,
         };
-        let spec = transport::read(&kind, &mut t, &cx)?;
+        let spec = transport::read(&mut t, &cx)?;
         let total = (plans.len() + ends.len() * count) as u64;
         limits.check(
             &t.key_path("count"),
@@ -468,43 +468,6 @@ fn read_flows(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: 
         }
     }
     Ok(plans)
-}
-
-/// Reads a selection of names: `"all"` (the default) or a list of names from
-/// `names`; returns their indices and puts the resolved list back.
-pub(crate) fn select(m: &mut Tab, key: &'static str, names: &[String]) -> Res<Vec<usize>> {
-    let p = m.key_path(key);
-    let r = match m.raw(key) {
-        None => (0..names.len()).collect(),
-        Some(Value::String(s)) if s == "all" => (0..names.len()).collect(),
-        Some(v @ Value::Array(a)) => a
-            .iter()
-            .map(|x| {
-                x.as_str()
-                    .and_then(|s| names.iter().position(|n| n == s))
-                    .ok_or_else(|| ScenarioError {
-                        path: p.clone(),
-                        value: show(v),
-                        expected: format!(
-                            "\"all\" or a list of names from: {}",
-                            cfg::names_hint(x.as_str().unwrap_or(""), names)
-                        ),
-                    })
-            })
-            .collect::<Res<Vec<_>>>()?,
-        Some(v) => {
-            return Err(ScenarioError {
-                path: p,
-                value: show(v),
-                expected: "\"all\" or a list of names".into(),
-            })
-        }
-    };
-    m.put(
-        key,
-        Value::Array(r.iter().map(|&i| Value::String(names[i].clone())).collect()),
-    );
-    Ok(r)
 }
 
 fn resolve_limit(q: &QueueSpec, rate: Rate, net: &Net, pkt: u64) -> Res<Limit> {
@@ -758,7 +721,7 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
                     cfg::names_hint(&node_name, &net.names)
                 ),
             })?;
-            let comp = components::build(&mut t, &sim, NodeId(node as u32))?;
+            let comp = components::build(&mut t, &sim.world(), NodeId(node as u32))?;
             sim.add_component(NodeId(node as u32), comp);
             out.push(t.finish()?);
         }
@@ -770,8 +733,8 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     let flow_names: Vec<String> = sim.flows.iter().map(|f| f.name.clone()).collect();
     if let Some(mut m) = root.table("monitor")? {
         let iv = m.time("interval", Some("0s"))?;
-        let queues = select(&mut m, "queues", &link_names)?;
-        let flows = select(&mut m, "flows", &flow_names)?;
+        let queues = m.select("queues", &link_names)?;
+        let flows = m.select("flows", &flow_names)?;
         if iv > Time::ZERO {
             let samples = duration.0 / iv.0 + 1;
             // Flows whose sender reports a sample (datagram sources do too).
@@ -806,7 +769,9 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
             sim.monitor.flows = flows;
         }
     }
-    crate::tap::read(&mut root, &mut sim, &link_names, &flow_names)?;
+    let first_slot = sim.workloads.first_slot.unwrap_or(sim.flows.len());
+    let workload_names = sim.workloads.names();
+    sim.taps = crate::tap::read(&mut root, sim.world(), first_slot, &workload_names, sim.end)?;
     let resolved = root.finish()?;
     sim.memory_limit = limits.memory;
     sim.prime();

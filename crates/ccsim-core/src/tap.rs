@@ -15,50 +15,18 @@
 //! belongs to the last occupant that started before it was created (uids
 //! grow with creation, as `Flow::uid_floor` uses them).
 
-use crate::capture::wire::FlowWire;
-use crate::capture::{self, Capture, Side};
+use crate::capture::{self, Capture, Side, TapFlow};
 use crate::cfg::{Res, Tab};
 use crate::link::Link;
-use crate::packet::{FlowId, LinkId, NodeId, Packet};
+use crate::packet::{FlowId, LinkId, Packet};
 use crate::qdisc::{DropReason, MarkReason};
-use crate::sim::{Flow, Node, Sim};
 use crate::trace::{self, Event, Trace};
 use crate::units::Time;
+use crate::world::{Flow, Node, WorldRef};
 
 const TRACED: u8 = 1;
 const EGRESS: u8 = 2;
 const INGRESS: u8 = 4;
-
-/// A static flow or a workload connection, as the taps know it.
-#[derive(Clone, Debug)]
-pub struct TapFlow {
-    pub src: NodeId,
-    pub dst: NodeId,
-    /// The transport's kind (`"tcp"`, `"cbr"`, ...).
-    pub kind: &'static str,
-    /// Header facts of its packets in captures.
-    pub wire: FlowWire,
-    /// Its number in the files: the flow index of a static flow, the number
-    /// of static flows + the connection id (the `conn` column) of a
-    /// connection. The ns-2 trace's `fid` and the capture's ports derive from it.
-    pub number: usize,
-    /// A connection's (workload index, connection id).
-    pub conn: Option<(u32, u64)>,
-}
-
-impl TapFlow {
-    /// Tap flow of `f` numbered `number`.
-    fn of(f: &Flow, number: usize, conn: Option<(u32, u64)>) -> TapFlow {
-        TapFlow {
-            src: f.src,
-            dst: f.dst,
-            kind: f.kind,
-            wire: capture::flow_wire(f, number),
-            number,
-            conn,
-        }
-    }
-}
 
 pub struct Taps {
     /// Per link: [`TRACED`] | [`EGRESS`] | [`INGRESS`].
@@ -201,26 +169,31 @@ impl Taps {
 
     /// The name of tap flow `key` in the trace: a static flow's name, or
     /// `<workload>#<connection id>` for a connection.
-    fn name(&self, sim: &Sim, key: usize) -> String {
+    fn name(&self, flows: &[Flow], workloads: &[String], key: usize) -> String {
         match self.flows[key].conn {
-            None => sim.flows[key].name.clone(),
-            Some((w, id)) => conn_name(&sim.workloads.list[w as usize].name, id),
+            None => flows[key].name.clone(),
+            Some((w, id)) => conn_name(&workloads[w as usize], id),
         }
     }
 
-    /// The files (captures, ns-2 text trace) and the trace table.
-    pub fn finish(self, sim: &Sim) -> (Vec<(String, Vec<u8>)>, Option<crate::output::Table>) {
+    /// The files (captures, ns-2 text trace) and the trace table; `workloads`
+    /// are the workloads' names.
+    pub fn finish(
+        self,
+        world: WorldRef,
+        workloads: &[String],
+    ) -> (Vec<(String, Vec<u8>)>, Option<crate::table::Table>) {
         let mut files: Vec<(String, Vec<u8>)> = Vec::new();
         let table = self.trace.as_ref().map(|t| {
             if let Some(name) = &t.ns2 {
-                files.push((name.clone(), t.ns2_text(&sim.links, &self.flows, sim.nodes.len())));
+                files.push((name.clone(), t.ns2_text(world.links, &self.flows, world.nodes.len())));
             }
-            let links: Vec<String> = sim.links.iter().map(|l| l.name.clone()).collect();
-            t.table(&links, self.first_slot, |k| self.name(sim, k))
+            let links: Vec<String> = world.links.iter().map(|l| l.name.clone()).collect();
+            t.table(&links, self.first_slot, |k| self.name(world.flows, workloads, k))
         });
         let mut caps: Vec<(String, Vec<u8>)> = self.captures.into_iter().map(|c| c.into_file()).collect();
         if !caps.is_empty() {
-            caps.push(("hosts".into(), capture::hosts(&sim.nodes)));
+            caps.push(("hosts".into(), capture::hosts(world.nodes)));
         }
         caps.append(&mut files);
         (caps, table)
@@ -251,24 +224,25 @@ pub struct World<'a> {
     pub nodes: &'a [Node],
 }
 
-/// Reads `[[capture]]` and `[trace]` and attaches what they ask for to `sim`.
-pub fn read(root: &mut Tab, sim: &mut Sim, link_names: &[String], flow_names: &[String]) -> Res<()> {
+/// Reads `[[capture]]` and `[trace]`: the taps they ask for, if any, over the
+/// world's static flows (`first_slot` of them; connection slots follow) and
+/// the workloads named `workloads`, for a run ending at `end`.
+pub fn read(
+    root: &mut Tab,
+    world: WorldRef,
+    first_slot: usize,
+    workloads: &[String],
+    end: Time,
+) -> Res<Option<Box<Taps>>> {
     let mut taken = Vec::new();
-    let first_slot = sim.workloads.first_slot.unwrap_or(sim.flows.len());
-    let captures = capture::read(root, &sim.nodes, &sim.links, first_slot, sim.end, &mut taken)?;
-    let workload_names: Vec<String> = sim.workloads.list.iter().map(|w| w.name.clone()).collect();
-    let trace = trace::read(
-        root,
-        link_names,
-        &flow_names[..first_slot],
-        &workload_names,
-        sim.end,
-        &mut taken,
-    )?;
+    let captures = capture::read(root, world.nodes, world.links, first_slot, end, &mut taken)?;
+    let link_names: Vec<String> = world.links.iter().map(|l| l.name.clone()).collect();
+    let flow_names: Vec<String> = world.flows[..first_slot].iter().map(|f| f.name.clone()).collect();
+    let trace = trace::read(root, &link_names, &flow_names, workloads, end, &mut taken)?;
     if captures.is_empty() && trace.is_none() {
-        return Ok(());
+        return Ok(None);
     }
-    let mut mask = vec![0u8; sim.links.len()];
+    let mut mask = vec![0u8; world.links.len()];
     if let Some(t) = &trace {
         for (m, &on) in mask.iter_mut().zip(&t.links) {
             if on {
@@ -281,20 +255,19 @@ pub fn read(root: &mut Tab, sim: &mut Sim, link_names: &[String], flow_names: &[
             mask[l.idx()] |= if side == Side::Egress { EGRESS } else { INGRESS };
         }
     }
-    let flows = sim.flows[..first_slot]
+    let flows = world.flows[..first_slot]
         .iter()
         .enumerate()
         .map(|(i, f)| TapFlow::of(f, i, None))
         .collect();
-    sim.taps = Some(Box::new(Taps {
+    Ok(Some(Box::new(Taps {
         mask,
         captures,
         trace,
         flows,
         first_slot,
         slots: Vec::new(),
-    }));
-    Ok(())
+    })))
 }
 
 #[cfg(test)]
@@ -337,6 +310,7 @@ mod tests {
         let (mut sim, _) = crate::scenario::build(&s.to_string()).unwrap();
         sim.run_until(sim.end);
         let taps = sim.taps.take().unwrap();
+        let wl: Vec<String> = sim.workloads.list.iter().map(|w| w.name.clone()).collect();
         assert_eq!(taps.first_slot, 1);
         let occ = taps.slots.iter().find(|o| o.len() >= 2).expect("a slot was reused");
         let (ka, kb) = (occ[0].1 as usize, occ[1].1 as usize);
@@ -345,15 +319,15 @@ mod tests {
         assert!(ida < idb);
         assert_eq!((a.number, b.number), (1 + ida as usize, 1 + idb as usize));
         assert_ne!(a.wire.port, b.wire.port);
-        assert_eq!(taps.name(&sim, ka), format!("web#{ida}"));
-        assert_eq!(taps.name(&sim, kb), format!("web#{idb}"));
-        assert_eq!(taps.name(&sim, 0), "bulk");
+        assert_eq!(taps.name(&sim.flows, &wl, ka), format!("web#{ida}"));
+        assert_eq!(taps.name(&sim.flows, &wl, kb), format!("web#{idb}"));
+        assert_eq!(taps.name(&sim.flows, &wl, 0), "bulk");
         let started = sim.workloads.procs.iter().map(|p| p.arrivals).sum::<u64>() as usize;
         assert_eq!(taps.flows.len(), 1 + started);
-        let (files, table) = taps.finish(&sim);
+        let (files, table) = taps.finish(sim.world(), &wl);
         assert!(files.iter().any(|(n, _)| n == "trace.tr") && files.iter().any(|(n, _)| n == "R1-R2.pcap"));
         let table = table.unwrap();
-        let Some((_, crate::output::Column::Cat(codes, names))) = table.columns.iter().find(|c| c.0 == "flow") else {
+        let Some((_, crate::table::Column::Cat(codes, names))) = table.columns.iter().find(|c| c.0 == "flow") else {
             panic!("a categorical flow column")
         };
         // Every connection crossed the bottleneck: all are named, once.

@@ -20,12 +20,12 @@
 //! flow slot, which later connections reuse). `flows` selects static flows
 //! by name and a workload's connections by the workload's name.
 
+use crate::capture::TapFlow;
 use crate::cfg::{self, Res, Tab};
 use crate::link::Link;
-use crate::output::{Column, Table};
 use crate::packet::{flags, Ecn, Kind, Packet};
 use crate::qdisc::{DropReason, MarkReason};
-use crate::tap::TapFlow;
+use crate::table::{Column, Table};
 use crate::units::Time;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -306,9 +306,9 @@ pub fn read(
     let Some(mut t) = root.table("trace")? else {
         return Ok(None);
     };
-    let links = crate::scenario::select(&mut t, "links", link_names)?;
+    let links = t.select("links", link_names)?;
     let names: Vec<String> = flow_names.iter().chain(workload_names).cloned().collect();
-    let flows = crate::scenario::select(&mut t, "flows", &names).map_err(|mut e| {
+    let flows = t.select("flows", &names).map_err(|mut e| {
         if !workload_names.is_empty() {
             e.expected
                 .push_str(" (flow names, or workload names for all their connections)");

@@ -338,6 +338,44 @@ pub fn parse_buffer(s: &str) -> Result<BufferSize, ParseError> {
     }
 }
 
+/// A queue limit (a [`BufferSize`] resolved for one link). ns-2 convention (baseline.md §0): the limit counts packets
+/// waiting, not the one being serialized.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Limit {
+    Packets(u64),
+    Bytes(u64),
+    Unlimited,
+}
+
+impl Limit {
+    /// Would a queue holding `pkts`/`bytes` still fit one more packet of `size`?
+    #[inline]
+    pub fn admits(self, pkts: usize, bytes: u64, size: u32) -> bool {
+        match self {
+            Limit::Packets(n) => (pkts as u64) < n,
+            Limit::Bytes(n) => bytes + size as u64 <= n,
+            Limit::Unlimited => true,
+        }
+    }
+    /// Is a backlog of `pkts`/`bytes` within the limit?
+    #[inline]
+    pub fn holds(self, pkts: usize, bytes: u64) -> bool {
+        match self {
+            Limit::Packets(n) => pkts as u64 <= n,
+            Limit::Bytes(n) => bytes <= n,
+            Limit::Unlimited => true,
+        }
+    }
+    /// The limit as a scenario writes it: `"100pkt"`, `"15000B"` or `"inf"`.
+    pub fn label(self) -> String {
+        match self {
+            Limit::Packets(n) => format!("{n}pkt"),
+            Limit::Bytes(b) => format!("{b}B"),
+            Limit::Unlimited => "inf".into(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,11 +43,11 @@
 //!   system: the summary's `stopped_by` says so). `duration` bounds them all.
 
 use crate::cfg::{show, time_str, Res, ScenarioError, Tab};
-use crate::output::{Column, Table};
-use crate::packet::{FlowId, NodeId};
+use crate::endpoint::{SenderReport, TransportSpec};
+use crate::packet::NodeId;
 use crate::rng::Rng;
-use crate::sim::{Ev, Flow, Sim};
-use crate::transport::{self, Closed, Env, ReadCtx, TransportSpec};
+use crate::table::{Column, Table};
+use crate::transport::{self, ReadCtx};
 use crate::units::Time;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -57,8 +57,8 @@ use std::sync::Arc;
 /// sender's), and one per connection for its IP ids (as flows, see
 /// [`Flow::initial_ip_ids`], at an index that meets no flow's).
 const STREAM_PROCESS: u64 = 8 << 20;
-const STREAM_CONN: u64 = 1 << 40;
-const CONN_IP_ID_INDEX: u64 = 2 << 40;
+pub const STREAM_CONN: u64 = 1 << 40;
+pub const CONN_IP_ID_INDEX: u64 = 2 << 40;
 
 /// The file size of a connection.
 #[derive(Clone, Debug, PartialEq)]
@@ -237,15 +237,20 @@ pub struct ConnRow {
 }
 
 impl ConnRow {
-    /// The row of connection `c` occupying flow `f`.
-    fn of(f: &Flow, c: &Conn, last_ack: Option<Time>) -> ConnRow {
-        let r = f.snd.report();
+    /// The row of connection `c` from `src` to `dst`, started at `start`,
+    /// whose sender reports `r`.
+    pub fn new(
+        c: &Conn,
+        (src, dst, start): (NodeId, NodeId, Time),
+        r: &SenderReport,
+        last_ack: Option<Time>,
+    ) -> ConnRow {
         ConnRow {
             process: c.process,
             id: c.id,
-            src: f.src,
-            dst: f.dst,
-            start: f.start,
+            src,
+            dst,
+            start,
             size: c.size,
             first_byte: c.first_byte,
             last_byte: c.last_byte,
@@ -254,6 +259,17 @@ impl ConnRow {
             timeouts: r.timeouts,
         }
     }
+}
+
+/// A connection drawn by an arrival ([`Workloads::arrive`]), for the event
+/// loop to start in a flow slot.
+pub struct NewConn {
+    pub spec: Arc<dyn TransportSpec>,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// The slot of a finished connection to reuse, if one is free.
+    pub slot: Option<u32>,
+    pub conn: Conn,
 }
 
 /// The workloads of a run and their connection table.
@@ -276,6 +292,119 @@ pub struct Workloads {
 }
 
 impl Workloads {
+    /// The first arrival time of process `p` (one exponential gap after its
+    /// workload's `start`), if before its `stop`.
+    pub fn first_arrival(&mut self, p: usize) -> Option<Time> {
+        let pr = &mut self.procs[p];
+        let w = &self.list[pr.workload as usize];
+        let t = w.start + gap(&mut pr.rng, w.rate);
+        (t < w.stop).then_some(t)
+    }
+
+    /// A connection of process `p` arrives at `now` (the run ending at
+    /// `end`): draws the next arrival (returned if before `stop`), the pair
+    /// and the size. The connection is `Err(why)` if it finds `max_alive`
+    /// connections of its workload alive before the end: the system diverges
+    /// and the run should end (`stopped_by` says why).
+    pub fn arrive(&mut self, p: u32, now: Time, end: Time) -> (Option<Time>, Result<NewConn, String>) {
+        let pr = &mut self.procs[p as usize];
+        let w = &self.list[pr.workload as usize];
+        let next = now + gap(&mut pr.rng, w.rate);
+        let next = (next < w.stop).then_some(next);
+        let uniform = |pr: &mut Process| match pr.pairs.len() {
+            1 => 0,
+            n => ((pr.rng.uniform() * n as f64) as usize).min(n - 1) as u32,
+        };
+        let pair = match (w.pick_idle, pr.idle.pop_front()) {
+            (true, Some(k)) => k,
+            (true, None) => {
+                pr.busy_picks += 1;
+                uniform(pr)
+            }
+            (false, _) => uniform(pr),
+        };
+        if w.pick_idle {
+            pr.live[pair as usize] += 1;
+        }
+        let (src, dst) = pr.pairs[pair as usize];
+        let size = w.size.draw(&mut pr.rng);
+        pr.arrivals += 1;
+        pr.bytes += size;
+        let w = &mut self.list[pr.workload as usize];
+        let index = w.arrivals;
+        w.arrivals += 1;
+        if w.max_alive.is_some_and(|m| w.alive >= m) && now < end {
+            let why = format!("max_alive: {} connections alive at {}", w.alive, time_str(now));
+            self.stopped_by = Some(why.clone());
+            return (next, Err(why));
+        }
+        w.alive += 1;
+        let spec = w.spec.clone();
+        let id = self.next_conn;
+        self.next_conn += 1;
+        self.alive += 1;
+        self.peak_alive = self.peak_alive.max(self.alive);
+        let conn = Conn {
+            process: p,
+            id,
+            index,
+            pair,
+            size,
+            first_byte: None,
+            last_byte: None,
+        };
+        let slot = self.free.pop();
+        (
+            next,
+            Ok(NewConn {
+                spec,
+                src,
+                dst,
+                slot,
+                conn,
+            }),
+        )
+    }
+
+    /// Connection `c`, in flow slot `slot`, completed at `now` (its table row
+    /// is `row`): frees its slot and pair. True if a stop rule ends the run
+    /// now (before `end`; `stopped_by` says which).
+    pub fn complete(&mut self, slot: u32, c: &Conn, row: ConnRow, now: Time, end: Time) -> bool {
+        self.rows.push(row);
+        self.free.push(slot);
+        self.alive -= 1;
+        let pr = &mut self.procs[c.process as usize];
+        let w = &mut self.list[pr.workload as usize];
+        if w.pick_idle {
+            let live = &mut pr.live[c.pair as usize];
+            *live -= 1;
+            if *live == 0 {
+                pr.idle.push_back(c.pair);
+            }
+        }
+        w.completed += 1;
+        w.alive -= 1;
+        if w.complete_first.is_some_and(|k| c.index < k) {
+            w.first_completed += 1;
+        }
+        let stop =
+            w.completions.is_some_and(|k| w.completed >= k) || w.complete_first.is_some_and(|k| w.first_completed >= k);
+        if !(stop && now < end) {
+            return false;
+        }
+        let rule = if w.complete_first.is_some_and(|k| w.first_completed >= k) {
+            "complete_first"
+        } else {
+            "completions"
+        };
+        self.stopped_by = Some(format!("{rule}: workload {:?} at {}", w.name, time_str(now)));
+        true
+    }
+
+    /// The workloads' names, in scenario order.
+    pub fn names(&self) -> Vec<String> {
+        self.list.iter().map(|w| w.name.clone()).collect()
+    }
     /// Bytes held: connection slots and table rows.
     pub fn memory(&self) -> u64 {
         let slots = (self.alive + self.free.len() as u64) * crate::budget::FLOW_BYTES;
@@ -435,7 +564,6 @@ fn read_transport(t: &mut Tab, duration: Time) -> Res<Arc<dyn TransportSpec>> {
         Some(x) => x,
         None => Tab::new(t.key_path("transport"), &empty)?,
     };
-    let kind = tt.choice("kind", Some("tcp"), transport::KINDS)?;
     if tt.has("size") {
         let v = tt.get("size").expect("present").clone();
         return Err(tt.error(
@@ -448,11 +576,11 @@ fn read_transport(t: &mut Tab, duration: Time) -> Res<Arc<dyn TransportSpec>> {
         duration,
         in_workload: true,
     };
-    let spec = transport::read(&kind, &mut tt, &cx)?;
+    let spec = transport::read(&mut tt, &cx)?;
     if !spec.transfers() {
         return Err(tt.error(
             "kind",
-            &Value::String(kind),
+            &Value::String(spec.kind().into()),
             "a transport that transfers files and completes: \"tcp\", \"blt\" or \"bully-tyrant\"",
         ));
     }
@@ -536,191 +664,16 @@ fn read_pairs(t: &mut Tab, nodes: &Nodes) -> Res<Vec<(usize, usize)>> {
     Ok(pairs)
 }
 
-impl Sim {
-    /// Schedules each process's first arrival (one exponential gap after `start`).
-    pub(crate) fn prime_workloads(&mut self) {
-        for p in 0..self.workloads.procs.len() {
-            let pr = &mut self.workloads.procs[p];
-            let w = &self.workloads.list[pr.workload as usize];
-            let t = w.start + gap(&mut pr.rng, w.rate);
-            if t < w.stop {
-                self.sched.schedule(t, Ev::Arrival(p as u32));
-            }
-        }
-    }
-
-    /// A connection of process `p` arrives: schedule the next arrival, draw
-    /// its pair and size, put its ends in a free flow slot and start it.
-    pub(crate) fn arrival(&mut self, p: u32) {
-        let now = self.now();
-        let ws = &mut self.workloads;
-        let pr = &mut ws.procs[p as usize];
-        let w = &ws.list[pr.workload as usize];
-        let next = now + gap(&mut pr.rng, w.rate);
-        if next < w.stop {
-            self.sched.schedule(next, Ev::Arrival(p));
-        }
-        let uniform = |pr: &mut Process| match pr.pairs.len() {
-            1 => 0,
-            n => ((pr.rng.uniform() * n as f64) as usize).min(n - 1) as u32,
-        };
-        let pair = match (w.pick_idle, pr.idle.pop_front()) {
-            (true, Some(k)) => k,
-            (true, None) => {
-                pr.busy_picks += 1;
-                uniform(pr)
-            }
-            (false, _) => uniform(pr),
-        };
-        if w.pick_idle {
-            pr.live[pair as usize] += 1;
-        }
-        let (src, dst) = pr.pairs[pair as usize];
-        let size = w.size.draw(&mut pr.rng);
-        pr.arrivals += 1;
-        pr.bytes += size;
-        let w = &mut ws.list[pr.workload as usize];
-        let index = w.arrivals;
-        w.arrivals += 1;
-        if w.max_alive.is_some_and(|m| w.alive >= m) && now < self.end {
-            // The system diverges: the run ends at this arrival, which is not started.
-            self.end = now.max(self.warmup + Time(1));
-            ws.stopped_by = Some(format!("max_alive: {} connections alive at {}", w.alive, time_str(now)));
-            return;
-        }
-        w.alive += 1;
-        let spec = w.spec.clone();
-        let id = ws.next_conn;
-        ws.next_conn += 1;
-        ws.alive += 1;
-        ws.peak_alive = ws.peak_alive.max(ws.alive);
-        let slot = match ws.free.pop() {
-            Some(s) => s as usize,
-            None => {
-                let closed = (Box::new(Closed), Box::new(Closed));
-                let f = Flow::new(String::new(), "", src, dst, now, closed.0, closed.1, [0, 0]);
-                self.flows.push(f);
-                self.flows.len() - 1
-            }
-        };
-        let fid = FlowId(slot as u32);
-        let env = Env {
-            flow: fid,
-            src,
-            dst,
-            first_hop: crate::scenario::first_hop(self, src, dst),
-            size: Some(size),
-            rng: Rng::new(self.seed, STREAM_CONN + id),
-        };
-        let (snd, rcv) = spec.build(env);
-        let f = &mut self.flows[slot];
-        f.kind = spec.kind();
-        (f.src, f.dst, f.start) = (src, dst, now);
-        (f.snd, f.rcv) = (snd, rcv);
-        f.wake = None;
-        f.delivered_at_warmup = 0;
-        f.ip_id = Flow::initial_ip_ids(self.seed, (CONN_IP_ID_INDEX + id) as usize);
-        f.conn = Some(Box::new(Conn {
-            process: p,
-            id,
-            index,
-            pair,
-            size,
-            first_byte: None,
-            last_byte: None,
-        }));
-        if self.taps.is_some() {
-            // The taps name the connection's packets (uids from here on) and
-            // take its header facts from its ends.
-            let (last_uid, workload) = (self.next_uid(), self.workloads.procs[p as usize].workload);
-            if let Some(t) = self.taps.as_deref_mut() {
-                t.conn_started(fid, &self.flows[slot], workload, id, last_uid);
-            }
-        }
-        self.flow_start(fid);
-    }
-
-    /// After a connection's ends ran: note its first and last byte at the
-    /// receiver; on completion write its row and free its slot.
-    pub(crate) fn conn_progress(&mut self, fid: FlowId) {
-        let now = self.now();
-        let floor = self.next_uid();
-        let f = &mut self.flows[fid.idx()];
-        let Some(c) = f.conn.as_mut() else { return };
-        let delivered = f.rcv.delivered();
-        if c.first_byte.is_none() && delivered > 0 {
-            c.first_byte = Some(now);
-        }
-        if c.last_byte.is_none() && delivered >= c.size {
-            c.last_byte = Some(now);
-        }
-        let Some(done) = f.snd.completed() else { return };
-        let c = f.conn.take().expect("checked");
-        let row = ConnRow::of(f, &c, Some(done));
-        // Free the state; what is still in the network is stale from now on.
-        f.snd = Box::new(Closed);
-        f.rcv = Box::new(Closed);
-        f.wake = None;
-        f.uid_floor = floor;
-        let ws = &mut self.workloads;
-        ws.rows.push(row);
-        ws.free.push(fid.0);
-        ws.alive -= 1;
-        let pr = &mut ws.procs[c.process as usize];
-        let w = &mut ws.list[pr.workload as usize];
-        if w.pick_idle {
-            let live = &mut pr.live[c.pair as usize];
-            *live -= 1;
-            if *live == 0 {
-                pr.idle.push_back(c.pair);
-            }
-        }
-        w.completed += 1;
-        w.alive -= 1;
-        if w.complete_first.is_some_and(|k| c.index < k) {
-            w.first_completed += 1;
-        }
-        let stop =
-            w.completions.is_some_and(|k| w.completed >= k) || w.complete_first.is_some_and(|k| w.first_completed >= k);
-        if stop && now < self.end {
-            // A stop rule: the run ends now (after the warm-up at the earliest).
-            self.end = now.max(self.warmup + Time(1));
-            let rule = if w.complete_first.is_some_and(|k| w.first_completed >= k) {
-                "complete_first"
-            } else {
-                "completions"
-            };
-            ws.stopped_by = Some(format!("{rule}: workload {:?} at {}", w.name, time_str(now)));
-        }
-    }
-
-    /// The rows of the connection table: completed connections, then those
-    /// still alive at the end (without a last ACK).
-    pub fn connection_rows(&self) -> Vec<ConnRow> {
-        let mut rows = self.workloads.rows.clone();
-        let first = self.workloads.first_slot.unwrap_or(self.flows.len());
-        for f in &self.flows[first.min(self.flows.len())..] {
-            if let Some(c) = &f.conn {
-                rows.push(ConnRow::of(f, c, None));
-            }
-        }
-        rows.sort_by_key(|r| r.id);
-        rows
-    }
-}
-
 /// The `connections` table (one row per connection, by arrival) and the
 /// `workloads` table (one row per arrival process: requested and realised
 /// arrival rate, mean size and offered load over the process's active time,
 /// `start` to the earlier of `stop` and the end of the run).
-pub fn tables(sim: &Sim) -> Vec<Table> {
-    let ws = &sim.workloads;
+pub fn tables(ws: &Workloads, rows: &[ConnRow], node_name: &dyn Fn(NodeId) -> String, end: Time) -> Vec<Table> {
     if ws.list.is_empty() {
         return Vec::new();
     }
     let secs = |t: Option<Time>| t.map_or(f64::NAN, |t| t.as_secs_f64());
-    let name = |n: NodeId| sim.nodes[n.idx()].name.clone();
-    let rows = sim.connection_rows();
+    let name = |n: NodeId| node_name(n);
     let wname = |r: &ConnRow| ws.list[ws.procs[r.process as usize].workload as usize].name.clone();
     let resp = |r: &ConnRow| r.last_ack.map_or(f64::NAN, |t| (t - r.start).as_secs_f64());
     let conns = Table {
@@ -766,7 +719,7 @@ pub fn tables(sim: &Sim) -> Vec<Table> {
     let w = |p: &Process| &ws.list[p.workload as usize];
     let active = |p: &Process| {
         let w = w(p);
-        (w.stop.min(sim.end).max(w.start) - w.start).as_secs_f64()
+        (w.stop.min(end).max(w.start) - w.start).as_secs_f64()
     };
     let per_s = |x: f64, p: &Process| if active(p) > 0.0 { x / active(p) } else { f64::NAN };
     let procs = Table {

@@ -20,9 +20,8 @@ pub mod wire;
 use crate::cfg::{self, Res, ScenarioError, Tab};
 use crate::link::Link;
 use crate::packet::{LinkId, NodeId, Packet};
-use crate::sim::{Flow, Node};
-use crate::tap::TapFlow;
 use crate::units::Time;
+use crate::world::{Flow, Node};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
 use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
@@ -143,8 +142,39 @@ impl Capture {
     }
 }
 
+/// A static flow or a workload connection, as the taps know it.
+#[derive(Clone, Debug)]
+pub struct TapFlow {
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// The transport's kind (`"tcp"`, `"cbr"`, ...).
+    pub kind: &'static str,
+    /// Header facts of its packets in captures.
+    pub wire: FlowWire,
+    /// Its number in the files: the flow index of a static flow, the number
+    /// of static flows + the connection id (the `conn` column) of a
+    /// connection. The ns-2 trace's `fid` and the capture's ports derive from it.
+    pub number: usize,
+    /// A connection's (workload index, connection id).
+    pub conn: Option<(u32, u64)>,
+}
+
+impl TapFlow {
+    /// Tap flow of `f` numbered `number`.
+    pub fn of(f: &Flow, number: usize, conn: Option<(u32, u64)>) -> TapFlow {
+        TapFlow {
+            src: f.src,
+            dst: f.dst,
+            kind: f.kind,
+            wire: flow_wire(f, number),
+            number,
+            conn,
+        }
+    }
+}
+
 /// Header facts of flow `f` (ports from `number`, the flow's number in the
-/// files, [`crate::tap::TapFlow::number`]; MSS, SACK, window scale and ECN
+/// files, [`TapFlow::number`]; MSS, SACK, window scale and ECN
 /// from its ends).
 pub fn flow_wire(f: &Flow, number: usize) -> FlowWire {
     let tcp_rcv = f.rcv.as_any().downcast_ref::<crate::tcp::TcpReceiver>();

@@ -52,10 +52,10 @@
 
 use super::buc::{Conv, Law, Rounding, State};
 use crate::cfg::{Res, Tab};
+use crate::network::Network;
 use crate::packet::{FlowId, Kind, LinkId, NodeId, Packet};
 use crate::qdisc::DropReason;
 use crate::router::{CompCtx, Component, LogRow, QueueEvent, QueueView, Verdict};
-use crate::sim::Sim;
 use crate::tcp::INFINITE;
 use crate::units::{BufferSize, Time};
 use serde_json::Value;
@@ -417,10 +417,10 @@ impl Component for BucGateway {
 /// "1000B"), `w_init` (packets, default 64), `up` (1.25), `down` (0.5), `idle`
 /// ("5s"), `rounding` ("half_up" or "floor"), `measure` ("after" or "before"),
 /// `w_init_from_ack` (false), `events` (false: keep the event log).
-pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<BucGateway> {
-    let node_name = &sim.nodes[node.idx()].name;
-    let outputs: Vec<LinkId> = sim.links.iter().filter(|l| l.from == node).map(|l| l.id).collect();
-    let names = super::quoted(outputs.iter().map(|l| sim.links[l.idx()].name.as_str()));
+pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<BucGateway> {
+    let node_name = net.node_name(node);
+    let outputs: Vec<LinkId> = net.outputs(node);
+    let names = super::quoted(outputs.iter().map(|&l| net.link(l).name));
     let ports = match t.raw("ports") {
         None => outputs.clone(),
         Some(Value::String(s)) if s == "all" => outputs.clone(),
@@ -429,7 +429,7 @@ pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<BucGateway> {
             for x in a {
                 let l = outputs
                     .iter()
-                    .find(|l| Some(sim.links[l.idx()].name.as_str()) == x.as_str())
+                    .find(|&&l| Some(net.link(l).name) == x.as_str())
                     .ok_or_else(|| {
                         t.error(
                             "ports",
@@ -499,15 +499,17 @@ pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<BucGateway> {
     let events = t.boolean("events", false)?;
 
     // RFCN needs the ACKs of every TCP flow whose data BUC controls.
-    let tcp: Vec<bool> = sim.flows.iter().map(|f| f.kind == "tcp").collect();
-    for (i, f) in sim.flows.iter().enumerate() {
-        if !tcp[i] {
+    let tcp: Vec<bool> = (0..net.flow_count())
+        .map(|i| net.flow(FlowId(i as u32)).kind == "tcp")
+        .collect();
+    for f in (0..net.flow_count()).map(|i| net.flow(FlowId(i as u32))) {
+        if f.kind != "tcp" {
             continue;
         }
-        let data = super::path(sim, f.src, f.dst);
-        if let Some(l) = data.iter().find(|l| ports.contains(l)) {
-            let acks = super::path(sim, f.dst, f.src);
-            if !acks.iter().any(|a| sim.links[a.idx()].from == node) {
+        let data = net.path(f.src, f.dst);
+        if let Some(&l) = data.iter().find(|l| ports.contains(l)) {
+            let acks = net.path(f.dst, f.src);
+            if !acks.iter().any(|&a| net.link(a).from == node) {
                 return Err(t.error(
                     "ports",
                     &t.out["ports"].clone(),
@@ -515,7 +517,7 @@ pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<BucGateway> {
                         "ports whose TCP flows send their ACKs back through {node_name:?} (RFCN rewrites \
                          them there): the data of flow {:?} leave by {:?} but its ACKs do not pass {node_name:?}",
                         f.name,
-                        sim.links[l.idx()].name
+                        net.link(l).name
                     ),
                 ));
             }

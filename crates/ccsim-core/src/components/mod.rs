@@ -6,33 +6,21 @@ pub mod buc_gateway;
 pub mod token_gate;
 
 use crate::cfg::{Res, Tab};
-use crate::packet::{LinkId, NodeId};
+use crate::network::Network;
+use crate::packet::NodeId;
 use crate::router::Component;
-use crate::sim::Sim;
 
 /// Component kinds a scenario may name.
 pub const KINDS: &[&str] = &["token_gate", "buc"];
 
 /// Reads the component's parameters from `t` and builds it for `node`.
-pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<Box<dyn Component>> {
+pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<Box<dyn Component>> {
     let kind = t.choice("kind", None, KINDS)?;
     match kind.as_str() {
-        "token_gate" => Ok(Box::new(token_gate::build(t, sim, node)?)),
-        "buc" => Ok(Box::new(buc_gateway::build(t, sim, node)?)),
+        "token_gate" => Ok(Box::new(token_gate::build(t, net, node)?)),
+        "buc" => Ok(Box::new(buc_gateway::build(t, net, node)?)),
         other => unreachable!("unvalidated component kind {other}"),
     }
-}
-
-/// Links crossed from `from` to `to` along the forwarding tables.
-pub(crate) fn path(sim: &Sim, from: NodeId, to: NodeId) -> Vec<LinkId> {
-    let mut links = Vec::new();
-    let mut n = from;
-    while n != to && links.len() <= sim.links.len() {
-        let Some(l) = sim.next_hop(n, to) else { break };
-        links.push(l);
-        n = sim.links[l.idx()].to;
-    }
-    links
 }
 
 /// Names quoted and separated by commas, for error messages.

@@ -62,12 +62,12 @@
 //!   rules hold the same ACKs and give the same flows (a release made at a data
 //!   arrival may wait one departure longer with promises).
 
-use super::{path, quoted};
+use super::quoted;
 use crate::cfg::{Res, Tab};
+use crate::network::Network;
 use crate::packet::{FlowId, Kind, LinkId, NodeId, Packet};
 use crate::qdisc::Limit;
 use crate::router::{CompCtx, Component, QueueEvent, QueueView, Verdict};
-use crate::sim::Sim;
 use crate::units::{Rate, Time};
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -485,14 +485,9 @@ impl Component for TokenGate {
 /// `threshold` (Th, packets, default 3), `packet_length` (default L_p, size,
 /// default "576B"), `flows` ("all" or a list of flow names, default "all"),
 /// `in_transit` ("ignore", the paper's rule, default; or "count", promises).
-pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<TokenGate> {
-    let node_name = &sim.nodes[node.idx()].name;
-    let outputs: Vec<&str> = sim
-        .links
-        .iter()
-        .filter(|l| l.from == node)
-        .map(|l| l.name.as_str())
-        .collect();
+pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<TokenGate> {
+    let node_name = net.node_name(node);
+    let outputs: Vec<&str> = net.outputs(node).into_iter().map(|l| net.link(l).name).collect();
     let list = |v: &[&str]| quoted(v.iter().copied());
 
     let fwd_name = t.string("forward")?.ok_or_else(|| {
@@ -501,10 +496,11 @@ pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<TokenGate> {
             &format!("an output link of {node_name:?}: {}", list(&outputs)),
         )
     })?;
-    let forward = sim
-        .links
-        .iter()
-        .find(|l| l.from == node && l.name == fwd_name)
+    let forward = net
+        .outputs(node)
+        .into_iter()
+        .map(|l| net.link(l))
+        .find(|l| l.name == fwd_name)
         .ok_or_else(|| {
             t.error(
                 "forward",
@@ -542,7 +538,7 @@ pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<TokenGate> {
             ),
         ));
     }
-    let short = match forward.qdisc.limit() {
+    let short = match forward.limit {
         Limit::Bytes(b) => (b * 8 < buffer_bits).then(|| format!("{} bit", b * 8)),
         Limit::Packets(n) => (n.saturating_mul(packet_bits) < buffer_bits).then(|| format!("{n} packets")),
         Limit::Unlimited => None,
@@ -560,11 +556,11 @@ pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<TokenGate> {
 
     // Governed flows: TCP, selected, data path across the forward link.
     let crosses = |i: usize| {
-        let f = &sim.flows[i];
-        f.kind == "tcp" && path(sim, f.src, f.dst).contains(&forward.id)
+        let f = net.flow(FlowId(i as u32));
+        f.kind == "tcp" && net.path(f.src, f.dst).contains(&forward.id)
     };
-    let mut governed = vec![false; sim.flows.len()];
-    let names: Vec<&str> = sim.flows.iter().map(|f| f.name.as_str()).collect();
+    let mut governed = vec![false; net.flow_count()];
+    let names: Vec<&str> = (0..net.flow_count()).map(|i| net.flow(FlowId(i as u32)).name).collect();
     match t.raw("flows") {
         None => governed.iter_mut().enumerate().for_each(|(i, g)| *g = crosses(i)),
         Some(Value::String(s)) if s == "all" => governed.iter_mut().enumerate().for_each(|(i, g)| *g = crosses(i)),
@@ -586,10 +582,8 @@ pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<TokenGate> {
                         format!("TCP flows whose data cross {fwd_name:?} (flow {name:?} does not)"),
                     ));
                 }
-                if !path(sim, sim.flows[i].dst, sim.flows[i].src)
-                    .iter()
-                    .any(|l| sim.links[l.idx()].from == node)
-                {
+                let f = net.flow(FlowId(i as u32));
+                if !net.path(f.dst, f.src).iter().any(|&l| net.link(l).from == node) {
                     return Err(t.error(
                         "flows",
                         x,
@@ -615,17 +609,17 @@ pub fn build(t: &mut Tab, sim: &Sim, node: NodeId) -> Res<TokenGate> {
     }
     let count = t.choice("in_transit", Some("ignore"), &["ignore", "count"])? == "count";
     let hops = |from: NodeId, to: NodeId| -> Vec<(Rate, Time)> {
-        path(sim, from, to)
+        net.path(from, to)
             .iter()
-            .map(|l| (sim.links[l.idx()].rate, sim.links[l.idx()].delay))
+            .map(|&l| (net.link(l).rate, net.link(l).delay))
             .collect()
     };
     let promise_paths = count.then(|| {
-        (0..sim.flows.len())
+        (0..net.flow_count())
             .map(|i| match governed[i] {
                 true => SenderPath {
-                    to_sender: hops(node, sim.flows[i].src),
-                    from_sender: hops(sim.flows[i].src, node),
+                    to_sender: hops(node, net.flow(FlowId(i as u32)).src),
+                    from_sender: hops(net.flow(FlowId(i as u32)).src, node),
                 },
                 false => SenderPath::default(),
             })

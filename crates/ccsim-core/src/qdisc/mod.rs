@@ -21,6 +21,7 @@ pub mod red;
 use crate::cfg::{Res, ScenarioError, Tab};
 use crate::packet::{FlowId, Packet};
 use crate::rng::Rng;
+pub use crate::units::Limit;
 use crate::units::{Rate, Time};
 use std::sync::Arc;
 
@@ -93,36 +94,6 @@ impl MarkReason {
     #[inline]
     pub fn is_ce(self) -> bool {
         self != MarkReason::Adpm
-    }
-}
-
-/// A queue limit. ns-2 convention (baseline.md §0): the limit counts packets
-/// waiting, not the one being serialized.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Limit {
-    Packets(u64),
-    Bytes(u64),
-    Unlimited,
-}
-
-impl Limit {
-    /// Would a queue holding `pkts`/`bytes` still fit one more packet of `size`?
-    #[inline]
-    pub fn admits(self, pkts: usize, bytes: u64, size: u32) -> bool {
-        match self {
-            Limit::Packets(n) => (pkts as u64) < n,
-            Limit::Bytes(n) => bytes + size as u64 <= n,
-            Limit::Unlimited => true,
-        }
-    }
-    /// Is a backlog of `pkts`/`bytes` within the limit?
-    #[inline]
-    pub fn holds(self, pkts: usize, bytes: u64) -> bool {
-        match self {
-            Limit::Packets(n) => pkts as u64 <= n,
-            Limit::Bytes(n) => bytes <= n,
-            Limit::Unlimited => true,
-        }
     }
 }
 
@@ -298,11 +269,7 @@ impl LinkInfo {
     }
     /// The buffer as written, for error messages.
     pub fn limit_str(&self) -> String {
-        match self.limit {
-            Limit::Packets(n) => format!("\"{n}pkt\""),
-            Limit::Bytes(b) => format!("\"{b}B\""),
-            Limit::Unlimited => "\"inf\"".into(),
-        }
+        format!("{:?}", self.limit.label())
     }
 }
 

@@ -16,7 +16,7 @@ pub use receiver::{RecvParams, TcpReceiver};
 pub use rtt::{Estimator, RttEstimator, RttParams};
 pub use sender::{FullAck, LossState, LossWindow, RtoSsthresh, SendParams, TcpSender};
 
-pub use crate::transport::EndpointCtx;
+pub use crate::endpoint::EndpointCtx;
 
 /// Sequence number meaning "no data limit".
 pub const INFINITE: u64 = u64::MAX / 4;

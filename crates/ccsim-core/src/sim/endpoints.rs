@@ -1,0 +1,93 @@
+//! Endpoints in the event loop: packets delivered to a flow's sender or
+//! receiver, their timers (one live event per flow, lazily cancelled), and the
+//! packets they emit.
+
+use super::{Ev, Sim};
+use crate::endpoint::EndpointCtx;
+use crate::packet::{FlowId, Kind, Packet};
+
+impl Sim {
+    pub(super) fn deliver<const T: bool>(&mut self, pkt: Packet) {
+        self.counters.delivered += 1;
+        let fid = pkt.flow;
+        let now = self.now();
+        let f = &mut self.flows[fid.idx()];
+        if pkt.uid <= f.uid_floor {
+            self.workloads.stale_packets += 1; // of a connection that is over
+            return;
+        }
+        if pkt.kind == Kind::Data {
+            self.counters.data_delivered += 1;
+        }
+        let mut out = std::mem::take(&mut self.out_buf);
+        {
+            let mut cx = EndpointCtx { now, out: &mut out };
+            if pkt.dst == f.dst {
+                f.rcv.on_packet(&pkt, &mut cx)
+            } else {
+                f.snd.on_packet(&pkt, &mut cx)
+            }
+        }
+        self.flush_endpoint::<T>(fid, &mut out);
+        self.out_buf = out;
+    }
+
+    /// Re-arms the flow's wakeup, then injects what its ends emitted; then
+    /// follows a workload connection's progress (which may close it).
+    pub(super) fn flush_endpoint<const T: bool>(&mut self, fid: FlowId, out: &mut Vec<Packet>) {
+        self.rearm(fid);
+        for mut p in out.drain(..) {
+            self.flows[fid.idx()].stamp_ip_id(&mut p);
+            // A packet leaves from the node of the endpoint that emitted it.
+            self.inject::<T>(p.src, p);
+        }
+        if self.flows[fid.idx()].conn.is_some() {
+            self.conn_progress(fid);
+        }
+    }
+
+    pub(super) fn rearm(&mut self, fid: FlowId) {
+        let f = &mut self.flows[fid.idx()];
+        let want = match (f.snd.next_wake(), f.rcv.next_wake()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(t) = want {
+            let now = self.sched.now();
+            let t = t.max(now);
+            if f.wake.is_none_or(|w| t < w) {
+                f.wake = Some(t);
+                self.sched.schedule(t, Ev::Endpoint(fid));
+            }
+        }
+    }
+
+    pub(super) fn endpoint_timer<const T: bool>(&mut self, fid: FlowId) {
+        let now = self.now();
+        if self.flows[fid.idx()].wake != Some(now) {
+            return; // stale wakeup
+        }
+        let f = &mut self.flows[fid.idx()];
+        f.wake = None;
+        let mut out = std::mem::take(&mut self.out_buf);
+        {
+            let mut cx = EndpointCtx { now, out: &mut out };
+            f.snd.on_timer(&mut cx);
+            f.rcv.on_timer(&mut cx);
+        }
+        self.flush_endpoint::<T>(fid, &mut out);
+        self.out_buf = out;
+    }
+
+    pub(crate) fn flow_start(&mut self, fid: FlowId) {
+        let now = self.now();
+        let mut out = std::mem::take(&mut self.out_buf);
+        self.flows[fid.idx()].snd.start(&mut EndpointCtx { now, out: &mut out });
+        if self.taps.is_some() {
+            self.flush_endpoint::<true>(fid, &mut out);
+        } else {
+            self.flush_endpoint::<false>(fid, &mut out);
+        }
+        self.out_buf = out;
+    }
+}
