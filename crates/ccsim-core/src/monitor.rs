@@ -7,10 +7,62 @@
 //! RTT) and router component state. Off unless an interval is set; when off it costs one
 //! `Option` check at build time and nothing per packet.
 
+use crate::budget::{self, Limits};
+use crate::cfg::{show, Res, Tab};
 use crate::link::Link;
 use crate::qdisc::TraceValue;
+use crate::table::{Column, Table};
 use crate::units::Time;
-use crate::world::{Flow, Node};
+use crate::world::{component_key, Flow, Node, WorldRef};
+
+/// Reads `[monitor]`: the sampling interval (`"0s"`, the default, samples
+/// nothing) and the queues and flows to sample (`"all"` or lists of names), and
+/// checks that the series fit the run's memory budget.
+pub fn read(root: &mut Tab, world: WorldRef, duration: Time, limits: &Limits) -> Res<Monitor> {
+    let mut monitor = Monitor::default();
+    let Some(mut m) = root.table("monitor")? else {
+        return Ok(monitor);
+    };
+    let link_names: Vec<String> = world.links.iter().map(|l| l.name.clone()).collect();
+    let flow_names: Vec<String> = world.flows.iter().map(|f| f.name.clone()).collect();
+    let iv = m.time("interval", Some("0s"))?;
+    let queues = m.select("queues", &link_names)?;
+    let flows = m.select("flows", &flow_names)?;
+    if iv > Time::ZERO {
+        let samples = duration.0 / iv.0 + 1;
+        // Flows whose sender reports a sample (datagram sources do too).
+        let tcp = flows.iter().filter(|&&i| world.flows[i].snd.sample().is_some()).count() as u64;
+        let comps = world.nodes.iter().map(|n| n.comps.len()).sum::<usize>() as u64;
+        // Queue disciplines' named values: those they trace now, plus one per
+        // flow for the per-flow backlog of per-conversation disciplines.
+        let qdisc_values: u64 = queues
+            .iter()
+            .map(|&i| {
+                let q = &world.links[i].qdisc;
+                let mut v = Vec::new();
+                q.trace(&mut v);
+                v.len() as u64
+                    + if matches!(q.kind(), "fq" | "drr") {
+                        world.flows.len() as u64
+                    } else {
+                        0
+                    }
+            })
+            .sum();
+        let bytes = budget::monitor_bytes(samples, queues.len() as u64, tcp, 8 * comps + qdisc_values);
+        let what = format!("{samples} samples of {} queues and {tcp} flows", queues.len());
+        let fix = "sample less often or select fewer queues and flows (monitor.queues, monitor.flows)";
+        let written = m.raw("interval").map_or_else(String::new, show);
+        limits.check(&m.key_path("interval"), written, &what, bytes, fix)?;
+    }
+    root.put("monitor", m.finish()?);
+    if iv > Time::ZERO {
+        monitor.interval = Some(iv);
+        monitor.queues = queues;
+        monitor.flows = flows;
+    }
+    Ok(monitor)
+}
 
 #[derive(Default)]
 pub struct Monitor {
@@ -116,5 +168,99 @@ impl Monitor {
                 }
             }
         }
+    }
+}
+impl Monitor {
+    /// The time series as tables (`ts_queue`, `ts_qdisc`, `ts_flow`,
+    /// `ts_component`), none if the monitor was off.
+    pub fn tables(&self, world: WorldRef) -> Vec<Table> {
+        let m = self;
+        let mut tables = Vec::new();
+        if m.interval.is_some() {
+            let qt = &m.queue_ts;
+            tables.push(Table {
+                name: "ts_queue",
+                columns: vec![
+                    ("time_s", Column::F64(qt.time.clone())),
+                    (
+                        "queue",
+                        Column::Str(qt.link.iter().map(|&i| world.links[i as usize].name.clone()).collect()),
+                    ),
+                    ("packets", Column::I64(qt.packets.clone())),
+                    ("bytes", Column::I64(qt.bytes.clone())),
+                ],
+            });
+            let dt = &m.qdisc_ts;
+            tables.push(Table {
+                name: "ts_qdisc",
+                columns: vec![
+                    ("time_s", Column::F64(dt.time.clone())),
+                    (
+                        "queue",
+                        Column::Str(dt.link.iter().map(|&i| world.links[i as usize].name.clone()).collect()),
+                    ),
+                    ("name", Column::Str(dt.name.iter().map(|s| s.to_string()).collect())),
+                    (
+                        "flow",
+                        Column::Str(
+                            dt.flow
+                                .iter()
+                                .map(|&f| {
+                                    if f < 0 {
+                                        String::new()
+                                    } else {
+                                        world.flows[f as usize].name.clone()
+                                    }
+                                })
+                                .collect(),
+                        ),
+                    ),
+                    ("value", Column::F64(dt.value.clone())),
+                ],
+            });
+            let ft = &m.flow_ts;
+            tables.push(Table {
+                name: "ts_flow",
+                columns: vec![
+                    ("time_s", Column::F64(ft.time.clone())),
+                    (
+                        "flow",
+                        Column::Str(ft.flow.iter().map(|&i| world.flows[i as usize].name.clone()).collect()),
+                    ),
+                    ("cwnd_bytes", Column::I64(ft.cwnd.clone())),
+                    ("ssthresh_bytes", Column::I64(ft.ssthresh.clone())),
+                    ("srtt_s", Column::F64(ft.srtt.clone())),
+                    ("delivered_bytes", Column::I64(ft.delivered.clone())),
+                    ("sent_seq", Column::I64(ft.sent_seq.clone())),
+                    ("inflight_bytes", Column::I64(ft.inflight.clone())),
+                    ("in_recovery", Column::I64(ft.in_recovery.clone())),
+                    ("cc_state", Column::F64(ft.cc_state.clone())),
+                ],
+            });
+            let ct = &m.comp_ts;
+            tables.push(Table {
+                name: "ts_component",
+                columns: vec![
+                    ("time_s", Column::F64(ct.time.clone())),
+                    (
+                        "node",
+                        Column::Str(ct.node.iter().map(|&i| world.nodes[i as usize].name.clone()).collect()),
+                    ),
+                    (
+                        "component",
+                        Column::Str(
+                            ct.node
+                                .iter()
+                                .zip(&ct.comp)
+                                .map(|(&i, &k)| component_key(&world.nodes[i as usize].name, k as usize))
+                                .collect(),
+                        ),
+                    ),
+                    ("name", Column::Str(ct.name.iter().map(|s| s.to_string()).collect())),
+                    ("value", Column::F64(ct.value.clone())),
+                ],
+            });
+        }
+        tables
     }
 }

@@ -32,6 +32,7 @@ pub struct FlowFacts<'a> {
 
 /// The network as models see it while they are built.
 pub trait Network {
+    fn node_count(&self) -> usize;
     fn node_name(&self, node: NodeId) -> &str;
     fn link_count(&self) -> usize;
     fn link(&self, link: LinkId) -> LinkFacts<'_>;

@@ -401,6 +401,23 @@ impl Workloads {
         true
     }
 
+    /// The summary's workload fields (`None` without workloads); `slots` is
+    /// the number of connection slots the run used.
+    pub fn summary(&self, slots: usize) -> Option<serde_json::Map<String, Value>> {
+        if self.list.is_empty() {
+            return None;
+        }
+        let v = serde_json::json!({
+            "connections_started": self.rows.len() as u64 + self.alive,
+            "connections_completed": self.rows.len(),
+            "connections_peak_alive": self.peak_alive,
+            "connection_slots": slots,
+            "stale_packets": self.stale_packets,
+            "stopped_by": self.stopped_by,
+        });
+        v.as_object().cloned()
+    }
+
     /// The workloads' names, in scenario order.
     pub fn names(&self) -> Vec<String> {
         self.list.iter().map(|w| w.name.clone()).collect()

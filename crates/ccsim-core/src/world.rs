@@ -11,6 +11,7 @@ use crate::packet::{FlowId, LinkId, NodeId, Packet};
 use crate::rng::Rng;
 use crate::router::{CompCtx, Component, QueueView};
 use crate::routing::Route;
+use crate::table::{Column, Table};
 use crate::units::Time;
 use crate::workload::Conn;
 
@@ -128,6 +129,183 @@ impl Flow {
     }
 }
 
+// ----- results
+
+/// The `flows` table: one row per static flow (not the workloads'
+/// connection slots) with what its ends report, over the measurement window
+/// (`warmup` to `end`).
+pub fn flows_table(nodes: &[Node], flows: &[Flow], warmup: Time, end: Time) -> Table {
+    let n = flows.len();
+    let mut c_flow = Vec::with_capacity(n);
+    let mut c_name = Vec::with_capacity(n);
+    let mut c_kind = Vec::with_capacity(n);
+    let mut c_cc = Vec::with_capacity(n);
+    let mut c_src = Vec::with_capacity(n);
+    let mut c_dst = Vec::with_capacity(n);
+    let mut c_start = Vec::with_capacity(n);
+    let (mut c_sent, mut c_segs, mut c_deliv, mut c_deliv_w) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut c_goodput, mut c_retx, mut c_to, mut c_fr, mut c_ecn) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut c_done, mut c_fct, mut c_cwnd, mut c_srtt, mut c_minrtt, mut c_ce) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (i, f) in flows.iter().enumerate() {
+        c_flow.push(i as i64);
+        c_name.push(f.name.clone());
+        c_kind.push(f.kind.to_string());
+        c_src.push(nodes[f.src.idx()].name.clone());
+        c_dst.push(nodes[f.dst.idx()].name.clone());
+        c_start.push(f.start.as_secs_f64());
+        let delivered = f.delivered_bytes();
+        let in_window = delivered - f.delivered_at_warmup;
+        c_deliv.push(delivered as i64);
+        c_deliv_w.push(in_window as i64);
+        let begin = f.start.max(warmup);
+        let r = f.snd.report();
+        let completed = f.snd.completed();
+        c_cc.push(f.snd.cc_name().to_string());
+        c_sent.push(r.bytes_sent as i64);
+        c_segs.push(r.packets_sent as i64);
+        c_retx.push(r.retransmits as i64);
+        c_to.push(r.timeouts as i64);
+        c_fr.push(r.fast_retransmits as i64);
+        c_ecn.push(r.ecn_reductions as i64);
+        let stop = completed.unwrap_or(end);
+        let active = if stop > begin {
+            (stop - begin).as_secs_f64()
+        } else {
+            0.0
+        };
+        c_goodput.push(if active > 0.0 {
+            in_window as f64 * 8.0 / active
+        } else {
+            f64::NAN
+        });
+        c_done.push(nan_or(completed.map(|t| t.as_secs_f64())));
+        c_fct.push(nan_or(completed.map(|t| (t - f.start).as_secs_f64())));
+        c_cwnd.push(r.cwnd as i64);
+        c_srtt.push(nan_or(r.srtt.map(|t| t.as_secs_f64())));
+        c_minrtt.push(nan_or(r.min_rtt.map(|t| t.as_secs_f64())));
+        c_ce.push(f.rcv.ce_received() as i64);
+    }
+    Table {
+        name: "flows",
+        columns: vec![
+            ("flow", Column::I64(c_flow)),
+            ("name", Column::Str(c_name)),
+            ("kind", Column::Str(c_kind)),
+            ("cc", Column::Str(c_cc)),
+            ("src", Column::Str(c_src)),
+            ("dst", Column::Str(c_dst)),
+            ("start_s", Column::F64(c_start)),
+            ("bytes_sent", Column::I64(c_sent)),
+            ("packets_sent", Column::I64(c_segs)),
+            ("bytes_delivered", Column::I64(c_deliv)),
+            ("bytes_delivered_window", Column::I64(c_deliv_w)),
+            ("goodput_bps", Column::F64(c_goodput)),
+            ("retransmits", Column::I64(c_retx)),
+            ("timeouts", Column::I64(c_to)),
+            ("fast_retransmits", Column::I64(c_fr)),
+            ("ecn_reductions", Column::I64(c_ecn)),
+            ("ce_received", Column::I64(c_ce)),
+            ("completion_s", Column::F64(c_done)),
+            ("fct_s", Column::F64(c_fct)),
+            ("cwnd_bytes", Column::I64(c_cwnd)),
+            ("srtt_s", Column::F64(c_srtt)),
+            ("min_rtt_s", Column::F64(c_minrtt)),
+        ],
+    }
+}
+
+/// NaN where a value is missing.
+fn nan_or(x: Option<f64>) -> f64 {
+    x.unwrap_or(f64::NAN)
+}
+
+/// Each component's kind and counters, by [`component_key`], for the summary.
+pub fn component_stats(nodes: &[Node]) -> serde_json::Map<String, serde_json::Value> {
+    let mut comps = serde_json::Map::new();
+    for node in nodes {
+        for (k, c) in node.comps.iter().enumerate() {
+            let stats: serde_json::Map<String, serde_json::Value> = c
+                .stats()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
+                .collect();
+            comps.insert(
+                component_key(&node.name, k),
+                serde_json::json!({"kind": c.kind(), "stats": stats}),
+            );
+        }
+    }
+    comps
+}
+
+/// The congestion controls' own counters, by flow name (flows that have any).
+pub fn cc_stats(flows: &[Flow]) -> serde_json::Map<String, serde_json::Value> {
+    let mut cc = serde_json::Map::new();
+    for f in flows {
+        let stats = f.snd.cc_stats();
+        if !stats.is_empty() {
+            let m: serde_json::Map<String, serde_json::Value> = stats
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
+                .collect();
+            cc.insert(f.name.clone(), serde_json::Value::Object(m));
+        }
+    }
+    cc
+}
+
+/// The event logs of every component that keeps one, as one long table
+/// (`ts_component_events`), or `None` if no component logged anything.
+pub fn component_events(world: WorldRef) -> Option<Table> {
+    let (mut time, mut node, mut comp, mut name, mut queue, mut flow, mut value) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
+    for n in world.nodes {
+        for (k, c) in n.comps.iter().enumerate() {
+            let key = component_key(&n.name, k);
+            for r in c.log() {
+                time.push(r.time.as_secs_f64());
+                node.push(n.name.clone());
+                comp.push(key.clone());
+                name.push(r.name.to_string());
+                queue.push(r.link.map_or_else(String::new, |l| world.links[l.idx()].name.clone()));
+                flow.push(r.flow.map_or_else(String::new, |f| world.flows[f.idx()].name.clone()));
+                value.push(r.value);
+            }
+        }
+    }
+    (!time.is_empty()).then(|| Table {
+        name: "ts_component_events",
+        columns: vec![
+            ("time_s", Column::F64(time)),
+            ("node", Column::Str(node)),
+            ("component", Column::Str(comp)),
+            ("name", Column::Str(name)),
+            ("queue", Column::Str(queue)),
+            ("flow", Column::Str(flow)),
+            ("value", Column::F64(value)),
+        ],
+    })
+}
+
+/// Name of the `k`-th component of a node in results: the node's name for the
+/// first, `"<node>#<k>"` for later ones (scenario order).
+pub fn component_key(node: &str, k: usize) -> String {
+    if k == 0 {
+        node.to_string()
+    } else {
+        format!("{node}#{k}")
+    }
+}
+
 // ----- calling the components of a node (for the event loop)
 
 /// What components asked for during callbacks, applied afterwards.
@@ -191,6 +369,9 @@ pub struct WorldRef<'a> {
 }
 
 impl Network for WorldRef<'_> {
+    fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
     fn node_name(&self, node: NodeId) -> &str {
         &self.nodes[node.idx()].name
     }

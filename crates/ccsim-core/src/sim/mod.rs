@@ -118,6 +118,11 @@ impl Sim {
         self.sched.now()
     }
 
+    /// The number of static flows (the workloads' connection slots follow them).
+    pub fn static_flows(&self) -> usize {
+        self.workloads.first_slot.unwrap_or(self.flows.len())
+    }
+
     /// The world's arenas, as models being built see them ([`crate::network::Network`]).
     pub fn world(&self) -> WorldRef<'_> {
         WorldRef {

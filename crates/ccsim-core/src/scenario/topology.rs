@@ -1,0 +1,539 @@
+//! The `[topology]` section: a dumbbell (`pairs`, `bottleneck`, `access`,
+//! `receiver_access`) or a graph (`nodes`, `links`), read into a [`Net`] of
+//! named nodes and links with their queues; then routed, checked against the
+//! run's budget, and built into the world's nodes and links once the flows'
+//! packet sizes are known (a `"bdp"` buffer needs them). Keys:
+//! docs/user-guide.md "Topology".
+
+use super::flows::FlowPlan;
+use crate::budget::{self, Limits};
+use crate::cfg::{self, show, time_str, Res, ScenarioError, Tab};
+use crate::endpoint::TransportSpec;
+use crate::link::Link;
+use crate::packet::{LinkId, NodeId};
+use crate::qdisc::{self, Limit, LinkInfo, QdiscSpec};
+use crate::rng::Rng;
+use crate::routing::{self, Route};
+use crate::sim::Sim;
+use crate::units::{BufferSize, Rate, Time};
+use crate::workload::{self, PairEnds};
+use crate::world::Node;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// RNG stream numbers of links and their queues (per object, see rng.rs).
+const STREAM_LINK: u64 = 1 << 20;
+const STREAM_QDISC: u64 = 4 << 20;
+
+/// A queue as written: the discipline's parameters and the buffer; the buffer
+/// is resolved (and the discipline built) per link once flows are known.
+#[derive(Clone, Debug)]
+struct QueueSpec {
+    pub(super) path: String,
+    pub(super) spec: Arc<dyn QdiscSpec>,
+    pub(super) limit: BufferSize,
+    /// Shared by every link built from this spec (a dumbbell's access links
+    /// are many: one copy, not one per link).
+    pub(super) resolved: Arc<Value>,
+}
+
+struct LinkSpec {
+    pub(super) from: usize,
+    pub(super) to: usize,
+    pub(super) rate: Rate,
+    pub(super) delay: Time,
+    pub(super) loss: f64,
+    pub(super) queue: QueueSpec,
+}
+
+pub(super) struct Net {
+    /// Read from a dumbbell (`pairs`) rather than a graph (`nodes`).
+    dumbbell: bool,
+    pub(super) names: Vec<String>,
+    pub(super) index: HashMap<String, usize>,
+    links: Vec<LinkSpec>,
+    /// RTT used for "bdp" buffer sizes.
+    bdp_rtt: Option<Time>,
+    /// Packet size used for "bdp" buffer sizes (`topology.bdp_packet`).
+    bdp_packet: Option<u64>,
+    /// Dumbbell pairs (sender, receiver) node indices.
+    pub(super) pairs: Vec<(usize, usize)>,
+}
+
+impl Net {
+    fn add_node(&mut self, name: String) -> usize {
+        let i = self.names.len();
+        self.index.insert(name.clone(), i);
+        self.names.push(name);
+        i
+    }
+}
+
+fn read_queue(t: &mut Tab, key: &'static str, default_limit: &str) -> Res<QueueSpec> {
+    let path = t.key_path(key);
+    let empty = json!({});
+    let v = t.raw(key).unwrap_or(&empty);
+    let mut q = Tab::new(path.clone(), v)?;
+    let spec = qdisc::read(&mut q)?;
+    let limit = q.buffer("limit", Some(default_limit))?;
+    let resolved = q.finish()?;
+    t.put(key, resolved.clone());
+    Ok(QueueSpec {
+        path,
+        spec,
+        limit,
+        resolved: Arc::new(resolved),
+    })
+}
+
+/// A delay or start time: fixed, per-index list, or uniform random.
+pub(super) enum Spread {
+    Fixed(Time),
+    List(Vec<Time>),
+    Uniform(Time, Time),
+}
+
+impl Spread {
+    pub(super) fn draw(&self, i: usize, rng: &mut Rng) -> Time {
+        match self {
+            Spread::Fixed(t) => *t,
+            Spread::List(v) => v[i % v.len()],
+            Spread::Uniform(a, b) => Time::from_secs_f64(rng.range(a.as_secs_f64(), b.as_secs_f64())),
+        }
+    }
+    fn mean(&self) -> Time {
+        match self {
+            Spread::Fixed(t) => *t,
+            Spread::List(v) => Time(v.iter().map(|t| t.0).sum::<u64>() / v.len().max(1) as u64),
+            Spread::Uniform(a, b) => Time((a.0 + b.0) / 2),
+        }
+    }
+}
+
+const SPREAD_EXPECTED: &str = "a time such as \"1ms\", a list of times, or {uniform = [\"0ms\", \"10ms\"]}";
+
+pub(super) fn read_spread(t: &mut Tab, key: &'static str, default: &str, len: Option<usize>) -> Res<Spread> {
+    let path = t.key_path(key);
+    let parse = |v: &Value| v.as_str().and_then(|s| crate::units::parse_time(s).ok());
+    let bad = |v: &Value| ScenarioError {
+        path: path.clone(),
+        value: show(v),
+        expected: SPREAD_EXPECTED.into(),
+    };
+    let (spread, canon) = match t.raw(key) {
+        None => {
+            let d = crate::units::parse_time(default).expect("valid default");
+            (Spread::Fixed(d), Value::String(time_str(d)))
+        }
+        Some(v @ Value::String(_)) => {
+            let d = parse(v).ok_or_else(|| bad(v))?;
+            (Spread::Fixed(d), Value::String(time_str(d)))
+        }
+        Some(v @ Value::Array(a)) => {
+            let ts = a
+                .iter()
+                .map(|x| parse(x).ok_or_else(|| bad(v)))
+                .collect::<Res<Vec<_>>>()?;
+            if ts.is_empty() {
+                return Err(bad(v));
+            }
+            if let Some(n) = len {
+                if ts.len() != n {
+                    return Err(ScenarioError {
+                        path,
+                        value: show(v),
+                        expected: format!("a list of exactly {n} times (one per pair)"),
+                    });
+                }
+            }
+            let canon = Value::Array(ts.iter().map(|t| Value::String(time_str(*t))).collect());
+            (Spread::List(ts), canon)
+        }
+        Some(v @ Value::Object(_)) => {
+            let mut u = Tab::new(path.clone(), v)?;
+            let arr = u.array("uniform")?.ok_or_else(|| u.missing("uniform", "[min, max]"))?;
+            let lo_hi: Vec<Time> = arr.iter().filter_map(parse).collect();
+            if arr.len() != 2 || lo_hi.len() != 2 || lo_hi[0] > lo_hi[1] {
+                return Err(bad(v));
+            }
+            u.finish()?;
+            let canon = json!({"uniform": [time_str(lo_hi[0]), time_str(lo_hi[1])]});
+            (Spread::Uniform(lo_hi[0], lo_hi[1]), canon)
+        }
+        Some(v) => return Err(bad(v)),
+    };
+    t.put(key, canon);
+    Ok(spread)
+}
+
+/// One side of a dumbbell's access links (`access` or `receiver_access`).
+struct Access {
+    /// One rate for every pair, or one per pair.
+    rate: Vec<Rate>,
+    delay: Spread,
+    loss: f64,
+    queue: QueueSpec,
+}
+
+fn read_access(t: &mut Tab, key: &'static str, pairs: usize) -> Res<Access> {
+    let mut a = t
+        .table(key)?
+        .ok_or_else(|| t.missing(key, "a table with rate and delay"))?;
+    let access = Access {
+        rate: read_rates(&mut a, "rate", pairs)?,
+        delay: read_spread(&mut a, "delay", "0s", Some(pairs))?,
+        loss: a.float("loss", Some(0.0), 0.0, 1.0)?,
+        queue: read_queue(&mut a, "queue", "1000pkt")?,
+    };
+    t.put(key, a.finish()?);
+    Ok(access)
+}
+
+/// A rate, or a list of exactly `pairs` rates (one per dumbbell pair).
+fn read_rates(t: &mut Tab, key: &'static str, pairs: usize) -> Res<Vec<Rate>> {
+    let Some(v @ Value::Array(a)) = t.raw(key) else {
+        return Ok(vec![t.rate(key, None)?]);
+    };
+    let expected = format!("a rate such as \"10Mbps\", or a list of exactly {pairs} rates (one per pair)");
+    let one = |x: &Value| match x {
+        Value::String(s) => crate::units::parse_rate(s).ok(),
+        Value::Number(n) => n
+            .as_f64()
+            .filter(|&b| b >= 1.0)
+            .and_then(|b| crate::units::rate_from_bps(b).ok()),
+        _ => None,
+    };
+    let rates: Option<Vec<Rate>> = a.iter().map(one).collect();
+    match rates {
+        Some(r) if r.len() == pairs => {
+            t.put(
+                key,
+                Value::Array(r.iter().map(|&x| Value::String(cfg::rate_str(x))).collect()),
+            );
+            Ok(r)
+        }
+        _ => Err(t.error(key, v, expected)),
+    }
+}
+
+/// `reverse_queue` if given, else the forward queue's settings (recorded as resolved).
+fn read_reverse_queue(t: &mut Tab, forward: &QueueSpec, default_limit: &str) -> Res<QueueSpec> {
+    if t.has("reverse_queue") {
+        return read_queue(t, "reverse_queue", default_limit);
+    }
+    t.raw("reverse_queue");
+    let mut q = forward.clone();
+    q.path = t.key_path("reverse_queue");
+    t.put("reverse_queue", Value::clone(&q.resolved));
+    Ok(q)
+}
+
+fn read_dumbbell(t: &mut Tab, rng: &mut Rng, net: &mut Net) -> Res<()> {
+    let n = t.uint("pairs", None, 1, 100_000)? as usize;
+    let mut bt = t
+        .table("bottleneck")?
+        .ok_or_else(|| t.missing("bottleneck", "a table with rate, delay, queue"))?;
+    let b_rate = bt.rate("rate", None)?;
+    let b_delay = bt.time("delay", None)?;
+    let b_loss = bt.float("loss", Some(0.0), 0.0, 1.0)?;
+    let b_q = read_queue(&mut bt, "queue", "100pkt")?;
+    let b_rq = read_reverse_queue(&mut bt, &b_q, "100pkt")?;
+    t.put("bottleneck", bt.finish()?);
+
+    let send = read_access(t, "access", n)?;
+    let recv = if t.has("receiver_access") {
+        Some(read_access(t, "receiver_access", n)?)
+    } else {
+        t.raw("receiver_access");
+        None
+    };
+    let recv_side = recv.as_ref().unwrap_or(&send);
+
+    let r1 = net.add_node("R1".into());
+    let r2 = net.add_node("R2".into());
+    let mean_access = send.delay.mean() + recv_side.delay.mean();
+    let add = |net: &mut Net, from, to, rate, delay, loss, queue: &QueueSpec| {
+        net.links.push(LinkSpec {
+            from,
+            to,
+            rate,
+            delay,
+            loss,
+            queue: queue.clone(),
+        })
+    };
+    for i in 0..n {
+        let s = net.add_node(format!("s{i}"));
+        let d = net.add_node(format!("d{i}"));
+        net.pairs.push((s, d));
+        for (side, a, b) in [(&send, s, r1), (recv_side, r2, d)] {
+            let delay = side.delay.draw(i, rng);
+            let rate = side.rate[i.min(side.rate.len() - 1)];
+            add(net, a, b, rate, delay, side.loss, &side.queue);
+            add(net, b, a, rate, delay, side.loss, &side.queue);
+        }
+    }
+    add(net, r1, r2, b_rate, b_delay, b_loss, &b_q);
+    add(net, r2, r1, b_rate, b_delay, b_loss, &b_rq);
+    if net.bdp_rtt.is_none() {
+        // Two-way propagation: 2·(bottleneck + mean sender access + mean receiver access).
+        net.bdp_rtt = Some(Time(2 * (b_delay.0 + mean_access.0)));
+    }
+    Ok(())
+}
+
+fn read_graph(t: &mut Tab, net: &mut Net) -> Res<()> {
+    let nodes = t
+        .array("nodes")?
+        .ok_or_else(|| t.missing("nodes", "a list of node names"))?;
+    let npath = t.key_path("nodes");
+    let mut canon = Vec::new();
+    for (i, v) in nodes.iter().enumerate() {
+        let name = v.as_str().filter(|s| !s.is_empty()).ok_or_else(|| ScenarioError {
+            path: format!("{npath}[{i}]"),
+            value: show(v),
+            expected: "a non-empty node name".into(),
+        })?;
+        if net.index.contains_key(name) {
+            return Err(ScenarioError {
+                path: format!("{npath}[{i}]"),
+                value: show(v),
+                expected: "a node name not used before".into(),
+            });
+        }
+        net.add_node(name.to_string());
+        canon.push(Value::String(name.to_string()));
+    }
+    t.put("nodes", Value::Array(canon));
+    let links = t.array("links")?.ok_or_else(|| t.missing("links", "a list of links"))?;
+    let lpath = t.key_path("links");
+    let mut out = Vec::new();
+    for (i, v) in links.iter().enumerate() {
+        let mut l = Tab::new(format!("{lpath}[{i}]"), v)?;
+        let end = |l: &mut Tab, key: &'static str| -> Res<usize> {
+            let name = l.string(key)?.ok_or_else(|| l.missing(key, "a node name"))?;
+            net.index.get(&name).copied().ok_or_else(|| ScenarioError {
+                path: l.key_path(key),
+                value: format!("{name:?}"),
+                expected: "the name of a node listed in topology.nodes".into(),
+            })
+        };
+        let from = end(&mut l, "from")?;
+        let to = end(&mut l, "to")?;
+        if from == to {
+            return Err(l.error("to", &Value::String(net.names[to].clone()), "a node other than `from`"));
+        }
+        let rate = l.rate("rate", None)?;
+        let delay = l.time("delay", None)?;
+        let loss = l.float("loss", Some(0.0), 0.0, 1.0)?;
+        let duplex = l.boolean("duplex", true)?;
+        let q = read_queue(&mut l, "queue", "1000pkt")?;
+        let rq = read_reverse_queue(&mut l, &q, "1000pkt")?;
+        net.links.push(LinkSpec {
+            from,
+            to,
+            rate,
+            delay,
+            loss,
+            queue: q,
+        });
+        if duplex {
+            net.links.push(LinkSpec {
+                from: to,
+                to: from,
+                rate,
+                delay,
+                loss,
+                queue: rq,
+            });
+        }
+        out.push(l.finish()?);
+    }
+    t.put("links", Value::Array(out));
+    Ok(())
+}
+
+fn resolve_limit(q: &QueueSpec, rate: Rate, net: &Net, pkt: u64) -> Res<Limit> {
+    let bad = |expected: String| ScenarioError {
+        path: format!("{}.limit", q.path),
+        value: q.resolved["limit"].to_string(),
+        expected,
+    };
+    let lim = match q.limit {
+        BufferSize::Unlimited => Limit::Unlimited,
+        BufferSize::Packets(0) | BufferSize::Bytes(0) => {
+            return Err(bad("a positive buffer (at least one packet)".into()))
+        }
+        BufferSize::Packets(n) => Limit::Packets(n),
+        BufferSize::Bytes(b) => Limit::Bytes(b),
+        BufferSize::Bdp(x) => {
+            let rtt = net.bdp_rtt.ok_or_else(|| {
+                bad("a buffer in packets or bytes; \"bdp\" needs topology.bdp_rtt on a graph topology".into())
+            })?;
+            let bdp_pkts = rate.bytes_in(rtt) / pkt as f64;
+            let n = (x * bdp_pkts).round();
+            if n > crate::units::MAX_PACKETS as f64 {
+                return Err(bad(format!(
+                    "a buffer of at most 1e12 packets ({x} × BDP = {n:e} packets of {pkt} B)"
+                )));
+            }
+            if n < 1.0 {
+                return Err(bad(format!(
+                    "a buffer of at least one packet ({x} × BDP = {:.3} packets of {pkt} B, BDP at {} over {})",
+                    x * bdp_pkts,
+                    crate::cfg::rate_str(rate),
+                    time_str(rtt)
+                )));
+            }
+            Limit::Packets(n as u64)
+        }
+    };
+    Ok(lim)
+}
+
+/// Reads `[topology]` (its random delays from `rng`).
+pub(super) fn read(root: &mut Tab, rng: &mut Rng) -> Res<Net> {
+    let mut topo = root
+        .table("topology")?
+        .ok_or_else(|| root.missing("topology", "a [topology] table"))?;
+    let kind = topo.choice("kind", None, &["dumbbell", "graph"])?;
+    let mut net = Net {
+        dumbbell: kind == "dumbbell",
+        names: Vec::new(),
+        index: HashMap::new(),
+        links: Vec::new(),
+        bdp_rtt: None,
+        bdp_packet: None,
+        pairs: Vec::new(),
+    };
+    if topo.has("bdp_rtt") {
+        net.bdp_rtt = Some(topo.time("bdp_rtt", None)?);
+    } else {
+        topo.raw("bdp_rtt");
+    }
+    net.bdp_packet = if topo.has("bdp_packet") {
+        let b = topo.size("bdp_packet", None)?;
+        if b == 0 {
+            return Err(topo.error(
+                "bdp_packet",
+                &Value::String("0B".into()),
+                "a positive packet size such as \"1500B\"",
+            ));
+        }
+        Some(b)
+    } else {
+        topo.raw("bdp_packet");
+        None
+    };
+    match kind.as_str() {
+        "dumbbell" => read_dumbbell(&mut topo, rng, &mut net)?,
+        _ => read_graph(&mut topo, &mut net)?,
+    }
+    if let Some(r) = net.bdp_rtt {
+        topo.put("bdp_rtt", Value::String(time_str(r)));
+    }
+    root.put("topology", topo.finish()?);
+    Ok(net)
+}
+
+impl Net {
+    /// Where the workloads' endpoints come from.
+    pub(super) fn nodes(&self) -> workload::Nodes<'_> {
+        workload::Nodes {
+            names: &self.names,
+            index: &self.index,
+            pairs: &self.pairs,
+        }
+    }
+
+    /// Checks that the network and its flows fit `limits` (routing needs
+    /// routers × nodes entries), routes it, and checks that every flow and
+    /// workload pair has a path (and one back where its transport answers).
+    pub(super) fn route(&self, plans: &[FlowPlan], pairs: &[PairEnds], limits: &Limits) -> Res<Vec<Route>> {
+        let (size_key, size) = match self.dumbbell {
+            true => ("topology.pairs", self.pairs.len().to_string()),
+            false => ("topology.nodes", format!("{} nodes", self.names.len())),
+        };
+        let nodes = self.names.len() as u64;
+        let ends: Vec<(usize, usize)> = self.links.iter().map(|l| (l.from, l.to)).collect();
+        let routers = routing::routers(self.names.len(), &ends) as u64;
+        let (links, nflows) = (self.links.len() as u64, plans.len() as u64);
+        let what = format!(
+            "the network of {nodes} nodes and {links} links (forwarding tables of {routers} routers) with {nflows} flows"
+        );
+        let bytes =
+            budget::network_bytes(routers, nodes, links).saturating_add(nflows.saturating_mul(budget::FLOW_BYTES));
+        limits.check(size_key, size, &what, bytes, "use fewer nodes, links or flows")?;
+        let routes = routing::route(self.names.len(), &ends);
+        let unreachable = |path: String, s: usize, d: usize| ScenarioError {
+            path,
+            value: format!("{:?} -> {:?}", self.names[s], self.names[d]),
+            expected: "nodes connected by links in both directions (no path found)".into(),
+        };
+        for (i, p) in plans.iter().enumerate() {
+            let needs_back = p.spec.needs_return_path();
+            let there = routing::path(&routes, &ends, p.src, p.dst).is_some();
+            if !there || (needs_back && routing::path(&routes, &ends, p.dst, p.src).is_none()) {
+                return Err(unreachable(format!("flows (flow {i}, {:?})", p.name), p.src, p.dst));
+            }
+        }
+        for (i, &(s, d, back)) in pairs.iter().enumerate() {
+            if routing::path(&routes, &ends, s, d).is_none() || (back && routing::path(&routes, &ends, d, s).is_none())
+            {
+                return Err(unreachable(format!("workloads (pair {i})"), s, d));
+            }
+        }
+        Ok(routes)
+    }
+
+    /// Puts the nodes (with their `routes`) and the links (with their queues,
+    /// buffers resolved for the packets of `specs`, the transports of every
+    /// flow and workload) into `sim`.
+    pub(super) fn build(&self, sim: &mut Sim, routes: Vec<Route>, specs: &[&Arc<dyn TransportSpec>]) -> Res<()> {
+        // Packet size used to express "bdp" buffers in packets.
+        let pkt = self
+            .bdp_packet
+            .unwrap_or_else(|| specs.iter().filter_map(|p| p.bdp_packet()).max().unwrap_or(1500));
+        sim.nodes.reserve_exact(self.names.len());
+        sim.links.reserve_exact(self.links.len());
+        for (name, r) in self.names.iter().zip(routes) {
+            sim.nodes.push(Node::new(name.clone(), r));
+        }
+        let max_pkt = specs.iter().map(|p| p.max_packet()).max().unwrap_or(0);
+        for (i, l) in self.links.iter().enumerate() {
+            let limit = resolve_limit(&l.queue, l.rate, self, pkt)?;
+            if let Limit::Bytes(b) = limit {
+                if b < max_pkt {
+                    return Err(ScenarioError {
+                        path: format!("{}.limit", l.queue.path),
+                        value: l.queue.resolved["limit"].to_string(),
+                        expected: format!("a byte limit that holds at least one packet ({max_pkt} B)"),
+                    });
+                }
+            }
+            let info = LinkInfo {
+                rate: l.rate,
+                delay: l.delay,
+                limit,
+                max_packet: max_pkt,
+                path: l.queue.path.clone(),
+            };
+            let q = l.queue.spec.build(&info)?;
+            let name = format!("{}->{}", self.names[l.from], self.names[l.to]);
+            sim.links.push(Link::new(
+                LinkId(i as u32),
+                name,
+                NodeId(l.from as u32),
+                NodeId(l.to as u32),
+                l.rate,
+                l.delay,
+                l.loss,
+                q,
+                Rng::new(sim.seed, STREAM_LINK + i as u64),
+                Rng::new(sim.seed, STREAM_QDISC + i as u64),
+            ));
+        }
+        Ok(())
+    }
+}
