@@ -9,7 +9,7 @@
 
 use super::super::testutil::{build, link, pkt, Drive};
 use super::*;
-use serde_json::json;
+use serde_json::{json, Value};
 
 /// Classic early-era settings: thresholds 5/15 packets, max_p 0.1, w 0.002,
 /// packet mode, 10 Mbps with 1000-B mean packets (ptc 1250/s).
