@@ -80,7 +80,7 @@ fn auto_value(a: Auto) -> Value {
 }
 
 /// Reads RED's keys (with ARED's when `adaptive`) from `t`; other disciplines
-/// that embed [`Red`] read their RED table with it.
+/// that embed [`Red`](super::Red) read their RED table with it.
 pub(crate) fn read_spec(t: &mut Tab, kind: &'static str, adaptive: bool) -> Res<Spec> {
     let min_th = threshold(t, "min_th")?;
     let max_th = threshold(t, "max_th")?;
