@@ -1,0 +1,176 @@
+//! ACK processing: the receiver's window and SACK blocks (RFC 6675 Update()),
+//! RTT samples (one timed segment with Karn's rule, RFC 6298 §3, or the
+//! timestamp echo of every new ACK, RFC 7323 §4.1), the cumulative ACK and
+//! what it does in each [`LossState`] (leaving fast recovery on a full ACK,
+//! RFC 6582 §3.2 step 3 / RFC 5681 §3.2 step 6, or a partial ACK, step 4;
+//! leaving SACK recovery, RFC 6675 step (A); go-back-N after a timeout), no
+//! growth on ECN-Echo ACKs (RFC 3168 §6.1.2), window growth through the
+//! congestion-control module (RFC 5681 §3.1, RFC 3465) and the timer restart
+//! of RFC 6298 §5.2–5.3.
+
+use super::{LossState, TcpSender};
+use crate::cc::{AckSample, CaEvent, Recovery};
+use crate::packet::{flags, Feedback, Packet};
+use crate::tcp::EndpointCtx;
+use crate::units::Time;
+
+impl TcpSender {
+    /// Processes an ACK from the receiver.
+    pub fn on_ack(&mut self, pkt: &Packet, cx: &mut EndpointCtx) {
+        if self.completed.is_some() || !self.started {
+            return;
+        }
+        self.rwnd = pkt.wnd;
+        let ece = self.p.ecn && pkt.has(flags::ECE);
+        // RFC 6675 Update(): record the SACK blocks.
+        let una = pkt.ack.min(self.snd_max).max(self.snd_una);
+        let newly_sacked = self.board.as_mut().map(|b| b.update(una, &pkt.sack_blocks()));
+        if pkt.ack > self.snd_una {
+            let echo = self.p.rtt_timestamps.then_some(pkt.ts_ecr);
+            self.on_new_ack(pkt.ack.min(self.snd_max), ece, pkt.fb, echo, cx);
+            if self.completed.is_some() {
+                return;
+            }
+        } else if pkt.ack == self.snd_una && self.snd_max > self.snd_una {
+            // With SACK, a duplicate ACK is one that SACKs new data (RFC 6675 §2).
+            if newly_sacked.is_none_or(|n| n > 0) {
+                self.on_dupack(ece, pkt.fb, cx);
+            }
+        }
+        self.try_send(cx);
+    }
+
+    /// A cumulative ACK of new data up to `ack`; `echo`: its timestamp echo,
+    /// when RTT samples come from timestamps.
+    fn on_new_ack(&mut self, ack: u64, ece: bool, fb: Feedback, echo: Option<Time>, cx: &mut EndpointCtx) {
+        let now = cx.now;
+        let acked = ack - self.snd_una;
+        let mut rtt = None;
+        if let Some(t0) = echo.filter(|&t| t <= now) {
+            // RFC 7323 §4.1: every ACK that acknowledges new data gives a
+            // sample; the echo of a retransmission times that retransmission.
+            self.rtt.sample(t0, now);
+            rtt = Some(now - t0);
+        } else if let Some((_, end, t0)) = self.timed {
+            if ack >= end {
+                self.rtt.sample(t0, now);
+                rtt = Some(now - t0);
+                self.timed = None;
+            }
+        }
+        self.snd_una = ack;
+        if self.snd_nxt < self.snd_una {
+            self.snd_nxt = self.snd_una;
+        }
+        self.dupacks = 0;
+        self.limited_bytes = 0;
+        let sample = AckSample {
+            acked,
+            dup: false,
+            rtt,
+            in_recovery: self.in_recovery(),
+            ece,
+            feedback: fb,
+        };
+        let controlled = self.observe(now, &sample);
+
+        let full = self.recover.is_none_or(|r| ack >= r);
+        let mut restart_timer = true;
+        match self.state {
+            LossState::FastRecovery {
+                inflation,
+                partial_seen,
+            } => {
+                if full || self.recovery == Recovery::Reno {
+                    self.exit_fast_recovery(now);
+                    // The ACK that ends recovery also grows the window, as an
+                    // ACK in the open state does (ns-2 `recv_newack_helper` →
+                    // `opencwnd`; Linux `tcp_cong_control` after leaving Recovery).
+                    if !controlled {
+                        self.grow(now, acked);
+                    }
+                } else {
+                    restart_timer = !partial_seen || self.p.partial_timer_every;
+                    self.partial_ack(cx, acked, inflation);
+                }
+            }
+            LossState::SackRecovery => {
+                if full {
+                    // RFC 6675 step (A): the recovery ends; cwnd stays at
+                    // ssthresh (set on entry), and this ACK grows it.
+                    self.state = LossState::Open;
+                    self.cwnd_cnt = 0;
+                    self.ca_event(now, CaEvent::ExitRecovery);
+                    if !controlled {
+                        self.grow(now, acked);
+                    }
+                }
+                // Otherwise step (B): the sending loop runs after this ACK.
+            }
+            LossState::Loss { .. } => {
+                // Go-back-N slow start; the timeout's recovery ends once the
+                // cumulative ACK covers `recover` (Linux leaves TCP_CA_Loss).
+                self.state = if full {
+                    LossState::Open
+                } else {
+                    LossState::Loss { rto_streak: 0 }
+                };
+                if !controlled {
+                    self.grow(now, acked);
+                }
+            }
+            LossState::Open => {
+                if ece && self.ecn_recover.is_none_or(|r| ack > r) {
+                    self.ecn_reduce(now);
+                } else if !controlled && !ece {
+                    // RFC 3168 §6.1.2: "The sender SHOULD NOT increase the
+                    // congestion window in response to the receipt of an
+                    // ECN-Echo ACK packet" (ns-2 `recv_newack_helper` too).
+                    self.grow(now, acked);
+                }
+            }
+        }
+
+        if self.snd_una >= self.p.size {
+            self.completed = Some(now);
+            self.rto_at = None;
+            self.send_at = None;
+            return;
+        }
+        // RFC 6298 §5.2 / §5.3.
+        if self.snd_una >= self.snd_max {
+            self.rto_at = None;
+        } else if restart_timer {
+            self.arm_rto(now);
+        }
+    }
+
+    /// Shows the ACK to the algorithm (`pkts_acked`, then `cong_control`)
+    /// if it has these hooks; returns whether it set the window itself.
+    pub(super) fn observe(&mut self, now: Time, sample: &AckSample) -> bool {
+        if !self.per_ack_hooks {
+            return false;
+        }
+        // One view serves both hooks: `pkts_acked` reads it and changes
+        // nothing the sender holds.
+        let mut st = self.state(now);
+        self.cc.pkts_acked(&st, sample);
+        let controlled = self.cc.cong_control(&mut st, sample);
+        if controlled {
+            self.apply(&st);
+        }
+        controlled
+    }
+
+    /// Window growth through the algorithm (slow start / congestion avoidance).
+    fn grow(&mut self, now: Time, acked: u64) {
+        let acked = if self.p.byte_counting {
+            acked
+        } else {
+            acked.min(self.mss())
+        };
+        let mut st = self.state(now);
+        self.cc.cong_avoid(&mut st, acked);
+        self.apply(&st);
+    }
+}

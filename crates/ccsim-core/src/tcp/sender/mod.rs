@@ -1,0 +1,443 @@
+//! The TCP sender machine (byte sequence numbers, one MSS per flow).
+//!
+//! Implements, with RFC clauses next to the code:
+//! * slow start / congestion avoidance through the [`CongestionOps`] plug-in
+//!   (RFC 5681 §3.1);
+//! * loss recovery as one explicit state machine, [`LossState`] (Linux
+//!   `tcp_ca_state` names), driven by three recovery mechanics chosen by the
+//!   congestion-control module ([`Recovery`]): Tahoe (go-back-N from one
+//!   segment), Reno fast recovery (RFC 5681 §3.2) and NewReno partial ACKs
+//!   (RFC 6582 §3.2, "careful" entry, Impatient or Slow-but-Steady timer);
+//! * RFC 3042 limited transmit (option);
+//! * the retransmission timer of RFC 6298 §5 with Karn's rule (RFC 6298 §3:
+//!   one timed segment at a time, no sample if that segment is retransmitted;
+//!   timing also restarts when fast retransmit or a timeout begins a
+//!   recovery, as ns-2's `reset_rtx_timer` and BSD do);
+//! * ECN reaction of RFC 3168 §6.1.2 (at most once per window, CWR on the next
+//!   new segment, retransmissions sent Not-ECT as §6.1.5 says, or ECT(0) as
+//!   ns-2 sends them: `ect_retransmissions`);
+//! * the receiver's advertised window (every ACK's window field is honoured; a
+//!   shrinking window only stops new transmissions) and a persist probe when
+//!   the window is closed with nothing outstanding;
+//! * ns-2's `overhead_` (option `send_jitter`): a random delay before each
+//!   window-driven burst, which breaks the phase effects of a deterministic
+//!   simulation with drop-tail queues (Floyd & Jacobson 1992, "On traffic
+//!   phase effects in packet-switched gateways");
+//! * finite or infinite data, completion time.
+//!
+//! ```text
+//!          dupthresh-th dupack            full ACK (ack ≥ recover; Reno: any new ACK)
+//!   Open ───────────────────► FastRecovery ─────────────────────────────────► Open
+//!    │ ▲    (Reno, NewReno)        │
+//!    │ │                           │ RTO (ssthresh held: this window's
+//!    │ │ ack ≥ recover             ▼  reduction was already made)
+//!    │ └──────────────────────── Loss ◄─┐ RTO again (held while no ACK
+//!    └── RTO, Tahoe dupthresh ────►  └──┘  progress, RFC 5681 §3.1)
+//! ```
+//!
+//! **Timeouts during recovery.** RFC 5681 eq. 4 sets ssthresh from FlightSize at
+//! every loss indication, but a FlightSize taken during fast recovery is
+//! inflated by the recovery itself (new data clocked out by duplicate ACKs),
+//! and halving it can leave ssthresh above what the path holds: the next slow
+//! start overshoots, loses a large part of a window, NewReno repairs one loss
+//! per RTT, the repair ends in another timeout, and the cycle repeats. The
+//! sender therefore reduces ssthresh on a timeout only if no reduction has
+//! been made for this window yet, as Linux `tcp_enter_loss` does: not during
+//! an unfinished fast recovery (the recovery's ssthresh is kept), and not on a
+//! repeated timeout of the same data without ACK progress (RFC 5681 §3.1:
+//! "the value of ssthresh is held constant"). After a timeout the segments
+//! above the go-back-N point are treated as lost, not in flight (RFC 6675
+//! §5.1; Linux `tcp_timeout_mark_lost`), so FlightSize is `snd_nxt − snd_una`.
+//! A timeout records `recover = snd_max` and blocks fast retransmit until the
+//! cumulative ACK passes it (RFC 6582 §4 "bugfix"; ns-2 `bugFix_`, for all
+//! three variants).
+//!
+//! Deviations: no SYN/FIN exchange (as ns-2 one-way TCP); a segment is sent only
+//! if it fits entirely in the window (packet-mode behaviour); cwnd is not
+//! capped by the receiver's window (as ns-2; FlightSize, and so every
+//! ssthresh computed from it, is bounded by the window actually used).
+//!
+//! Files, by concern: this one holds the parameters, the loss-recovery states
+//! ([`LossState`]), the sender's state and the algorithm's view of it
+//! (`CcState`); `send.rs` the transmissions (segments, ECN codepoints, Karn's
+//! rule, `send_jitter` bursts) and the retransmission and persist timers;
+//! `ack.rs` the processing of an ACK (RTT samples, the cumulative ACK and what
+//! it does in each state, window growth); `recovery.rs` the loss-recovery
+//! state machine (duplicate ACKs, limited transmit, fast retransmit, NewReno
+//! partial ACKs, SACK recovery, the window reductions for loss and ECN, the
+//! timeout response); `tests.rs` the unit tests.
+
+use super::rtt::{RttEstimator, RttParams};
+use super::scoreboard::Scoreboard;
+use super::INFINITE;
+use crate::cc::{CaEvent, CcState, CongestionOps, Recovery};
+use crate::packet::{FlowId, NodeId};
+use crate::rng::Rng;
+use crate::units::Time;
+
+mod ack;
+mod recovery;
+mod send;
+#[cfg(test)]
+mod tests;
+
+#[derive(Clone, Debug)]
+pub struct SendParams {
+    /// Maximum segment size (payload bytes).
+    pub mss: u32,
+    /// Header bytes added on the wire to each segment (IP + TCP).
+    pub header: u32,
+    /// Initial window in segments (RFC 5681 §3.1).
+    pub init_cwnd: u32,
+    /// Initial slow-start threshold in bytes ([`INFINITE`] for "arbitrarily high").
+    pub init_ssthresh: u64,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupthresh: u32,
+    pub rtt: RttParams,
+    /// RTT samples from the timestamp echo of every ACK that acknowledges new
+    /// data (RFC 7323 §4.1, "RTTM"; the Vegas-like timestamps of the BLT
+    /// paper's TCP) instead of one timed segment per RTT with Karn's rule.
+    pub rtt_timestamps: bool,
+    /// Bytes to send ([`INFINITE`] for a bulk source).
+    pub size: u64,
+    /// Negotiate ECN (RFC 3168): data sent ECT(0), reacts to ECE.
+    pub ecn: bool,
+    /// Retransmitted segments are ECT(0) too (ns-2's one-way TCP, whose
+    /// `output` sets ECT on every segment; BMCC, whose ECN bits carry the
+    /// load). Off: RFC 3168 §6.1.5, retransmissions are Not-ECT.
+    pub ect_retransmissions: bool,
+    /// The window on leaving fast recovery (NewReno's full ACK, Reno's first
+    /// new ACK).
+    pub full_ack: FullAck,
+    /// NewReno: restart the retransmission timer on every partial ACK
+    /// ("Slow-but-Steady", RFC 6582 §4; ns-2 `newreno_changes1_ 0`) instead of
+    /// on the first one only ("Impatient", RFC 6582 §3.2 step 4; ns-2.35's
+    /// default `newreno_changes1_ 1`).
+    pub partial_timer_every: bool,
+    /// Congestion avoidance credits the bytes an ACK acknowledges (RFC 3465
+    /// byte counting: +1 segment per RTT with or without delayed ACKs); off,
+    /// each ACK credits at most one segment (RFC 5681 eq. 3, ns-2's
+    /// `cwnd_ += 1/cwnd_` per ACK: +½ segment per RTT with delayed ACKs).
+    /// Slow start credits at most one segment per ACK either way (RFC 3465 L = 1).
+    pub byte_counting: bool,
+    /// SACK-based loss recovery (RFC 6675) instead of the module's dupack
+    /// mechanics; set only when both ends are willing (the receiver sends
+    /// SACK blocks, RFC 2018).
+    pub sack: bool,
+    /// RFC 3042 limited transmit: one new segment on each of the first
+    /// `dupthresh − 1` duplicate ACKs (ns-2.35 `singledup_ 1`, its default).
+    pub limited_transmit: bool,
+    /// What a retransmission timeout reduces ssthresh from (see the module docs).
+    pub rto_ssthresh: RtoSsthresh,
+    /// The window fast retransmit and ECN halve.
+    pub loss_window: LossWindow,
+    /// ns-2 `overhead_`: before each window-driven burst the sender waits a
+    /// uniform random time in [0, send_jitter) (zero = off). Retransmissions on
+    /// duplicate and partial ACKs are not delayed (as ns-2).
+    pub send_jitter: Time,
+}
+
+impl Default for SendParams {
+    fn default() -> Self {
+        SendParams {
+            mss: 1460,
+            header: 40,
+            init_cwnd: 2,
+            init_ssthresh: INFINITE,
+            dupthresh: 3,
+            rtt: RttParams::default(),
+            rtt_timestamps: false,
+            size: INFINITE,
+            ecn: false,
+            ect_retransmissions: false,
+            full_ack: FullAck::Ssthresh,
+            partial_timer_every: false,
+            byte_counting: true,
+            sack: false,
+            limited_transmit: false,
+            rto_ssthresh: RtoSsthresh::Window,
+            loss_window: LossWindow::Flight,
+            send_jitter: Time::ZERO,
+        }
+    }
+}
+
+/// How a retransmission timeout sets ssthresh.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RtoSsthresh {
+    /// Reduce once per window of data, from FlightSize (Linux
+    /// `tcp_enter_loss`; RFC 5681 §3.1): not during an unfinished fast
+    /// recovery, not on a repeated timeout without ACK progress.
+    OncePerWindow,
+    /// At every timeout, from the window in use, min(cwnd, rwnd) with cwnd
+    /// not inflated by fast recovery (ns-2.35 `TcpAgent::timeout` →
+    /// `slowdown(CLOSE_SSTHRESH_HALF)`, which halves `window()`).
+    Window,
+}
+
+/// The congestion window on leaving fast recovery.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FullAck {
+    /// ssthresh (RFC 6582 §3.2 step 3 option 2; RFC 5681 §3.2 step 6).
+    Ssthresh,
+    /// min(ssthresh, max(FlightSize, SMSS) + SMSS) (RFC 6582 §3.2 step 3
+    /// option 1, against a burst after recovery).
+    Flight,
+    /// The window the loss response and any partial ACKs left, fraction of a
+    /// segment included: ns-2.35 (`dupwnd_ = 0` on the ACK that ends recovery,
+    /// `cwnd_` untouched; NewReno's `exit_recovery_fix_ 0`). With
+    /// `loss_window = "cwnd"` that window is the halved cwnd, up to one segment
+    /// above the whole-segment ssthresh: one RTT of growth per loss.
+    Keep,
+}
+
+/// The window a loss indication by duplicate ACKs or ECN halves.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LossWindow {
+    /// FlightSize (RFC 5681 eq. 4); limited-transmit data excluded (§3.2).
+    Flight,
+    /// The congestion window, min(cwnd, rwnd): ns-2's `window()` halved by
+    /// `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)`, as Linux
+    /// `tcp_reno_ssthresh` (cwnd / 2). ns-2 counts windows in packets with a
+    /// fraction: ssthresh becomes whole segments, cwnd keeps the fraction
+    /// (at timeouts too).
+    Cwnd,
+}
+
+/// Counters for the flow table.
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    /// Data segments and payload bytes put on the wire, retransmissions included.
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub ecn_reductions: u64,
+}
+
+/// The loss-recovery state (Linux `tcp_ca_state`: Open, Recovery, Loss).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LossState {
+    /// No loss episode under way; duplicate ACKs are counted.
+    Open,
+    /// Fast recovery (RFC 5681 §3.2; RFC 6582 §3.2 for NewReno) until the
+    /// cumulative ACK reaches `recover`. `inflation`: bytes duplicate ACKs
+    /// added to the window (the window in use is cwnd + inflation);
+    /// `partial_seen`: a partial ACK has arrived (Impatient timer).
+    FastRecovery { inflation: u64, partial_seen: bool },
+    /// SACK-based loss recovery (RFC 6675 §5) until the cumulative ACK reaches
+    /// `recover` (RecoveryPoint): cwnd = ssthresh, and segments go out while
+    /// cwnd − pipe ≥ 1 SMSS, chosen by the scoreboard's NextSeg().
+    SackRecovery,
+    /// After a retransmission timeout, or Tahoe's fast retransmit: go-back-N
+    /// slow start from `snd_una` until the cumulative ACK reaches `recover`
+    /// (with SACK: every un-SACKed byte below `recover` is retransmitted,
+    /// SACKed ones are not, RFC 6675 §5.1).
+    /// `rto_streak`: timeouts since the last ACK that advanced `snd_una`.
+    Loss { rto_streak: u32 },
+}
+
+pub struct TcpSender {
+    p: SendParams,
+    cc: Box<dyn CongestionOps>,
+    recovery: Recovery,
+    /// The algorithm's `per_ack_hooks()`: whether `observe` calls it.
+    per_ack_hooks: bool,
+    flow: FlowId,
+    src: NodeId,
+    dst: NodeId,
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    /// Congestion window in bytes, without fast-recovery inflation.
+    cwnd: u64,
+    ssthresh: u64,
+    cwnd_cnt: u64,
+    rwnd: u64,
+    dupacks: u32,
+    /// Bytes sent by limited transmit since the last new ACK.
+    limited_bytes: u64,
+    /// The SACK scoreboard, when SACK is in use.
+    board: Option<Scoreboard>,
+    state: LossState,
+    /// RFC 6582 `recover`: highest sequence sent at the last loss indication.
+    recover: Option<u64>,
+    rtt: RttEstimator,
+    /// The timed segment: its first and past-the-end sequence numbers, send time.
+    timed: Option<(u64, u64, Time)>,
+    rto_at: Option<Time>,
+    /// Time of a pending jittered burst (`send_jitter`).
+    send_at: Option<Time>,
+    jitter_rng: Rng,
+    ecn_recover: Option<u64>,
+    /// Highest sequence sent when an ECN echo last reduced the window, until a
+    /// loss response: a loss within that window is not answered again.
+    ecn_reduced: Option<u64>,
+    cwr_pending: bool,
+    started: bool,
+    completed: Option<Time>,
+    pub stats: SenderStats,
+}
+
+impl TcpSender {
+    /// A sender; `rng` draws the `send_jitter` delays (one stream per flow).
+    pub fn new(
+        p: SendParams,
+        cc: Box<dyn CongestionOps>,
+        flow: FlowId,
+        src: NodeId,
+        dst: NodeId,
+        mut rng: Rng,
+    ) -> Self {
+        let recovery = cc.recovery();
+        let per_ack_hooks = cc.per_ack_hooks();
+        let mss = p.mss as u64;
+        let board = p.sack.then(Scoreboard::new);
+        // The clock phase of a tick-based estimator (ns-2 `boot_time_`).
+        let phase = rng.uniform();
+        TcpSender {
+            cwnd: p.init_cwnd.max(1) as u64 * mss,
+            ssthresh: p.init_ssthresh,
+            rtt: RttEstimator::new(p.rtt.clone(), phase),
+            p,
+            cc,
+            recovery,
+            per_ack_hooks,
+            flow,
+            src,
+            dst,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            cwnd_cnt: 0,
+            rwnd: INFINITE,
+            dupacks: 0,
+            limited_bytes: 0,
+            board,
+            state: LossState::Open,
+            recover: None,
+            timed: None,
+            rto_at: None,
+            send_at: None,
+            jitter_rng: rng,
+            ecn_recover: None,
+            ecn_reduced: None,
+            cwr_pending: false,
+            started: false,
+            completed: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    fn mss(&self) -> u64 {
+        self.p.mss as u64
+    }
+
+    /// Congestion window in bytes (without fast-recovery inflation).
+    pub fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+    /// The window transmissions use: min(cwnd + inflation, advertised window).
+    pub fn window(&self) -> u64 {
+        (self.cwnd + self.inflation()).min(self.rwnd)
+    }
+    pub fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+    pub fn loss_state(&self) -> LossState {
+        self.state
+    }
+    /// True during fast recovery (with or without SACK).
+    pub fn in_recovery(&self) -> bool {
+        matches!(self.state, LossState::FastRecovery { .. } | LossState::SackRecovery)
+    }
+    /// The sender's parameters.
+    pub fn params(&self) -> &SendParams {
+        &self.p
+    }
+    /// True when SACK-based recovery is in use (negotiated by both ends).
+    pub fn sack(&self) -> bool {
+        self.board.is_some()
+    }
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    pub fn completed(&self) -> Option<Time> {
+        self.completed
+    }
+    pub fn cc_name(&self) -> &'static str {
+        self.cc.name()
+    }
+    pub fn cc_trace(&self) -> Option<(&'static str, f64)> {
+        self.cc.trace()
+    }
+    /// The algorithm's own counters ([`CongestionOps::stats`]).
+    pub fn cc_stats(&self) -> Vec<(&'static str, f64)> {
+        self.cc.stats()
+    }
+    /// Time of the next timer: retransmission (or persist), or a jittered burst.
+    pub fn next_wake(&self) -> Option<Time> {
+        match (self.rto_at, self.send_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn inflation(&self) -> u64 {
+        match self.state {
+            LossState::FastRecovery { inflation, .. } => inflation,
+            _ => 0,
+        }
+    }
+
+    /// FlightSize (RFC 5681 §2): bytes sent and not yet acknowledged, counted
+    /// from the go-back-N point after a timeout (RFC 6675 §5.1).
+    fn flight(&self) -> u64 {
+        match (&self.board, self.state) {
+            // After a timeout with SACK, what has been sent since (RFC 6675 §5.1).
+            (Some(b), LossState::Loss { .. }) => b.pipe(self.snd_una, self.snd_max, self.recover_point()),
+            _ => self.snd_nxt - self.snd_una,
+        }
+    }
+
+    fn recover_point(&self) -> u64 {
+        self.recover.unwrap_or(self.snd_una)
+    }
+
+    fn state(&self, now: Time) -> CcState {
+        CcState {
+            now,
+            mss: self.mss(),
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            flight: self.flight(),
+            cwnd_cnt: self.cwnd_cnt,
+            byte_counting: self.p.byte_counting,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+        }
+    }
+
+    fn apply(&mut self, s: &CcState) {
+        self.cwnd = s.cwnd.max(self.mss());
+        self.ssthresh = s.ssthresh;
+        self.cwnd_cnt = s.cwnd_cnt;
+    }
+
+    /// Runs the algorithm's event hook and applies what it changed.
+    fn ca_event(&mut self, now: Time, ev: CaEvent) {
+        let mut st = self.state(now);
+        self.cc.cwnd_event(&mut st, ev);
+        self.apply(&st);
+    }
+}

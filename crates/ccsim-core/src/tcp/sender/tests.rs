@@ -1,0 +1,734 @@
+//! Unit tests of the TCP sender: hand-worked ACK sequences, each named after
+//! the clause it checks (RFC 5681 slow start, congestion avoidance, fast
+//! retransmit and recovery, §3.1 timeouts during recovery; RFC 6582 NewReno
+//! partial ACKs and the §4 "bugfix"; RFC 6298 timeouts and Karn's rule; RFC
+//! 3042 limited transmit; RFC 3168 ECN; RFC 6675 SACK recovery; RFC 7323 RTT
+//! samples; ns-2's packet-counted windows and `overhead_` jitter).
+
+use super::*;
+use crate::cc::{by_name, AckSample};
+use crate::packet::{flags, Ecn, Kind, Packet};
+use crate::tcp::EndpointCtx;
+
+const MSS: u64 = 1000;
+
+struct Harness {
+    s: TcpSender,
+    now: Time,
+    sent: Vec<Packet>,
+}
+
+impl Harness {
+    fn new(cc: &str, init_cwnd: u32, p: impl FnOnce(&mut SendParams)) -> Harness {
+        Harness::with_cc(by_name(cc).unwrap(), init_cwnd, p)
+    }
+    fn with_cc(cc: Box<dyn CongestionOps>, init_cwnd: u32, p: impl FnOnce(&mut SendParams)) -> Harness {
+        let mut params = SendParams {
+            mss: MSS as u32,
+            init_cwnd,
+            ..SendParams::default()
+        };
+        p(&mut params);
+        let mut s = TcpSender::new(params, cc, FlowId(0), NodeId(0), NodeId(1), Rng::new(7, 0));
+        let mut sent = Vec::new();
+        s.start(&mut EndpointCtx {
+            now: Time::ZERO,
+            out: &mut sent,
+        });
+        Harness {
+            s,
+            now: Time::ZERO,
+            sent,
+        }
+    }
+    fn at(&mut self, ms: u64) -> &mut Self {
+        self.now = Time::from_millis(ms);
+        self
+    }
+    fn ack(&mut self, ack: u64, f: impl FnOnce(&mut Packet)) -> Vec<Packet> {
+        let mut a = Packet::new(0, FlowId(0), NodeId(1), NodeId(0), 40, Kind::Ack, self.now);
+        a.ack = ack;
+        a.wnd = INFINITE;
+        f(&mut a);
+        let mut out = Vec::new();
+        self.s.on_ack(
+            &a,
+            &mut EndpointCtx {
+                now: self.now,
+                out: &mut out,
+            },
+        );
+        self.sent.extend(out.iter().cloned());
+        out
+    }
+    fn timer(&mut self) -> Vec<Packet> {
+        let mut out = Vec::new();
+        self.s.on_timer(&mut EndpointCtx {
+            now: self.now,
+            out: &mut out,
+        });
+        out
+    }
+}
+
+fn seqs(p: &[Packet]) -> Vec<u64> {
+    p.iter().map(|p| p.seq).collect()
+}
+
+#[test]
+fn rfc5681_slow_start_then_congestion_avoidance() {
+    let mut h = Harness::new("newreno", 1, |p| p.init_ssthresh = 4 * MSS);
+    assert_eq!(seqs(&h.sent), vec![0]);
+    h.at(100);
+    assert_eq!(seqs(&h.ack(1000, |_| ())), vec![1000, 2000], "cwnd 2");
+    h.ack(2000, |_| ());
+    h.ack(3000, |_| ());
+    assert_eq!(h.s.cwnd(), 4 * MSS, "slow start stops at ssthresh");
+    // Congestion avoidance: one MSS per cwnd of acknowledged bytes.
+    for k in 4..8 {
+        h.ack(k * MSS, |_| ());
+    }
+    assert_eq!(h.s.cwnd(), 5 * MSS);
+}
+
+#[test]
+fn rfc5681_fast_retransmit_and_reno_recovery() {
+    let mut h = Harness::new("reno", 10, |_| ());
+    assert_eq!(h.sent.len(), 10);
+    h.at(100);
+    assert!(h.ack(0, |_| ()).is_empty());
+    h.ack(0, |_| ());
+    let out = h.ack(0, |_| ());
+    assert_eq!(seqs(&out), vec![0], "3rd dupack retransmits snd_una");
+    assert!(out[0].retx);
+    assert_eq!(h.s.ssthresh(), 5 * MSS, "FlightSize/2");
+    assert_eq!(h.s.window(), 8 * MSS, "ssthresh + 3 MSS");
+    assert_eq!(h.s.cwnd(), 5 * MSS, "cwnd itself is not inflated");
+    // Further dupacks inflate by one MSS; the 11th segment goes out when cwnd allows.
+    h.ack(0, |_| ());
+    h.ack(0, |_| ());
+    let out = h.ack(0, |_| ());
+    assert_eq!(h.s.window(), 11 * MSS);
+    assert_eq!(seqs(&out), vec![10_000]);
+    // Reno leaves recovery on the first new ACK, even a partial one.
+    h.ack(3000, |_| ());
+    assert!(!h.s.in_recovery());
+    assert_eq!(h.s.cwnd(), 5 * MSS);
+}
+
+#[test]
+fn rfc6582_newreno_partial_and_full_ack() {
+    let mut h = Harness::new("newreno", 10, |_| ());
+    h.at(100);
+    // Segment 2000 is lost: a new ACK of 2000, then duplicates.
+    for _ in 0..3 {
+        h.ack(2000, |_| ());
+    }
+    let out = h.ack(2000, |_| ());
+    assert_eq!(seqs(&out), vec![2000], "fast retransmit on the 3rd dupack");
+    assert!(h.s.in_recovery());
+    let recover = h.s.snd_max();
+    // Partial ACK: retransmit the next hole, deflate, stay in recovery.
+    let cwnd_before = h.s.window();
+    let out = h.ack(5000, |_| ());
+    assert_eq!(out.first().map(|p| p.seq), Some(5000));
+    assert!(out[0].retx);
+    assert!(h.s.in_recovery());
+    assert_eq!(h.s.window(), cwnd_before - 3000 + MSS);
+    // Full ACK: exit with cwnd = ssthresh (5.5 MSS), and the ACK itself
+    // counts for congestion avoidance: it acknowledges 8 MSS ≥ cwnd, one
+    // more MSS (RFC 3465 byte counting; ns-2 and Linux grow on it too).
+    assert_eq!((h.s.ssthresh(), recover - 5000), (5500, 8000));
+    h.ack(recover, |_| ());
+    assert!(!h.s.in_recovery());
+    assert_eq!(h.s.cwnd(), h.s.ssthresh() + MSS);
+}
+
+/// RFC 6582 §3.2 step 4 resets the retransmission timer on the first partial
+/// ACK only ("Impatient"); §4's "Slow-but-Steady" variant (ns-2's default,
+/// `newreno_changes1_ 0`) resets it on every partial ACK.
+#[test]
+fn rfc6582_partial_ack_timer_impatient_and_slow_but_steady() {
+    for every in [false, true] {
+        let mut h = Harness::new("newreno", 10, |p| p.partial_timer_every = every);
+        h.at(100);
+        for _ in 0..4 {
+            h.ack(2000, |_| ());
+        }
+        assert!(h.s.in_recovery());
+        h.at(200);
+        h.ack(4000, |_| ()); // first partial ACK: both restart the timer
+        let first = h.s.next_wake().expect("timer armed");
+        h.at(300);
+        h.ack(6000, |_| ()); // second partial ACK
+        assert!(h.s.in_recovery());
+        let second = h.s.next_wake().expect("timer armed");
+        if every {
+            assert_eq!(second, first + Time::from_millis(100), "restarted at 300 ms");
+        } else {
+            assert_eq!(second, first, "left running from 200 ms");
+        }
+    }
+}
+
+#[test]
+fn tahoe_goes_back_to_one_segment() {
+    let mut h = Harness::new("tahoe", 8, |_| ());
+    h.at(100);
+    for _ in 0..2 {
+        h.ack(0, |_| ());
+    }
+    let out = h.ack(0, |_| ());
+    assert_eq!(seqs(&out), vec![0]);
+    assert_eq!(h.s.cwnd(), MSS);
+    assert_eq!(h.s.ssthresh(), 4 * MSS);
+    // The next ACK slow-starts from one segment and re-sends from snd_una (go-back-N).
+    let out = h.ack(1000, |_| ());
+    assert_eq!(seqs(&out), vec![1000, 2000]);
+    assert!(out.iter().all(|p| p.retx));
+}
+
+#[test]
+fn rfc6298_timeout_backoff_and_loss_window() {
+    let mut h = Harness::new("newreno", 4, |p| p.rtt.init_rto = Time::from_secs(1));
+    assert_eq!(h.s.next_wake(), Some(Time::from_secs(1)), "RTO armed on first send");
+    h.at(1000);
+    let out = h.timer();
+    assert_eq!(seqs(&out), vec![0], "retransmit snd_una");
+    assert_eq!(h.s.cwnd(), MSS, "loss window");
+    assert_eq!(h.s.ssthresh(), 2 * MSS, "max(FlightSize/2, 2 MSS)");
+    assert_eq!(h.s.stats.timeouts, 1);
+    assert_eq!(h.s.next_wake(), Some(Time::from_secs(3)), "backed off to 2 s");
+    // Karn: the ACK of a retransmitted segment gives no RTT sample.
+    h.at(1100);
+    h.ack(1000, |_| ());
+    assert!(h.s.rtt().srtt().is_none());
+}
+
+#[test]
+fn advertised_window_limits_and_shrinks() {
+    let mut h = Harness::new("newreno", 10, |_| ());
+    h.at(50);
+    // Window field of 3 MSS: only 3 segments may be outstanding.
+    let out = h.ack(1000, |a| a.wnd = 3 * MSS);
+    assert!(
+        out.is_empty(),
+        "10 outstanding > window: send nothing, no retransmission"
+    );
+    let out = h.ack(9000, |a| a.wnd = 3 * MSS);
+    assert_eq!(seqs(&out), vec![10_000, 11_000]);
+}
+
+#[test]
+fn rfc3168_ecn_halves_once_per_window_and_sets_cwr() {
+    let mut h = Harness::new("newreno", 10, |p| p.ecn = true);
+    assert!(h.sent.iter().all(|p| p.ecn == Ecn::Ect0));
+    h.at(100);
+    let out = h.ack(1000, |a| a.flags |= flags::ECE);
+    assert_eq!(h.s.cwnd(), 4500, "FlightSize (9 segments) / 2");
+    assert_eq!(h.s.stats.ecn_reductions, 1);
+    assert!(out.is_empty() || out[0].has(flags::CWR));
+    // A second ECE within the same window does not reduce again.
+    h.ack(2000, |a| a.flags |= flags::ECE);
+    assert_eq!(h.s.stats.ecn_reductions, 1);
+}
+
+/// RFC 7323 §4.1 (RTTM): with timestamps every ACK of new data is a
+/// sample (100 ms, then 150 ms: SRTT 106.25 ms), where one timed segment
+/// per window gives one (the second ACK covers no timed segment).
+#[test]
+fn rfc7323_rtt_sample_on_every_ack_with_timestamps() {
+    for ts in [false, true] {
+        let mut h = Harness::new("newreno", 4, |p| p.rtt_timestamps = ts);
+        h.at(100).ack(1000, |a| a.ts_ecr = Time::ZERO);
+        h.at(150).ack(2000, |a| a.ts_ecr = Time::ZERO);
+        let srtt = h.s.rtt().srtt().unwrap().as_secs_f64();
+        let want = if ts { 0.10625 } else { 0.1 };
+        assert!((srtt - want).abs() < 1e-12, "timestamps {ts}: {srtt}");
+    }
+}
+
+/// RFC 3168 §6.1.5: a retransmission is Not-ECT; with
+/// `ect_retransmissions` (ns-2's `output`, BMCC) it is ECT(0) too. CWR
+/// rides on new data only, in both.
+#[test]
+fn retransmissions_are_not_ect_unless_asked() {
+    for ect_rtx in [false, true] {
+        let mut h = Harness::new("newreno", 4, |p| {
+            p.ecn = true;
+            p.ect_retransmissions = ect_rtx;
+        });
+        h.at(100);
+        for _ in 0..3 {
+            h.ack(0, |a| a.flags |= flags::ECE);
+        }
+        let rtx: Vec<&Packet> = h.sent.iter().filter(|p| p.retx).collect();
+        assert_eq!(rtx.len(), 1, "the fast retransmission");
+        let want = if ect_rtx { Ecn::Ect0 } else { Ecn::NotEct };
+        assert_eq!(rtx[0].ecn, want);
+        assert!(!rtx[0].has(flags::CWR));
+    }
+}
+
+#[test]
+fn finite_transfer_completes() {
+    let mut h = Harness::new("newreno", 4, |p| p.size = 2500);
+    assert_eq!(h.sent.iter().map(|p| p.len).collect::<Vec<_>>(), vec![1000, 1000, 500]);
+    h.at(80);
+    h.ack(2500, |_| ());
+    assert_eq!(h.s.completed(), Some(Time::from_millis(80)));
+    assert_eq!(h.s.next_wake(), None);
+}
+
+/// Fast recovery entered from a 10-segment window (ssthresh 5), inflated
+/// by two more dupacks; then the retransmission timer fires.
+fn timeout_in_fast_recovery(rule: RtoSsthresh) -> Harness {
+    let mut h = Harness::new("newreno", 10, |p| p.rto_ssthresh = rule);
+    h.at(100);
+    for _ in 0..5 {
+        h.ack(0, |_| ());
+    }
+    assert!(h.s.in_recovery());
+    assert_eq!((h.s.cwnd(), h.s.window()), (5 * MSS, 10 * MSS));
+    h.at(1500);
+    let out = h.timer();
+    assert_eq!(seqs(&out), vec![0], "go-back-N from snd_una with cwnd = 1");
+    assert_eq!(h.s.loss_state(), LossState::Loss { rto_streak: 1 });
+    h
+}
+
+/// RFC 5681 §3.1 bounds ssthresh by FlightSize/2; FlightSize inflated by
+/// fast recovery is not used. ns-2 halves the window in use (cwnd without
+/// the inflation: 5 → 2 segments); Linux keeps the recovery's ssthresh.
+#[test]
+fn rfc5681_3_1_timeout_during_fast_recovery_uses_uninflated_window() {
+    let h = timeout_in_fast_recovery(RtoSsthresh::Window);
+    assert_eq!(h.s.ssthresh(), 2500, "ns-2: 5 / 2 segments (ns-2 truncates to 2)");
+    let h = timeout_in_fast_recovery(RtoSsthresh::OncePerWindow);
+    assert_eq!(h.s.ssthresh(), 5 * MSS, "Linux tcp_enter_loss: held");
+}
+
+/// RFC 5681 §3.1: "the value of ssthresh is held constant" when the same
+/// segment times out again; ns-2 halves the one-segment window (floor 2).
+#[test]
+fn rfc5681_3_1_repeated_timeout_of_the_same_segment() {
+    for (rule, second) in [(RtoSsthresh::OncePerWindow, 4 * MSS), (RtoSsthresh::Window, 2 * MSS)] {
+        let mut h = Harness::new("newreno", 8, |p| {
+            p.rto_ssthresh = rule;
+            p.rtt.init_rto = Time::from_secs(1);
+        });
+        h.at(1000);
+        h.timer();
+        assert_eq!(h.s.ssthresh(), 4 * MSS, "first timeout: FlightSize 8 / 2");
+        h.at(3000);
+        let out = h.timer();
+        assert_eq!(seqs(&out), vec![0]);
+        assert_eq!(h.s.ssthresh(), second, "{rule:?}");
+        assert_eq!(h.s.loss_state(), LossState::Loss { rto_streak: 2 });
+        assert_eq!(h.s.stats.timeouts, 2);
+    }
+}
+
+/// After a timeout, FlightSize counts from the go-back-N point: the 12
+/// segments sent before the timeout are not in flight any more.
+#[test]
+fn timeout_after_progress_reduces_from_go_back_n_flight() {
+    let mut h = Harness::new("newreno", 12, |p| {
+        p.rto_ssthresh = RtoSsthresh::OncePerWindow;
+        p.rtt.init_rto = Time::from_secs(1);
+    });
+    h.at(1000);
+    h.timer();
+    assert_eq!(h.s.ssthresh(), 6 * MSS);
+    // Segments 0-3 retransmitted and acknowledged one by one: slow start
+    // from 1 segment sends 1000, 2000+3000, ... (go-back-N, retransmissions).
+    h.at(1100);
+    let out = h.ack(1000, |_| ());
+    assert_eq!(seqs(&out), vec![1000, 2000]);
+    assert!(out.iter().all(|p| p.retx));
+    assert_eq!(h.s.loss_state(), LossState::Loss { rto_streak: 0 }, "progress");
+    // The ACK restarted the backed-off timer (2 s): it fires at 3.1 s.
+    h.at(3100);
+    h.timer();
+    assert_eq!(h.s.stats.timeouts, 2);
+    assert_eq!(h.s.ssthresh(), 2 * MSS, "FlightSize 2 segments (3000 - 1000), floor 2");
+}
+
+/// RFC 6582 §4 "bugfix": after a timeout, duplicate ACKs below `recover`
+/// (here caused by go-back-N retransmissions of data the receiver holds)
+/// do not trigger fast retransmit, for NewReno, Reno and Tahoe (ns-2 `bugFix_`).
+#[test]
+fn rfc6582_4_no_fast_retransmit_after_timeout_until_recover() {
+    for cc in ["newreno", "reno", "tahoe"] {
+        let mut h = Harness::new(cc, 10, |p| p.rtt.init_rto = Time::from_secs(1));
+        h.at(1000);
+        h.timer();
+        h.at(1100);
+        h.ack(5000, |_| ());
+        for _ in 0..4 {
+            h.ack(5000, |_| ());
+        }
+        assert_eq!(h.s.stats.fast_retransmits, 0, "{cc}");
+        assert!(matches!(h.s.loss_state(), LossState::Loss { .. }), "{cc}");
+        // The cumulative ACK reaches recover (10 000): the timeout's
+        // recovery is over; once it covers more than recover, a new loss
+        // may be fast-retransmitted.
+        h.ack(10_000, |_| ());
+        assert_eq!(h.s.loss_state(), LossState::Open, "{cc}");
+        for _ in 0..3 {
+            h.ack(10_000, |_| ());
+        }
+        assert_eq!(h.s.stats.fast_retransmits, 0, "{cc}: ack = recover is not above it");
+        h.ack(11_000, |_| ());
+        for _ in 0..3 {
+            h.ack(11_000, |_| ());
+        }
+        assert_eq!(h.s.stats.fast_retransmits, 1, "{cc}");
+    }
+}
+
+/// ns-2 applies the careful check to Reno too: after leaving fast recovery
+/// on a partial ACK, more losses of the same window do not halve again.
+#[test]
+fn reno_does_not_halve_twice_for_one_window() {
+    let mut h = Harness::new("reno", 10, |_| ());
+    h.at(100);
+    for _ in 0..3 {
+        h.ack(0, |_| ());
+    }
+    assert_eq!(h.s.ssthresh(), 5 * MSS);
+    h.ack(3000, |_| ()); // partial ACK: Reno leaves recovery
+    assert!(!h.s.in_recovery());
+    for _ in 0..3 {
+        h.ack(3000, |_| ());
+    }
+    assert_eq!(h.s.stats.fast_retransmits, 1);
+    assert_eq!(h.s.ssthresh(), 5 * MSS);
+}
+
+/// RFC 3042 §2: one new segment per each of the first two duplicate ACKs,
+/// cwnd unchanged; RFC 5681 §3.2 step 2: they do not count in FlightSize
+/// when ssthresh is set on the third.
+#[test]
+fn rfc3042_limited_transmit() {
+    let mut h = Harness::new("newreno", 10, |p| p.limited_transmit = true);
+    h.at(100);
+    assert_eq!(seqs(&h.ack(0, |_| ())), vec![10_000]);
+    assert_eq!(seqs(&h.ack(0, |_| ())), vec![11_000]);
+    assert_eq!(h.s.cwnd(), 10 * MSS);
+    let out = h.ack(0, |_| ());
+    assert_eq!(seqs(&out), vec![0], "fast retransmit");
+    assert_eq!(
+        h.s.ssthresh(),
+        5 * MSS,
+        "FlightSize 12 − 2 limited-transmit segments, halved"
+    );
+    // Off (the default): duplicate ACKs below the threshold send nothing.
+    let mut h = Harness::new("newreno", 10, |_| ());
+    h.at(100);
+    assert!(h.ack(0, |_| ()).is_empty());
+}
+
+/// ns-2 (`reset_rtx_timer` in `dupack_action`) and Linux restart the
+/// retransmission timer when fast retransmit sends the lost segment.
+#[test]
+fn fast_retransmit_restarts_the_retransmission_timer() {
+    let mut h = Harness::new("newreno", 10, |p| p.rtt.init_rto = Time::from_secs(1));
+    assert_eq!(h.s.next_wake(), Some(Time::from_secs(1)));
+    h.at(400);
+    for _ in 0..3 {
+        h.ack(0, |_| ());
+    }
+    assert_eq!(h.s.next_wake(), Some(Time::from_millis(1400)));
+}
+
+/// Congestion avoidance with delayed ACKs (each ACK covers 2 segments)
+/// from cwnd = 10 MSS. Byte counting (RFC 3465): +1 MSS once a window of
+/// bytes is acknowledged, on the 5th ACK. Per ACK (RFC 5681 eq. 3, ns-2):
+/// MSS²/cwnd on each ACK, 100 B then 99 B, … : +½ segment per window.
+#[test]
+fn byte_counting_and_per_ack_counting_in_congestion_avoidance() {
+    let run = |byte_counting: bool| {
+        let mut h = Harness::new("newreno", 10, |p| {
+            p.init_ssthresh = 10 * MSS;
+            p.byte_counting = byte_counting;
+        });
+        h.at(100);
+        (1..=10)
+            .map(|n| {
+                h.ack(2 * n * MSS, |_| ());
+                h.s.cwnd()
+            })
+            .collect::<Vec<u64>>()
+    };
+    assert_eq!(
+        run(true),
+        [10_000, 10_000, 10_000, 10_000, 11_000, 11_000, 11_000, 11_000, 11_000, 11_000]
+    );
+    let per_ack = run(false);
+    assert_eq!(per_ack[..3], [10_100, 10_199, 10_297]);
+    // Exactly 10⁴ + Σ 10⁶/cwnd = 10 958.6 (the fractions of a byte carried).
+    assert_eq!(per_ack[9], 10_958, "≈ +½ segment for 10 segments acknowledged");
+}
+
+/// The window after recovery (NewReno, dupthresh 3, cwnd 9 MSS halved as
+/// ns-2 does to 4.5 segments, ssthresh 4): `ssthresh` gives 4 segments,
+/// `keep` the 4.5 the loss response left (ns-2.35), `flight` min(ssthresh,
+/// max(FlightSize, MSS) + MSS) = 2 segments, nothing being left in flight.
+/// The full ACK then grows each: by MSS²/cwnd, or by one MSS in slow start
+/// (2 segments < ssthresh).
+#[test]
+fn window_on_leaving_fast_recovery() {
+    for (full_ack, expect) in [
+        (FullAck::Ssthresh, 4000 + 250),
+        (FullAck::Keep, 4500 + 222),
+        (FullAck::Flight, 2000 + 1000),
+    ] {
+        let mut h = Harness::new("newreno", 9, |p| {
+            p.init_ssthresh = 5 * MSS;
+            p.byte_counting = false;
+            p.loss_window = LossWindow::Cwnd;
+            p.full_ack = full_ack;
+        });
+        h.at(100);
+        for _ in 0..3 {
+            h.ack(0, |_| ());
+        }
+        assert_eq!((h.s.ssthresh(), h.s.cwnd()), (4000, 4500), "{full_ack:?}");
+        h.ack(9000, |_| ());
+        assert_eq!(h.s.cwnd(), expect, "{full_ack:?}");
+    }
+}
+
+/// Packet-counted windows (ns-2 `slowdown(CLOSE_SSTHRESH_HALF |
+/// CLOSE_CWND_HALF)`): a loss halves cwnd, 9.111 segments → ssthresh 4
+/// whole segments, cwnd 4.555 (the fraction kept); by FlightSize (RFC 5681),
+/// 9 segments → 4.5 for both.
+#[test]
+fn loss_window_cwnd_is_ns2_packet_counted_halving() {
+    for (window, ssthresh, cwnd) in [(LossWindow::Cwnd, 4000, 4555), (LossWindow::Flight, 4500, 4500)] {
+        let mut h = Harness::new("newreno", 9, |p| {
+            p.init_ssthresh = 5 * MSS;
+            p.byte_counting = false;
+            p.loss_window = window;
+        });
+        h.at(100);
+        h.ack(1000, |_| ());
+        assert_eq!(h.s.cwnd(), 9111, "MSS²/cwnd = 111 B");
+        for _ in 0..3 {
+            h.ack(1000, |_| ());
+        }
+        assert_eq!((h.s.ssthresh(), h.s.cwnd()), (ssthresh, cwnd), "{window:?}");
+    }
+}
+
+/// An ACK of `ack` carrying SACK blocks (RFC 2018), most recent first.
+fn with_sack(blocks: &'static [(u64, u64)]) -> impl FnOnce(&mut Packet) {
+    move |a: &mut Packet| a.set_sack(blocks)
+}
+
+/// RFC 6675 §5, one loss: segment 0 of 10 is lost; the third ACK that
+/// SACKs new data enters recovery (RecoveryPoint 10 000, ssthresh = cwnd =
+/// 5 MSS) and retransmits segment 0. pipe = 1000 (the retransmission) +
+/// 6000 (segments 4–9, not lost) = 7000: nothing more until pipe ≤ cwnd −
+/// MSS. Each further SACK takes 1000 off pipe; the third sends segment 10.
+#[test]
+fn rfc6675_one_loss_pipe_and_exit() {
+    let mut h = Harness::new("newreno", 10, |p| p.sack = true);
+    h.at(100);
+    assert!(h.ack(0, with_sack(&[(1000, 2000)])).is_empty());
+    assert!(h.ack(0, with_sack(&[(1000, 3000)])).is_empty());
+    let out = h.ack(0, with_sack(&[(1000, 4000)]));
+    assert_eq!(seqs(&out), vec![0], "retransmit HighACK + 1");
+    assert_eq!(h.s.loss_state(), LossState::SackRecovery);
+    assert_eq!((h.s.ssthresh(), h.s.cwnd()), (5 * MSS, 5 * MSS));
+    assert!(h.ack(0, with_sack(&[(1000, 5000)])).is_empty(), "pipe 6000");
+    assert!(h.ack(0, with_sack(&[(1000, 6000)])).is_empty(), "pipe 5000");
+    assert_eq!(seqs(&h.ack(0, with_sack(&[(1000, 7000)]))), vec![10_000], "pipe 4000");
+    // An ACK with no new SACK information is not a duplicate ACK.
+    assert!(h.ack(0, with_sack(&[(1000, 7000)])).is_empty());
+    // The retransmission arrives: the cumulative ACK passes RecoveryPoint.
+    h.ack(10_000, |_| ());
+    assert_eq!(h.s.loss_state(), LossState::Open);
+    assert_eq!(h.s.stats.fast_retransmits, 1);
+    assert_eq!(h.s.stats.retransmits, 1);
+}
+
+/// Several losses in one window (0, 3 and 6 of 10) are all retransmitted
+/// within one RTT as IsLost marks them, without waiting for partial ACKs
+/// (NewReno would need three RTTs).
+#[test]
+fn rfc6675_several_losses_repaired_in_one_rtt() {
+    let mut h = Harness::new("newreno", 10, |p| p.sack = true);
+    h.at(100);
+    h.ack(0, with_sack(&[(1000, 2000)]));
+    h.ack(0, with_sack(&[(1000, 3000)]));
+    h.ack(0, with_sack(&[(4000, 5000), (1000, 3000)]));
+    // Segments 1, 2 and 4 SACKed: 3000 B (more than 2·SMSS) above 0.
+    assert_eq!(h.s.loss_state(), LossState::SackRecovery);
+    h.ack(0, with_sack(&[(4000, 6000), (1000, 3000)]));
+    let out = h.ack(0, with_sack(&[(7000, 8000), (4000, 6000), (1000, 3000)]));
+    // Segment 3 has 3 ranges / 3000 B SACKed above it: lost, retransmitted.
+    assert!(seqs(&out).contains(&3000), "{:?}", seqs(&out));
+    h.ack(0, with_sack(&[(7000, 9000), (4000, 6000), (1000, 3000)]));
+    let out = h.ack(0, with_sack(&[(7000, 10_000), (4000, 6000), (1000, 3000)]));
+    let all: Vec<u64> = h.sent.iter().filter(|p| p.retx).map(|p| p.seq).collect();
+    assert_eq!(
+        all,
+        vec![0, 3000, 6000],
+        "each hole once; last ACK sent {:?}",
+        seqs(&out)
+    );
+    assert_eq!(h.s.stats.timeouts, 0);
+}
+
+/// RFC 6675 §5.1: a timeout during SACK recovery keeps the SACK
+/// information; the retransmissions after it skip SACKed segments.
+#[test]
+fn rfc6675_5_1_timeout_retransmits_only_unsacked() {
+    let mut h = Harness::new("newreno", 6, |p| {
+        p.sack = true;
+        p.rtt.init_rto = Time::from_secs(1);
+    });
+    h.at(100);
+    h.ack(0, with_sack(&[(1000, 2000)]));
+    h.ack(0, with_sack(&[(3000, 4000), (1000, 2000)]));
+    h.ack(0, with_sack(&[(5000, 6000), (3000, 4000), (1000, 2000)]));
+    assert_eq!(h.s.loss_state(), LossState::SackRecovery);
+    h.at(1200);
+    let out = h.timer();
+    assert_eq!(seqs(&out), vec![0], "cwnd = 1 MSS");
+    h.at(1300);
+    // Segment 0 arrives; cwnd 2: segments 2 and 4 (not 1, 3 or 5).
+    let out = h.ack(1000, with_sack(&[(5000, 6000), (3000, 4000), (1000, 2000)]));
+    assert_eq!(seqs(&out), vec![2000, 4000]);
+    assert!(out.iter().all(|p| p.retx));
+}
+
+/// Both ends must be willing: without the receiver's SACK blocks the
+/// sender keeps its module's recovery (NewReno here).
+#[test]
+fn sack_needs_both_ends() {
+    let v = serde_json::json!({"sack": true, "sack_blocks": 0});
+    let mut t = crate::cfg::Tab::new("flows[0]".into(), &v).unwrap();
+    let (snd, rcv, _) = super::super::params::read(&mut t).unwrap();
+    assert!(!snd.sack && rcv.sack_blocks == 0);
+    let v = serde_json::json!({"sack": true});
+    let mut t = crate::cfg::Tab::new("flows[0]".into(), &v).unwrap();
+    let (snd, rcv, _) = super::super::params::read(&mut t).unwrap();
+    assert!(snd.sack && rcv.sack_blocks == 3);
+}
+
+/// A model-based test algorithm: records what each ACK showed it, sets
+/// cwnd to 100·(echoed load factor) segments per ACK (`cong_control`), and
+/// ignores ECN echoes.
+struct Echo {
+    seen: Seen,
+}
+
+/// (ECE, load field, ce_seen) of each ACK.
+type Seen = std::sync::Arc<std::sync::Mutex<Vec<(bool, Option<u16>, bool)>>>;
+
+impl CongestionOps for Echo {
+    fn name(&self) -> &'static str {
+        "echo"
+    }
+    fn ssthresh(&mut self, s: &CcState) -> u64 {
+        s.cwnd / 2
+    }
+    fn cong_avoid(&mut self, _s: &mut CcState, _acked: u64) {
+        unreachable!("cong_control takes over");
+    }
+    fn pkts_acked(&mut self, _s: &CcState, a: &AckSample) {
+        self.seen
+            .lock()
+            .unwrap()
+            .push((a.ece, a.feedback.load, a.feedback.ce_seen));
+    }
+    fn cong_control(&mut self, s: &mut CcState, a: &AckSample) -> bool {
+        if let Some(f) = a.feedback.load_factor() {
+            s.cwnd = (100.0 * f) as u64 * s.mss;
+        }
+        true
+    }
+    fn ecn_echo(&mut self, _s: &CcState) -> Option<u64> {
+        None
+    }
+}
+
+/// The algorithm sees each ACK's ECN echo and the receiver's feedback
+/// option; `cong_control` sets the window directly; `ecn_echo` returning
+/// `None` overrides RFC 3168's halving (no reduction, no CWR).
+#[test]
+fn feedback_reaches_the_algorithm_which_sets_the_window() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let cc = Box::new(Echo { seen: seen.clone() });
+    let mut h = Harness::with_cc(cc, 4, |p| p.ecn = true);
+    h.at(50);
+    h.ack(1000, |a| a.fb.set_load_factor(0.08));
+    assert_eq!(h.s.cwnd(), 8 * MSS);
+    let out = h.ack(2000, |a| {
+        a.flags |= flags::ECE;
+        a.fb.set_load_factor(0.125);
+        a.fb.ce_seen = true;
+    });
+    assert_eq!(h.s.cwnd(), 12 * MSS, "no RFC 3168 halving");
+    assert_eq!(h.s.stats.ecn_reductions, 0);
+    assert!(out.iter().all(|p| !p.has(flags::CWR)));
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0], (false, Some(1311), false));
+    assert_eq!(seen[1], (true, Some(2048), true));
+}
+
+/// RFC 3168 §6.1.2: an ECN echo halves the window (10 → 5 segments); a
+/// loss in that same window is retransmitted without halving again; a loss
+/// in a later window halves as usual.
+#[test]
+fn rfc3168_ecn_then_loss_in_the_same_window_reduces_once() {
+    let mut h = Harness::new("newreno", 10, |p| p.ecn = true);
+    h.at(100);
+    h.ack(1000, |a| a.flags |= flags::ECE);
+    assert_eq!(h.s.stats.ecn_reductions, 1);
+    let (ssthresh, cwnd) = (h.s.ssthresh(), h.s.cwnd());
+    for _ in 0..3 {
+        h.ack(1000, |_| ());
+    }
+    assert!(h.s.in_recovery());
+    assert_eq!(h.s.stats.fast_retransmits, 1);
+    assert_eq!((h.s.ssthresh(), h.s.cwnd()), (ssthresh, cwnd), "no second reduction");
+}
+
+/// RFC 3168 §6.1.2: no window growth on any ACK carrying ECN-Echo, also
+/// after the once-per-window reduction.
+#[test]
+fn rfc3168_no_growth_on_ecn_echo_acks() {
+    let mut h = Harness::new("newreno", 10, |p| {
+        p.ecn = true;
+        p.init_ssthresh = 100 * MSS;
+    });
+    h.at(100);
+    h.ack(1000, |a| a.flags |= flags::ECE);
+    let cwnd = h.s.cwnd();
+    h.ack(2000, |a| a.flags |= flags::ECE);
+    h.ack(3000, |a| a.flags |= flags::ECE);
+    assert_eq!(h.s.cwnd(), cwnd, "echoes within the window neither reduce nor grow");
+    for k in 4..9 {
+        h.ack(k * MSS, |_| ());
+    }
+    assert_eq!(h.s.cwnd(), cwnd + MSS, "congestion avoidance resumes without the echo");
+}
+
+/// ns-2 `overhead_`: a window-driven burst waits U(0, send_jitter), then
+/// goes out whole and in order; the draw is deterministic per seed.
+#[test]
+fn send_jitter_delays_bursts_in_order() {
+    let mut h = Harness::new("newreno", 3, |p| p.send_jitter = Time::from_millis(10));
+    assert!(h.sent.is_empty(), "the first burst waits");
+    let t = h.s.next_wake().expect("burst scheduled");
+    assert!(t < Time::from_millis(10), "{t}");
+    h.now = t;
+    let out = h.timer();
+    assert_eq!(seqs(&out), vec![0, 1000, 2000]);
+    let again = Harness::new("newreno", 3, |p| p.send_jitter = Time::from_millis(10));
+    assert_eq!(again.s.next_wake(), Some(t), "same seed, same delay");
+}
