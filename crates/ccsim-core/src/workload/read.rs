@@ -1,0 +1,333 @@
+//! The `[[workloads]]` section: each workload's transport, pairs, direction,
+//! arrival process, size distribution, rate (or offered load) and stop rules,
+//! read into [`Workloads`] (keys: docs/user-guide.md "Workloads"; the model is
+//! described in [`super`]).
+
+use super::{FileSize, Process, Workload, Workloads, STREAM_PROCESS};
+use crate::cfg::{show, time_str, Res, ScenarioError, Tab};
+use crate::endpoint::TransportSpec;
+use crate::packet::NodeId;
+use crate::rng::Rng;
+use crate::transport::{self, ReadCtx};
+use crate::units::Time;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+impl FileSize {
+    /// Reads `size`: a size string (fixed) or a table `{dist, mean | shape + min | shape + mean}`.
+    pub(super) fn read(t: &mut Tab) -> Res<FileSize> {
+        let Some(v) = t.get("size") else {
+            return Err(t.missing(
+                "size",
+                "a file size such as \"100KB\" or a table {dist = \"pareto\", ...}",
+            ));
+        };
+        if v.is_string() {
+            let b = t.size("size", None)?;
+            if b == 0 {
+                return Err(t.error("size", v, "a positive size such as \"100KB\""));
+            }
+            return Ok(FileSize::Fixed(b));
+        }
+        let mut s = t
+            .table("size")?
+            .ok_or_else(|| t.error("size", v, "a size string or a table"))?;
+        let dist = s.choice("dist", None, &["fixed", "exponential", "pareto"])?;
+        let positive = |s: &mut Tab, key: &'static str| -> Res<f64> {
+            let b = s.size(key, None)?;
+            if b == 0 {
+                return Err(s.error(key, &Value::String("0B".into()), "a positive size such as \"30KB\""));
+            }
+            Ok(b as f64)
+        };
+        let f = match dist.as_str() {
+            "fixed" => FileSize::Fixed(positive(&mut s, "mean")? as u64),
+            "exponential" => FileSize::Exponential {
+                mean: positive(&mut s, "mean")?,
+            },
+            _ => {
+                let shape = s.float("shape", None, 0.01, 100.0)?;
+                match (s.has("min"), s.has("mean")) {
+                    (true, false) => FileSize::Pareto {
+                        shape,
+                        min: positive(&mut s, "min")?,
+                    },
+                    (false, true) => {
+                        if shape <= 1.0 {
+                            return Err(s.error(
+                                "shape",
+                                &Value::from(shape),
+                                "a shape > 1 when a mean is given (the mean of a Pareto with shape ≤ 1 is infinite; give `min` instead)",
+                            ));
+                        }
+                        let mean = positive(&mut s, "mean")?;
+                        FileSize::Pareto {
+                            shape,
+                            min: mean * (shape - 1.0) / shape,
+                        }
+                    }
+                    _ => {
+                        let v = s.get("min").or(s.get("mean")).cloned().unwrap_or(Value::Null);
+                        return Err(s.error("min", &v, "exactly one of `min` and `mean` with a Pareto shape"));
+                    }
+                }
+            }
+        };
+        let resolved = s.finish()?;
+        t.put("size", resolved);
+        Ok(f)
+    }
+}
+
+/// Where the workloads' endpoints come from.
+pub struct Nodes<'a> {
+    pub names: &'a [String],
+    pub index: &'a HashMap<String, usize>,
+    /// A dumbbell's (left, right) pairs; empty on a graph.
+    pub pairs: &'a [(usize, usize)],
+}
+
+/// A pair's (src, dst, needs a path back), for the builder's routing check.
+pub type PairEnds = (usize, usize, bool);
+
+/// Reads `workloads` (an array of tables); returns them and the ends of every
+/// pair they use.
+pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Workloads, Vec<PairEnds>)> {
+    let mut w = Workloads::default();
+    let mut ends = Vec::new();
+    let Some(arr) = root.array("workloads")? else {
+        return Ok((w, ends));
+    };
+    let wpath = root.key_path("workloads");
+    let mut out = Vec::new();
+    for (i, v) in arr.iter().enumerate() {
+        let mut t = Tab::new(format!("{wpath}[{i}]"), v)?;
+        let name = t.string("name")?.unwrap_or_else(|| format!("w{i}"));
+        let spec = read_transport(&mut t, duration)?;
+        let pairs = read_pairs(&mut t, nodes)?;
+        let direction = t.choice("direction", Some("forward"), &["forward", "reverse", "both"])?;
+        let process = t.choice("process", Some("shared"), &["shared", "per_pair"])?;
+        let size = FileSize::read(&mut t)?;
+        let rate = match (t.has("arrival_rate"), t.has("offered_load")) {
+            (true, false) => {
+                let v = t.raw("arrival_rate").expect("present");
+                let x = v
+                    .as_f64()
+                    .filter(|x| x.is_finite() && *x > 0.0)
+                    .ok_or_else(|| t.error("arrival_rate", v, "a positive number of connections per second"))?;
+                t.put("arrival_rate", Value::from(x));
+                x
+            }
+            (false, true) => {
+                let v = t.get("offered_load").expect("present");
+                let load = t.rate("offered_load", None)?;
+                if load.0 == 0 {
+                    return Err(t.error("offered_load", v, "a positive rate such as \"4.5Mbps\""));
+                }
+                load.0 as f64 / (8.0 * size.mean())
+            }
+            _ => {
+                let v = t.get("offered_load").cloned().unwrap_or(Value::Null);
+                return Err(t.error(
+                    "arrival_rate",
+                    &v,
+                    "exactly one of `arrival_rate` (connections/s per process) and `offered_load` (bit/s per process)",
+                ));
+            }
+        };
+        if !size.mean().is_finite() && t.has("offered_load") {
+            return Err(t.error(
+                "offered_load",
+                t.get("offered_load").expect("present"),
+                "an `arrival_rate`: the mean size is infinite (Pareto shape ≤ 1), so a load fixes no rate",
+            ));
+        }
+        let start = t.time("start", Some("0s"))?;
+        let stop = t.time("stop", Some(&time_str(duration)))?;
+        if stop <= start {
+            return Err(t.error("stop", &Value::String(time_str(stop)), "a time after `start`"));
+        }
+        let completions = t.opt_uint("completions", 1, u64::MAX)?;
+        let complete_first = t.opt_uint("complete_first", 1, u64::MAX)?;
+        let pick_idle = t.choice("pick", Some("uniform"), &["uniform", "idle"])? == "idle";
+        let max_alive = t.opt_uint("max_alive", 1, u64::MAX)?;
+        let wi = w.list.len() as u32;
+        let dirs: &[&'static str] = match direction.as_str() {
+            "forward" => &["forward"],
+            "reverse" => &["reverse"],
+            _ => &["forward", "reverse"],
+        };
+        for &d in dirs {
+            let ps: Vec<(NodeId, NodeId)> = pairs
+                .iter()
+                .map(|&(s, t)| if d == "forward" { (s, t) } else { (t, s) })
+                .map(|(s, t)| (NodeId(s as u32), NodeId(t as u32)))
+                .collect();
+            for &(s, t) in &ps {
+                ends.push((s.idx(), t.idx(), spec.needs_return_path()));
+            }
+            let groups: Vec<Vec<(NodeId, NodeId)>> = if process == "per_pair" {
+                ps.iter().map(|&p| vec![p]).collect()
+            } else {
+                vec![ps]
+            };
+            for g in groups {
+                let k = w.procs.len() as u64;
+                let idle = if pick_idle {
+                    (0..g.len() as u32).collect()
+                } else {
+                    Default::default()
+                };
+                let live = if pick_idle { vec![0; g.len()] } else { Vec::new() };
+                w.procs.push(Process {
+                    workload: wi,
+                    direction: d,
+                    pairs: g,
+                    rng: Rng::new(seed, STREAM_PROCESS + k),
+                    arrivals: 0,
+                    bytes: 0,
+                    idle,
+                    live,
+                    busy_picks: 0,
+                });
+            }
+        }
+        w.list.push(Workload {
+            name,
+            spec,
+            size,
+            rate,
+            start,
+            stop,
+            completions,
+            complete_first,
+            completed: 0,
+            first_completed: 0,
+            arrivals: 0,
+            pick_idle,
+            max_alive,
+            alive: 0,
+        });
+        out.push(t.finish()?);
+    }
+    let mut seen = HashMap::new();
+    for (i, x) in w.list.iter().enumerate() {
+        if let Some(j) = seen.insert(x.name.clone(), i) {
+            return Err(ScenarioError {
+                path: wpath,
+                value: format!("{:?}", x.name),
+                expected: format!("unique workload names (workloads {j} and {i} share one)"),
+            });
+        }
+    }
+    root.put("workloads", Value::Array(out));
+    Ok((w, ends))
+}
+
+/// Reads the `transport` table (default: TCP with its defaults).
+fn read_transport(t: &mut Tab, duration: Time) -> Res<Arc<dyn TransportSpec>> {
+    let empty = Value::Object(Default::default());
+    let mut tt = match t.table("transport")? {
+        Some(x) => x,
+        None => Tab::new(t.key_path("transport"), &empty)?,
+    };
+    if tt.has("size") {
+        let v = tt.get("size").expect("present").clone();
+        return Err(tt.error(
+            "size",
+            &v,
+            "no `size` here: the workload's `size` gives each connection's",
+        ));
+    }
+    let cx = ReadCtx {
+        duration,
+        in_workload: true,
+    };
+    let spec = transport::read(&mut tt, &cx)?;
+    if !spec.transfers() {
+        return Err(tt.error(
+            "kind",
+            &Value::String(spec.kind().into()),
+            "a transport that transfers files and completes: \"tcp\", \"blt\" or \"bully-tyrant\"",
+        ));
+    }
+    let resolved = tt.finish()?;
+    t.put("transport", resolved);
+    Ok(spec)
+}
+
+/// Reads the pairs: `pairs` (dumbbell pair indices or "all") or `sources`
+/// and `destinations` (node names; every source-destination combination of
+/// distinct nodes).
+fn read_pairs(t: &mut Tab, nodes: &Nodes) -> Res<Vec<(usize, usize)>> {
+    if let Some(p) = t.raw("pairs") {
+        if nodes.pairs.is_empty() {
+            return Err(t.error(
+                "pairs",
+                p,
+                "`pairs` only with a dumbbell topology; use sources and destinations",
+            ));
+        }
+        let expected = format!("\"all\" or a list of pair indices in [0, {}]", nodes.pairs.len() - 1);
+        let out: Vec<(usize, usize)> = match p {
+            Value::String(s) if s == "all" => nodes.pairs.to_vec(),
+            Value::Array(a) if !a.is_empty() => a
+                .iter()
+                .map(|x| {
+                    x.as_u64()
+                        .filter(|k| (*k as usize) < nodes.pairs.len())
+                        .map(|k| nodes.pairs[k as usize])
+                        .ok_or_else(|| t.error("pairs", p, expected.clone()))
+                })
+                .collect::<Res<_>>()?,
+            _ => return Err(t.error("pairs", p, expected)),
+        };
+        t.put("pairs", p.clone());
+        t.raw("sources");
+        t.raw("destinations");
+        if t.has("sources") || t.has("destinations") {
+            return Err(t.error(
+                "sources",
+                &Value::Null,
+                "either `pairs` or `sources`/`destinations`, not both",
+            ));
+        }
+        return Ok(out);
+    }
+    let list = |t: &mut Tab, key: &'static str| -> Res<Vec<usize>> {
+        let v = t
+            .raw(key)
+            .ok_or_else(|| t.missing(key, "a list of node names (or `pairs` on a dumbbell)"))?;
+        let bad = |t: &Tab| t.error(key, v, "a non-empty list of node names of the topology");
+        let a = v.as_array().filter(|a| !a.is_empty()).ok_or_else(|| bad(t))?;
+        let ids = a
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .and_then(|s| nodes.index.get(s).copied())
+                    .ok_or_else(|| ScenarioError {
+                        path: t.key_path(key),
+                        value: show(x),
+                        expected: format!("node names of the topology (such as {:?})", nodes.names[0]),
+                    })
+            })
+            .collect::<Res<Vec<usize>>>()?;
+        t.put(key, v.clone());
+        Ok(ids)
+    };
+    let src = list(t, "sources")?;
+    let dst = list(t, "destinations")?;
+    let pairs: Vec<(usize, usize)> = src
+        .iter()
+        .flat_map(|&s| dst.iter().filter(move |&&d| d != s).map(move |&d| (s, d)))
+        .collect();
+    if pairs.is_empty() {
+        return Err(t.error(
+            "destinations",
+            t.get("destinations").expect("read"),
+            "at least one destination different from a source",
+        ));
+    }
+    Ok(pairs)
+}
