@@ -16,9 +16,12 @@ pub mod reno;
 pub mod westwood;
 
 use crate::cfg::{Res, Tab};
+use crate::feedback::FeedbackSpec;
 use crate::packet::Feedback;
 use crate::units::Time;
 use serde_json::Value;
+use std::fmt::Debug;
+use std::sync::Arc;
 
 pub use reno::Reno;
 
@@ -201,80 +204,139 @@ pub fn halve_flight(s: &CcState) -> u64 {
     (s.flight / 2).max(2 * s.mss)
 }
 
-/// A congestion-control module as configured: what a flow's `cc` key names
-/// (cloneable; built once per sender).
-#[derive(Clone, Debug, PartialEq)]
-pub enum CcSpec {
-    /// A module without parameters, by name (`cc = "newreno"`).
-    Named(&'static str),
-    /// BMCC (`cc = "bmcc"` or `cc = {kind = "bmcc", ...}`).
-    Bmcc(bmcc::Params),
+/// What a module asks of the TCP it runs in (tcp/params.rs applies it).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Needs {
+    /// ECN-capable packets: `ecn` defaults to true and false is refused
+    /// (also for retransmissions), for this reason.
+    pub ecn: Option<&'static str>,
+    /// SACK recovery by default.
+    pub sack: bool,
+    /// The receiver feedback it needs (`feedback = {kind = ...}` is required):
+    /// the kind and the reason.
+    pub feedback: Option<(&'static str, &'static str)>,
 }
 
-impl CcSpec {
-    pub fn build(&self) -> Box<dyn CongestionOps> {
-        match self {
-            CcSpec::Named(name) => by_name(name).expect("validated name"),
-            CcSpec::Bmcc(p) => Box::new(bmcc::Bmcc::new(*p)),
-        }
+/// A congestion-control module as configured: what a flow's `cc` key names
+/// (shared by the senders of a flow spec; built once per sender).
+pub trait CcSpec: Send + Sync + Debug {
+    /// The module's name (the `cc` key's value, and the `cc` column).
+    fn name(&self) -> &'static str;
+    fn build(&self) -> Box<dyn CongestionOps>;
+    /// What it asks of its TCP (nothing by default).
+    fn needs(&self) -> Needs {
+        Needs::default()
     }
-    pub fn name(&self) -> &'static str {
-        match self {
-            CcSpec::Named(name) => name,
-            CcSpec::Bmcc(_) => "bmcc",
-        }
+    /// The spec adjusted to the flow's receiver feedback (the kind
+    /// [`Needs::feedback`] asked for), or `None` to keep it as it is.
+    fn with_feedback(&self, _feedback: &dyn FeedbackSpec) -> Option<Arc<dyn CcSpec>> {
+        None
     }
+}
+
+/// A module without parameters.
+#[derive(Debug)]
+struct Plain(&'static str, fn() -> Box<dyn CongestionOps>);
+
+impl CcSpec for Plain {
+    fn name(&self) -> &'static str {
+        self.0
+    }
+    fn build(&self) -> Box<dyn CongestionOps> {
+        (self.1)()
+    }
+}
+
+type Reader = fn(&mut Tab) -> Res<Arc<dyn CcSpec>>;
+
+/// The modules a flow's `cc` key may name, each with the reader of its own
+/// keys (in a table `cc = {kind = name, ...}`; the name alone reads an empty
+/// table: the defaults).
+pub const MODULES: &[(&str, Reader)] = &[
+    ("tahoe", |_| {
+        Ok(Arc::new(Plain("tahoe", || Box::new(Reno::new(Recovery::Tahoe)))))
+    }),
+    ("reno", |_| {
+        Ok(Arc::new(Plain("reno", || Box::new(Reno::new(Recovery::Reno)))))
+    }),
+    ("newreno", |_| {
+        Ok(Arc::new(Plain("newreno", || Box::new(Reno::new(Recovery::NewReno)))))
+    }),
+    ("westwood", |_| {
+        Ok(Arc::new(Plain("westwood", || Box::new(westwood::Westwood::new()))))
+    }),
+    ("westwood-linux", |_| {
+        Ok(Arc::new(Plain("westwood-linux", || {
+            Box::new(westwood::Westwood::with_params(westwood::Params::LINUX))
+        })))
+    }),
+    ("bmcc", |t| Ok(Arc::new(bmcc::Params::read(t)?))),
+];
+
+/// Names accepted by [`by_name`] and a flow's `cc` key.
+pub fn names() -> Vec<&'static str> {
+    MODULES.iter().map(|m| m.0).collect()
 }
 
 /// Reads a flow's `cc` key: a module's name, or a table `{kind = name, ...}`
 /// with the module's own keys (default "newreno").
-pub fn read(t: &mut Tab) -> Res<CcSpec> {
+pub fn read(t: &mut Tab) -> Res<Arc<dyn CcSpec>> {
+    let names = names();
+    let reader = |kind: &str| MODULES.iter().find(|m| m.0 == kind).expect("validated name").1;
     let Some(mut sub) = (match t.get("cc") {
         Some(Value::Object(_)) => t.table("cc")?,
         _ => None,
     }) else {
-        let kind = t.choice("cc", Some("newreno"), NAMES)?;
-        return Ok(match named(&kind) {
-            "bmcc" => CcSpec::Bmcc(bmcc::Params::default()),
-            name => CcSpec::Named(name),
-        });
+        let kind = t.choice("cc", Some("newreno"), &names)?;
+        let empty = Value::Object(Default::default());
+        let mut defaults = Tab::new(t.key_path("cc"), &empty)?;
+        return reader(&kind)(&mut defaults);
     };
-    let kind = sub.choice("kind", None, NAMES)?;
-    let spec = match named(&kind) {
-        "bmcc" => CcSpec::Bmcc(bmcc::Params::read(&mut sub)?),
-        name => CcSpec::Named(name),
-    };
+    let kind = sub.choice("kind", None, &names)?;
+    let spec = reader(&kind)(&mut sub)?;
     let resolved = sub.finish()?;
     t.put("cc", resolved);
     Ok(spec)
 }
 
-/// The static name of a validated module name.
-fn named(kind: &str) -> &'static str {
-    NAMES.iter().copied().find(|n| *n == kind).expect("validated name")
-}
-
 /// Builds an algorithm by name, with its default parameters; the error lists
 /// the accepted names.
-pub fn by_name(name: &str) -> Result<Box<dyn CongestionOps>, &'static str> {
-    const ACCEPTED: &str = "one of \"tahoe\", \"reno\", \"newreno\", \"westwood\", \"westwood-linux\", \"bmcc\"";
-    Ok(match name {
-        "tahoe" => Box::new(Reno::new(Recovery::Tahoe)),
-        "reno" => Box::new(Reno::new(Recovery::Reno)),
-        "newreno" => Box::new(Reno::new(Recovery::NewReno)),
-        "westwood" => Box::new(westwood::Westwood::new()),
-        "westwood-linux" => Box::new(westwood::Westwood::with_params(westwood::Params::LINUX)),
-        "bmcc" => Box::new(bmcc::Bmcc::new(bmcc::Params::default())),
-        _ => return Err(ACCEPTED),
-    })
+pub fn by_name(name: &str) -> Result<Box<dyn CongestionOps>, String> {
+    let accepted = || {
+        let quoted: Vec<String> = names().iter().map(|n| format!("{n:?}")).collect();
+        format!("one of {}", quoted.join(", "))
+    };
+    let module = MODULES.iter().find(|m| m.0 == name).ok_or_else(accepted)?;
+    let empty = Value::Object(Default::default());
+    let mut defaults = Tab::new(String::new(), &empty).map_err(|e| e.to_string())?;
+    Ok((module.1)(&mut defaults).map_err(|e| e.to_string())?.build())
 }
-
-/// Names accepted by [`by_name`] and a flow's `cc` key.
-pub const NAMES: &[&str] = &["tahoe", "reno", "newreno", "westwood", "westwood-linux", "bmcc"];
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every module reads its own keys from the registry; a name alone gives
+    /// the module's defaults (`cc = "bmcc"` is BMCC with `Params::default()`).
+    #[test]
+    fn registry_names_read_their_defaults() {
+        for (name, _) in MODULES {
+            let v = serde_json::json!({ "cc": name });
+            let mut t = Tab::new("flows[0]".into(), &v).unwrap();
+            let spec = read(&mut t).unwrap();
+            assert_eq!(spec.name(), *name);
+            assert_eq!(spec.build().name(), by_name(name).unwrap().name());
+        }
+        let v = serde_json::json!({ "cc": "bmcc" });
+        let mut t = Tab::new("flows[0]".into(), &v).unwrap();
+        let spec = read(&mut t).unwrap();
+        assert_eq!(spec.needs().feedback.map(|f| f.0), Some("bmcc"));
+        let v = serde_json::json!({});
+        let mut t = Tab::new("cc".into(), &v).unwrap();
+        assert_eq!(bmcc::Params::read(&mut t).unwrap(), bmcc::Params::default());
+        let e = by_name("cubic").err().unwrap();
+        assert!(e.contains("\"newreno\"") && e.contains("\"bmcc\""), "{e}");
+    }
 
     fn st(cwnd: u64, ssthresh: u64) -> CcState {
         CcState {

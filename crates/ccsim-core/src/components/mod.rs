@@ -10,17 +10,23 @@ use crate::network::Network;
 use crate::packet::NodeId;
 use crate::router::Component;
 
-/// Component kinds a scenario may name.
-pub const KINDS: &[&str] = &["token_gate", "buc"];
+type Builder = fn(&mut Tab, &dyn Network, NodeId) -> Res<Box<dyn Component>>;
 
-/// Reads the component's parameters from `t` and builds it for `node`.
+/// Component kinds a scenario may name, each with the reader of its keys
+/// that builds it for its node.
+pub const BUILDERS: &[(&str, Builder)] = &[
+    ("token_gate", |t, net, node| {
+        Ok(Box::new(token_gate::build(t, net, node)?))
+    }),
+    ("buc", |t, net, node| Ok(Box::new(buc_gateway::build(t, net, node)?))),
+];
+
+/// Reads the component's `kind` and parameters from `t` and builds it for `node`.
 pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<Box<dyn Component>> {
-    let kind = t.choice("kind", None, KINDS)?;
-    match kind.as_str() {
-        "token_gate" => Ok(Box::new(token_gate::build(t, net, node)?)),
-        "buc" => Ok(Box::new(buc_gateway::build(t, net, node)?)),
-        other => unreachable!("unvalidated component kind {other}"),
-    }
+    let kinds: Vec<&str> = BUILDERS.iter().map(|b| b.0).collect();
+    let kind = t.choice("kind", None, &kinds)?;
+    let builder = BUILDERS.iter().find(|b| b.0 == kind).expect("validated kind").1;
+    builder(t, net, node)
 }
 
 /// Reads `[[components]]`: each names the node hosting it (`node`) and its

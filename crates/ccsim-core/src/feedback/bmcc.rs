@@ -18,7 +18,7 @@
 //! 6.1·10⁻⁵, below the hash's own step in every range) and `ce_seen` when the
 //! packet that triggered it was CE (spec B5).
 
-use super::ReceiverFeedback;
+use super::{FeedbackSpec, ReceiverFeedback};
 pub use crate::adpm::{threshold, Hash, ETA0, U};
 use crate::cfg::{Res, Tab};
 use crate::packet::{Ecn, Feedback, Packet};
@@ -39,6 +39,18 @@ impl Params {
             hash,
             ce_flag_only: on_ce == "flag",
         })
+    }
+}
+
+impl FeedbackSpec for Params {
+    fn kind(&self) -> &'static str {
+        "bmcc"
+    }
+    fn build(&self) -> Box<dyn ReceiverFeedback> {
+        Box::new(Estimator::new(*self))
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 

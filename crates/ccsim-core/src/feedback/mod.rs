@@ -10,6 +10,9 @@ pub mod bmcc;
 
 use crate::cfg::{Res, Tab};
 use crate::packet::{Feedback, Packet};
+use std::any::Any;
+use std::fmt::Debug;
+use std::sync::Arc;
 
 /// A receiver-side mechanism.
 pub trait ReceiverFeedback: Send {
@@ -24,28 +27,25 @@ pub trait ReceiverFeedback: Send {
     }
 }
 
-/// A mechanism as configured (cloneable; built per receiver).
-#[derive(Clone, Debug, PartialEq)]
-pub enum FeedbackSpec {
-    Bmcc(bmcc::Params),
+/// A mechanism as configured (shared by the receivers of a flow spec; built
+/// per receiver).
+pub trait FeedbackSpec: Send + Sync + Debug {
+    /// The `kind` it was read from.
+    fn kind(&self) -> &'static str;
+    fn build(&self) -> Box<dyn ReceiverFeedback>;
+    /// For a sender-side module that reads its receiver's settings.
+    fn as_any(&self) -> &dyn Any;
 }
 
-impl FeedbackSpec {
-    pub fn build(&self) -> Box<dyn ReceiverFeedback> {
-        match self {
-            FeedbackSpec::Bmcc(p) => Box::new(bmcc::Estimator::new(*p)),
-        }
-    }
-}
+type Reader = fn(&mut Tab) -> Res<Arc<dyn FeedbackSpec>>;
 
-/// Kinds a flow's `feedback` table may name.
-pub const KINDS: &[&str] = &["bmcc"];
+/// Kinds a flow's `feedback` table may name, each with the reader of its keys.
+pub const READERS: &[(&str, Reader)] = &[("bmcc", |t| Ok(Arc::new(bmcc::Params::read(t)?)))];
 
 /// Reads a flow's `feedback = {kind = ..., ...}` table.
-pub fn read(t: &mut Tab) -> Res<FeedbackSpec> {
-    let kind = t.choice("kind", None, KINDS)?;
-    match kind.as_str() {
-        "bmcc" => Ok(FeedbackSpec::Bmcc(bmcc::Params::read(t)?)),
-        other => unreachable!("unvalidated feedback kind {other}"),
-    }
+pub fn read(t: &mut Tab) -> Res<Arc<dyn FeedbackSpec>> {
+    let kinds: Vec<&str> = READERS.iter().map(|r| r.0).collect();
+    let kind = t.choice("kind", None, &kinds)?;
+    let reader = READERS.iter().find(|r| r.0 == kind).expect("validated kind").1;
+    reader(t)
 }

@@ -26,6 +26,7 @@ use crate::cc;
 use crate::cfg::{time_str, Res, Tab};
 use crate::units::Time;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// Defaults selected by `conventions`.
 struct Conventions {
@@ -105,13 +106,13 @@ pub const KEYS: &[&str] = &[
 /// echo the load-factor estimate (`feedback = {kind = "bmcc"}` is required);
 /// the receiver's `on_ce` selects the original or the modified scheme (§6.1)
 /// for both ends.
-pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, cc::CcSpec)> {
+pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
     let conv = match t.choice("conventions", Some("ccsim"), &["ccsim", "ns2"])?.as_str() {
         "ns2" => &NS2,
         _ => &CCSIM,
     };
-    let mut cc = cc::read(t)?;
-    let bmcc = matches!(cc, cc::CcSpec::Bmcc(_));
+    let cc = cc::read(t)?;
+    let needs = cc.needs();
     let mss = t.uint("mss", Some(1460), 1, 65_495)? as u32;
     let header = t.uint("header", Some(40), 0, 1000)? as u32;
     let ack_size = t.uint("ack_size", Some(40), 1, 1500)? as u32;
@@ -161,17 +162,17 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, cc::CcSpec)> {
     }
     let delayed = t.boolean("delayed_ack", false)?;
     let delack_timeout = t.time("delack_timeout", Some("100ms"))?;
-    let ecn = t.boolean("ecn", bmcc)?;
-    if bmcc && !ecn {
+    let ecn = t.boolean("ecn", needs.ecn.is_some())?;
+    if let (Some(why), false) = (needs.ecn, ecn) {
         return Err(t.error(
             "ecn",
             &Value::Bool(false),
-            "true with cc = \"bmcc\" (BMCC's packets are ECN-capable: routers mark the load in their ECN bits)",
+            format!("true with cc = {:?} ({why})", cc.name()),
         ));
     }
     // BMCC's receiver learns the load from every packet (a Not-ECT
     // retransmission carries nothing, and a stale estimate would linger).
-    let ecn_retransmissions = t.boolean("ecn_retransmissions", conv.ecn_retransmissions || bmcc)?;
+    let ecn_retransmissions = t.boolean("ecn_retransmissions", conv.ecn_retransmissions || needs.ecn.is_some())?;
     let full_ack = match t
         .choice("full_ack", Some(conv.full_ack), &["ssthresh", "flight", "keep"])?
         .as_str()
@@ -183,7 +184,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, cc::CcSpec)> {
     let partial_timer = t.choice("partial_ack_timer", Some("first"), &["first", "every"])?;
     // SACK (RFC 2018 option, RFC 6675 recovery) needs both ends: the sender
     // willing (`sack`) and the receiver sending blocks (`sack_blocks`).
-    let sack = t.boolean("sack", bmcc)?;
+    let sack = t.boolean("sack", needs.sack)?;
     let sack_blocks = t.uint("sack_blocks", Some(if sack { 3 } else { 0 }), 0, 4)? as u8;
     let limited_transmit = t.boolean("limited_transmit", conv.limited_transmit)?;
     let byte_counting = t.boolean("byte_counting", conv.byte_counting)?;
@@ -230,17 +231,16 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, cc::CcSpec)> {
         }
         None => None,
     };
-    if let cc::CcSpec::Bmcc(p) = &mut cc {
-        match &feedback {
-            Some(crate::feedback::FeedbackSpec::Bmcc(f)) => p.flagged_md = f.ce_flag_only,
-            None => {
-                return Err(t.missing(
-                    "feedback",
-                    "feedback = {kind = \"bmcc\"} with cc = \"bmcc\" (the BMCC sender needs its receiver's load-factor estimate)",
-                ))
-            }
+    let cc = match (needs.feedback, &feedback) {
+        (Some((kind, why)), fb) if fb.as_ref().is_none_or(|f| f.kind() != kind) => {
+            return Err(t.missing(
+                "feedback",
+                &format!("feedback = {{kind = {kind:?}}} with cc = {:?} ({why})", cc.name()),
+            ))
         }
-    }
+        (_, Some(f)) => cc.with_feedback(f.as_ref()).unwrap_or(cc),
+        (_, None) => cc,
+    };
     let rcv = RecvParams {
         buffer: rwnd.unwrap_or(INFINITE),
         delack: delayed.then_some(delack_timeout),

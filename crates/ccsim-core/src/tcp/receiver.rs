@@ -21,6 +21,7 @@ use crate::feedback::{FeedbackSpec, ReceiverFeedback};
 use crate::packet::{flags, Feedback, FlowId, Kind, NodeId, Packet, MAX_SACK};
 use crate::units::Time;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 #[derive(Clone, Debug)]
 pub struct RecvParams {
@@ -33,7 +34,7 @@ pub struct RecvParams {
     /// Number of SACK blocks to send (0 = SACK off).
     pub sack_blocks: u8,
     /// A receiver-side feedback mechanism writing into the ACKs' option.
-    pub feedback: Option<FeedbackSpec>,
+    pub feedback: Option<Arc<dyn FeedbackSpec>>,
 }
 
 impl Default for RecvParams {
@@ -75,7 +76,7 @@ pub struct TcpReceiver {
 impl TcpReceiver {
     pub fn new(p: RecvParams, flow: FlowId, me: NodeId, peer: NodeId) -> Self {
         TcpReceiver {
-            feedback: p.feedback.as_ref().map(FeedbackSpec::build),
+            feedback: p.feedback.as_ref().map(|f| f.build()),
             p,
             flow,
             me,
@@ -365,9 +366,9 @@ mod tests {
     /// and `ce_seen`.
     #[test]
     fn feedback_mechanism_fills_each_ack() {
-        use crate::feedback::{bmcc, FeedbackSpec};
+        use crate::feedback::bmcc;
         let p = RecvParams {
-            feedback: Some(FeedbackSpec::Bmcc(bmcc::Params {
+            feedback: Some(Arc::new(bmcc::Params {
                 hash: bmcc::Hash::BitReverse,
                 ce_flag_only: false,
             })),

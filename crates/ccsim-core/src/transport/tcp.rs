@@ -10,13 +10,14 @@ use crate::packet::Packet;
 use crate::tcp::{RecvParams, SendParams, TcpReceiver, TcpSender, INFINITE};
 use crate::units::Time;
 use std::any::Any;
+use std::sync::Arc;
 
 /// A TCP flow's parameters: both ends and the congestion control.
 #[derive(Clone, Debug)]
 pub struct TcpSpec {
     pub snd: SendParams,
     pub rcv: RecvParams,
-    pub cc: cc::CcSpec,
+    pub cc: Arc<dyn cc::CcSpec>,
 }
 
 impl TcpSpec {

@@ -68,11 +68,13 @@
 //! * VCP caps T/t_p at 2.5 and paces windows of 2–64 packets when the RTT is
 //!   large; BMCC's papers mention neither, and neither is done here.
 
-use super::{reno_cong_avoid, AckSample, CcState, CongestionOps, Recovery};
+use super::{reno_cong_avoid, AckSample, CcSpec, CcState, CongestionOps, Needs, Recovery};
 use crate::adpm::{ETA, ETA0, U};
 use crate::cfg::{Res, Tab};
+use crate::feedback::FeedbackSpec;
 use crate::units::Time;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// The most packets one ACK's increase counts (RFC 3465's L = 2 for slow
 /// start): an ACK that covers a repaired hole acknowledges data sent long ago,
@@ -130,6 +132,32 @@ impl Default for Params {
             flagged_md: false,
             hold_unflagged_overload: false,
         }
+    }
+}
+
+/// BMCC as a configured module: what it asks of its TCP (bmcc.md §4: ECN-capable
+/// packets, SACK recovery, the receiver's load-factor estimate) and the scheme
+/// its receiver's `on_ce` selects for both ends (§6.1).
+impl CcSpec for Params {
+    fn name(&self) -> &'static str {
+        "bmcc"
+    }
+    fn build(&self) -> Box<dyn CongestionOps> {
+        Box::new(Bmcc::new(*self))
+    }
+    fn needs(&self) -> Needs {
+        Needs {
+            ecn: Some("BMCC's packets are ECN-capable: routers mark the load in their ECN bits"),
+            sack: true,
+            feedback: Some(("bmcc", "the BMCC sender needs its receiver's load-factor estimate")),
+        }
+    }
+    fn with_feedback(&self, feedback: &dyn FeedbackSpec) -> Option<Arc<dyn CcSpec>> {
+        let f = feedback.as_any().downcast_ref::<crate::feedback::bmcc::Params>()?;
+        Some(Arc::new(Params {
+            flagged_md: f.ce_flag_only,
+            ..*self
+        }))
     }
 }
 
