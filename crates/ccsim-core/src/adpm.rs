@@ -15,7 +15,7 @@
 //! Each packet's threshold h is a deterministic hash of its 16-bit IP id whose
 //! distribution over packets is the paper's: ¼ in (η₀, η), ¼ in (η, 1), ½ in
 //! (1, u) (§3.2), so resolution is finest in overload. The exact hash of
-//! BMCC's reference [11] is not available (spec B1): the IP id is bit-reversed
+//! BMCC's reference \[11\] is not available (spec B1): the IP id is bit-reversed
 //! (van der Corput order, so consecutive packets probe well-spread thresholds)
 //! and mapped piecewise-linearly onto the three ranges; plain IP id / 65536 is
 //! the alternative ([`Hash::Plain`]).

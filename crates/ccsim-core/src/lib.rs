@@ -3,14 +3,17 @@
 //!
 //! The engine is pure Rust and usable on its own: [`run`] takes a scenario
 //! (JSON text, schema in docs/user-guide.md) and returns result tables.
-//! Layout: `units` (time/rate/size), `budget` (memory and progress guards),
-//! `sched` (event queue), `packet`, `link`
-//! and `qdisc` (channels and queue disciplines), `router` (router-level
-//! components), `transport` (the sender/receiver interface and the
-//! non-TCP transports), `tcp` and `cc` (TCP and congestion control),
-//! `workload` (open-loop connection arrivals), `capture`, `tap` and `trace`
-//! (pcap files and per-packet traces), `monitor`, `scenario` (schema + builder), `routing`,
-//! `sim` (world and event loop), `output`.
+//!
+//! Modules in layers, each using only those below it (docs/architecture.md,
+//! checked by tests/layers.rs):
+//! * data: `units`, `rng`, `packet`, `cfg`, `error`, `table`, `sched`,
+//!   `budget`, `routing`, `network` (the view models get of the network);
+//! * models: `adpm`, `qdisc`, `link`, `router`, `endpoint`, `feedback`, `cc`,
+//!   `tcp`, `transport`, `workload`, `components`;
+//! * world: `world` (nodes and flows, holding models);
+//! * observers: `monitor`, `capture`, `trace`, `tap`;
+//! * engine: `sim` (the event loop);
+//! * edges: `scenario` (reading), `output` (collecting), and this root.
 
 pub mod adpm;
 pub mod budget;

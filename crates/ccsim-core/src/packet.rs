@@ -79,7 +79,7 @@ pub mod flags {
 pub const MAX_SACK: usize = 4;
 
 /// ccsim's feedback option: fields a receiver-side mechanism
-/// ([`crate::tcp::feedback`]) attaches to an ACK for its sender, with the
+/// ([`crate::feedback`]) attaches to an ACK for its sender, with the
 /// widths they have on the wire. In pcap captures it is a TCP experimental
 /// option (RFC 6994: kind 254, ExID 0xCC51, then a flags byte and the 16-bit
 /// load factor, network order).

@@ -1,13 +1,13 @@
 //! Taps: where packet captures ([`crate::capture`]) and the per-packet event
 //! trace ([`crate::trace`]) attach to the event loop. `Sim` holds an
 //! `Option<Box<Taps>>`; when neither is configured it is `None` and each hook
-//! in sim.rs costs one check of it. When one is, a per-link flag tells in one
+//! in the event loop costs one check of it. When one is, a per-link flag tells in one
 //! load whether anything watches that link.
 //!
 //! **Flows and connections.** The taps name what a packet belongs to by a
 //! *tap flow*: a static flow is tap flow `i`, its flow index; a workload
 //! connection gets the next tap flow when it starts in its slot
-//! ([`Taps::conn_started`], called by workload.rs only when taps exist). A
+//! ([`Taps::conn_started`], called by sim/arrivals.rs only when taps exist). A
 //! slot is reused by later connections, and packets of a finished one may
 //! still be in the network when the next starts there, so a packet's slot
 //! does not tell its connection: each slot keeps the list of its occupants

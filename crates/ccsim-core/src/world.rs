@@ -49,7 +49,7 @@ impl Node {
 
 /// A flow: its two ends (any transport, see [`crate::transport`]) and what the
 /// engine keeps for it. Workload connections occupy flows too, in slots reused
-/// once a connection is over (workload.rs).
+/// once a connection is over ([`crate::workload`], sim/arrivals.rs).
 pub struct Flow {
     pub name: String,
     /// The transport's kind (`"tcp"`, `"cbr"`, `"blt"`, ...).

@@ -10,7 +10,7 @@
 //! * **Ports**: flow `i`'s sender uses port `49152 + i mod 16384`, its receiver
 //!   the same number (the dynamic range, where Wireshark has few dissectors).
 //!   A workload connection is numbered after the flows: number of flows + its
-//!   connection id ([`crate::tap::TapFlow::number`]).
+//!   connection id ([`crate::capture::TapFlow::number`]).
 //! * **Sequence numbers**: ccsim numbers bytes from 0; both ends' initial
 //!   sequence number (ISN) is 0, so byte `s` is wire sequence `s + 1` (mod 2³²)
 //!   and Wireshark's relative numbers equal ccsim's plus one. ACK numbers and
@@ -53,7 +53,7 @@ pub fn node_addr(i: usize) -> [u8; 4] {
     (0x0A00_0000u32 + i as u32 + 1).to_be_bytes()
 }
 
-/// Port of flow number `i` (both ends; see [`crate::tap::TapFlow::number`]).
+/// Port of flow number `i` (both ends; see [`crate::capture::TapFlow::number`]).
 pub fn flow_port(i: usize) -> u16 {
     PORT_BASE + (i % 16384) as u16
 }

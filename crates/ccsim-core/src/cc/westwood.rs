@@ -6,7 +6,7 @@
 //!
 //! * Slow start, congestion avoidance, fast retransmit and fast recovery are
 //!   NewReno's (the sender's [`Recovery::NewReno`] mechanics; growth through
-//!   [`slow_start`] and [`cong_avoid_ai`], as [`super::Reno`]).
+//!   [`super::slow_start`] and [`super::cong_avoid_ai`], as [`super::Reno`]).
 //! * Bandwidth estimate (§1.2 steps 1–3): the bytes acknowledged by arriving
 //!   ACKs are summed (a duplicate ACK counts one segment, a later cumulative
 //!   ACK only the excess over what the dupacks already counted); once per RTT

@@ -7,8 +7,8 @@
 //! The keys are documented in docs/user-guide.md.
 //!
 //! Building is a driver: each section goes to the code that owns it, in an
-//! order where each finds what it needs: `[topology]` ([`topology`]),
-//! `[[flows]]` ([`flows`]), `[[workloads]]` ([`crate::workload`]), routing and
+//! order where each finds what it needs: `[topology]` (`topology.rs`),
+//! `[[flows]]` (`flows.rs`), `[[workloads]]` ([`crate::workload`]), routing and
 //! the budget, the world's nodes, links and flows, `[[components]]`
 //! ([`crate::components`]), `[monitor]` ([`crate::monitor`]), `[[capture]]`
 //! and `[trace]` ([`crate::tap`]). The random draws of the build (delays,

@@ -1,8 +1,13 @@
-//! The world and its event loop.
+//! The event loop: the world's arenas, the scheduler and what watches them.
 //!
 //! Everything lives in arenas addressed by typed ids (`NodeId`, `LinkId`,
 //! `FlowId`); events carry ids. The simulator is a value: several can run in
-//! one process. Python never enters this loop.
+//! one process. Python never enters this loop. By concern: this file (the
+//! simulator, its loop, budgets and invariants), `path.rs` (a packet from link
+//! to link), `components.rs` (router components on the path), `endpoints.rs`
+//! (delivery and timers), `arrivals.rs` (workload connections in flow slots),
+//! `measure.rs` (warm-up, sampling, closing). The life of a packet is told in
+//! docs/architecture.md.
 
 mod arrivals;
 mod components;
@@ -32,7 +37,7 @@ pub enum Ev {
     Endpoint(FlowId),
     /// The flow starts.
     FlowStart(FlowId),
-    /// The next connection of a workload's arrival process (workload.rs).
+    /// The next connection of a workload's arrival process (sim/arrivals.rs).
     Arrival(u32),
     /// A router component asked to be woken.
     CompWake(NodeId),

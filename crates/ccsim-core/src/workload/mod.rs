@@ -21,8 +21,8 @@
 //! * **Connections.** No handshake is modelled: a connection's sender starts
 //!   at its arrival time (add one round trip for TCP's SYN exchange). A
 //!   connection completes when its sender has the ACK of the last byte
-//!   ([`Sender::completed`]); its row is then written to the connection table
-//!   and its state freed: its flow slot takes the [`Closed`] ends (which hold
+//!   ([`crate::endpoint::Sender::completed`]); its row is then written to the connection table
+//!   and its state freed: its flow slot takes the [`crate::endpoint::Closed`] ends (which hold
 //!   nothing) and is reused by a later arrival, so memory follows the
 //!   connections alive, not those ever started. Packets of a closed connection
 //!   still in the network are discarded on arrival (counted as
