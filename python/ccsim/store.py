@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import hashlib
 import io
 import json
 import math
@@ -74,6 +73,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from .checksums import digest, read_checked
 from .errors import (  # defined there so the CLI imports them cheaply
     CorruptResultError,
     NotAStoreError,
@@ -287,25 +287,6 @@ def _fsync_file(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def read_checked(path: Path, size: int | None, sha256: str | None) -> tuple[bytes, str | None]:
-    """The bytes of ``path`` and why they are not what was recorded (``None`` if they are)."""
-    try:
-        if path.is_symlink() or not path.is_file():
-            return b"", "missing"
-        data = path.read_bytes()
-    except OSError as exc:
-        return b"", f"unreadable ({exc.strerror})"
-    if size is not None and len(data) != size:
-        return data, f"{len(data)} bytes instead of {size} (truncated or replaced)"
-    if sha256 and _digest(data) != sha256:
-        return data, "altered (checksum mismatch: the file changed since it was written)"
-    return data, None
 
 
 def _tmp_pattern(final: Path) -> re.Pattern:
@@ -553,7 +534,7 @@ class Store:
                 os.replace(tmp, final)
             finally:
                 _unlink_quietly(tmp)
-            written.append({"name": name, "path": rel, "bytes": len(data), "sha256": _digest(data)})
+            written.append({"name": name, "path": rel, "bytes": len(data), "sha256": digest(data)})
         return written
 
     def damaged_points(self, experiment: str, point_ids: set[str]) -> dict[str, str]:
