@@ -43,6 +43,7 @@ and windows in packets, times in seconds.
 from __future__ import annotations
 
 from .blt import idle_path_transfer, IdlePath, processor_sharing_response_time
+from .bmcc import BMCC_ETA0, BMCC_U  # noqa: F401 (the laws' constants, as before)
 from .bmcc import bmcc_ai_increment, bmcc_cross_arrival_rate, bmcc_md_factor, bmcc_mi_factor
 from .buc_rfcn import buc_equilibrium
 from .buffer_sizing import (
