@@ -1,6 +1,7 @@
 """Every column of the result tables, with its unit and meaning: the one source of the
 column tables in docs/user-guide.md (``python -m ccsim.columns docs/user-guide.md``
 rewrites them; a test fails when the engine's columns, this list and the guide differ).
+Also :class:`RunTables`, the tables of one run as their readers (plots, report) see them.
 """
 
 from __future__ import annotations
@@ -8,8 +9,22 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
-__all__ = ["FLOWS", "QUEUES", "TRACE", "CONNECTIONS", "WORKLOADS", "TABLES", "markdown", "update"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "FLOWS",
+    "QUEUES",
+    "TRACE",
+    "CONNECTIONS",
+    "WORKLOADS",
+    "TABLES",
+    "RunTables",
+    "markdown",
+    "update",
+]
 
 _W = "over the measurement window (warm-up to end)"
 
@@ -169,6 +184,23 @@ TABLES = {
     "connections": CONNECTIONS,
     "workloads": WORKLOADS,
 }
+
+
+class RunTables(Protocol):
+    """The tables and facts of one run, as :mod:`ccsim.plots` and :mod:`ccsim.report`
+    read them; :class:`ccsim.Results` is one. Declared here, below those readers and
+    ``Results`` alike, so that the readers do not import the module whose methods call
+    them."""
+
+    scenario: dict
+    summary: dict
+    flows: pd.DataFrame
+    queues: pd.DataFrame
+    timeseries: dict[str, pd.DataFrame]
+    connections: pd.DataFrame
+    workloads: pd.DataFrame
+    trace: pd.DataFrame | None
+    files: dict[str, bytes]
 
 
 def markdown(table: str) -> str:

@@ -24,10 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from ccsim.results import Results
+from ccsim.columns import RunTables
 
 __all__ = ["PANELS", "figure", "save", "overlay", "available"]
 
@@ -52,17 +50,17 @@ def _interactive() -> bool:
     return "ipykernel" in sys.modules
 
 
-def _ts(r: Results, name: str):
+def _ts(r: RunTables, name: str):
     df = r.timeseries.get(name)
     return df if df is not None and len(df) else None
 
 
-def _tcp_flows(r: Results) -> list[str]:
+def _tcp_flows(r: RunTables) -> list[str]:
     f = r.flows
     return list(f.loc[f["kind"] == "tcp", "name"])
 
 
-def available(r: Results) -> list[str]:
+def available(r: RunTables) -> list[str]:
     """The panels ``r`` has data for."""
     out = []
     q, f = _ts(r, "queue"), _ts(r, "flow")
@@ -113,7 +111,7 @@ def _throughput(df):
     return df.assign(mbps=d_bytes * 8 / d_t / 1e6).dropna(subset=["mbps"])
 
 
-def _draw(panel: str, ax, runs: list[tuple[str, Results]]) -> bool:
+def _draw(panel: str, ax, runs: list[tuple[str, RunTables]]) -> bool:
     """Draws ``panel`` for each run (label prefix = its name when several)."""
     multi = len(runs) > 1
     drew = False
@@ -180,7 +178,7 @@ def _draw(panel: str, ax, runs: list[tuple[str, Results]]) -> bool:
     return drew
 
 
-def _draw_drops(ax, r: Results, pre: str, multi: bool) -> bool:
+def _draw_drops(ax, r: RunTables, pre: str, multi: bool) -> bool:
     tr = r.trace
     if tr is not None and len(tr) and not multi:
         ev = tr[tr["event"].isin(["drop", "mark"])]
@@ -218,7 +216,7 @@ def _draw_drops(ax, r: Results, pre: str, multi: bool) -> bool:
     return True
 
 
-def figure(r: Results, what: Sequence[str] | None = None):
+def figure(r: RunTables, what: Sequence[str] | None = None):
     """One figure with a panel per item of ``what`` (default: every available one)."""
     return _figure([("", r)], what or available(r))
 
@@ -235,14 +233,14 @@ def _figure(runs, panels):
 
 
 def save(
-    r: Results, out: str | Path, fmt: str = "png", what: Sequence[str] | None = None
+    r: RunTables, out: str | Path, fmt: str = "png", what: Sequence[str] | None = None
 ) -> list[Path]:
     """Write one file per panel, ``<out>/<panel>.<fmt>`` (``png`` or ``svg``)."""
     return _save([("", r)], out, fmt, what or available(r), prefix="")
 
 
 def overlay(
-    runs: Sequence[tuple[str, Results]], out: str | Path, fmt: str = "png", what=None
+    runs: Sequence[tuple[str, RunTables]], out: str | Path, fmt: str = "png", what=None
 ) -> list[Path]:
     """Overlay the time series of several runs, one file per panel
     (``<out>/compare-<panel>.<fmt>``); lines are labelled ``<run name>: <series>``."""

@@ -18,19 +18,14 @@ from collections import deque
 from multiprocessing import connection as mp_connection
 from typing import TYPE_CHECKING, Any
 
+from .errors import SweepError
 from .worker import failure, run_point
 
 if TYPE_CHECKING:
+    from .points import Point
     from .recorder import Recorder
-    from .sweep import Point
 
 __all__ = ["WORKER_DIED", "check_importable", "run_dask", "run_local"]
-
-
-def _sweep_error(msg: str) -> Exception:
-    from .sweep import SweepError  # sweep imports this module
-
-    return SweepError(msg)
 
 
 WORKER_DIED = "worker process died while running this point (crash, out-of-memory kill or signal)"
@@ -181,7 +176,7 @@ def run_dask(todo: list[Point], scheduler, metrics, keep_ts, rec: Recorder) -> N
     try:
         import distributed
     except ImportError as exc:
-        raise _sweep_error(
+        raise SweepError(
             "scheduler=... needs dask.distributed: pip install 'dask[distributed]'"
         ) from exc
     own = not isinstance(scheduler, distributed.Client)
@@ -217,7 +212,7 @@ def check_importable(fn: Any) -> None:
     """Fail early if worker processes could not load the metrics function."""
     module = getattr(fn, "__module__", None)
     if module == "__main__" and not getattr(sys.modules.get("__main__"), "__file__", None):
-        raise _sweep_error(
+        raise SweepError(
             f"metrics function {getattr(fn, '__qualname__', fn)!r} is defined in an "
             "interactive session (or python -c), which worker processes cannot import; "
             "define it in a module or script file"
@@ -225,7 +220,7 @@ def check_importable(fn: Any) -> None:
     try:
         pickle.dumps(fn)
     except Exception as exc:
-        raise _sweep_error(
+        raise SweepError(
             f"the metrics function must be picklable (a module-level function, not a "
             f"lambda or a nested function): {exc}"
         ) from exc

@@ -8,7 +8,7 @@ from .progress import ProgressBar
 from .store import Store
 
 if TYPE_CHECKING:
-    from .sweep import Point
+    from .points import Point
 
 __all__ = ["Recorder"]
 

@@ -8,10 +8,10 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ccsim.columns import RunTables
+
 if TYPE_CHECKING:
     import pandas as pd
-
-    from ccsim.results import Results
 
 __all__ = ["COMPARED", "compare", "compare_text", "results_html"]
 
@@ -30,7 +30,7 @@ COMPARED = [
 ]
 
 
-def results_html(r: Results) -> str:
+def results_html(r: RunTables) -> str:
     """The run's facts, then its flows and queues tables (busy queues only), as HTML."""
     s = r.summary
     facts = [
@@ -71,7 +71,7 @@ def _table_html(df: pd.DataFrame, limit: int = 50) -> str:
     return shown.to_html(index=False, float_format=lambda x: f"{x:.6g}", border=0) + more
 
 
-def compare(runs: Sequence[tuple[str, Results]]) -> pd.DataFrame:
+def compare(runs: Sequence[tuple[str, RunTables]]) -> pd.DataFrame:
     """The compared metrics of each run side by side: one row per (table, row, metric)
     present in every run, one column per run, then ``diff`` and ``diff_%`` of the last
     run against the first. Queues without arrivals in every run, and metrics that are zero

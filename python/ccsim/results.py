@@ -12,7 +12,6 @@ only the files the manifest lists and verifies each.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -21,6 +20,12 @@ import shutil
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ccsim import plots
+from ccsim.checksums import digest, read_checked
+from ccsim.engine import fingerprint
+from ccsim.errors import CorruptResultError
+from ccsim.report import results_html
 
 if TYPE_CHECKING:  # pandas is imported when first needed: `ccsim --help` stays instant
     import pandas as pd
@@ -222,8 +227,6 @@ class Results:
         FileExistsError
             See :func:`check_output_dir`.
         """
-        import ccsim
-
         d = Path(directory)
         mode = check_output_dir(d, force)
         files: dict[str, bytes] = {
@@ -244,11 +247,8 @@ class Results:
             "format": _FORMAT,
             "version": 1,
             "run_id": uuid.uuid4().hex,
-            "engine": ccsim.fingerprint(),
-            "files": {
-                n: {"bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()}
-                for n, b in files.items()
-            },
+            "engine": fingerprint(),
+            "files": {n: {"bytes": len(b), "sha256": digest(b)} for n, b in files.items()},
         }
         files[MANIFEST] = json.dumps(manifest, indent=2).encode()
         d.parent.mkdir(parents=True, exist_ok=True)
@@ -294,8 +294,6 @@ class Results:
         FileNotFoundError
             ``directory`` holds no saved results.
         """
-        from ccsim.store import CorruptResultError, read_checked
-
         d = Path(directory)
         m = _manifest(d)
         if m is None:
@@ -365,8 +363,6 @@ class Results:
 
     def _repr_html_(self) -> str:
         """Jupyter: the run's facts, then the flows and queues tables."""
-        from ccsim.report import results_html
-
         return results_html(self)
 
     def plot(self, what=None, fmt: str = "png", out: str | Path | None = None):
@@ -377,8 +373,6 @@ class Results:
         SVG) and return their paths; else return the matplotlib figure. See
         :mod:`ccsim.plots`.
         """
-        from ccsim import plots
-
         if out is not None:
             return plots.save(self, out, fmt=fmt, what=what)
         return plots.figure(self, what=what)

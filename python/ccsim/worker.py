@@ -15,6 +15,8 @@ from typing import Any
 
 import pandas as pd
 
+from .api import run
+from .engine import fingerprint
 from .store import jsonable
 
 __all__ = ["default_metrics", "failure", "run_point"]
@@ -103,15 +105,13 @@ def run_point(scenario: dict, metrics=None, keep_timeseries=False) -> dict:
     """
     t0 = time.perf_counter()
     try:
-        import ccsim
-
-        results = ccsim.run(scenario)
+        results = run(scenario)
         wall = time.perf_counter() - t0
         values = _metric_values(metrics(results) if metrics else default_metrics(results))
         ts = _select_timeseries(results, keep_timeseries)
         return {
             "ok": True,
-            "engine": ccsim.fingerprint(),
+            "engine": fingerprint(),
             "wall_s": wall,
             "summary": jsonable(getattr(results, "summary", None)),
             "metrics": values,

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ccsim import theory
-from ccsim.experiments.base import Check, Data, Experiment, Run, save_figure
+from ccsim.experiments.framework import Check, Data, Experiment, Run, save_figure
 
 MSS, HEADER = 536, 40
 PKT = MSS + HEADER  # 576 B = 4608 bit on the wire

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ccsim import theory
-from ccsim.experiments.base import Check, Data, Experiment, Run, save_figure
+from ccsim.experiments.framework import Check, Data, Experiment, Run, save_figure
 
 if TYPE_CHECKING:  # pandas is imported where first used: the CLI starts fast
     import pandas as pd

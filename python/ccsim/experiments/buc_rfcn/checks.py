@@ -1,288 +1,39 @@
-"""Ziegler & Clausen, "Congestion avoidance with BUC (buffer utilization control)
-gateways and RFCN (reverse feedback congestion notification)", IEEE IPCCC 1997.
+"""The BUC + RFCN experiments as checks: the spec's numbers with their tolerances
+(equilibria from :func:`ccsim.theory.buc_equilibrium`), the explanations of failures, the
+reconstructed result tables and the findings, and the two :class:`Experiment` objects.
 
-Spec: ``specs/buc_rfcn.md`` with ``specs/corrections.md`` winning. The paper's figures
-and result tables are lost; the topologies are the spec's inferred defaults (§8.2,
-§9.3), which meet the one recovered constraint 2·C·propagation = 16 000 B.
-
-Both experiments use TCP Tahoe (corrections: the ns default agent of 1997) in packet
-mode: 1000-byte packets on the wire (MSS 960 + 40 B header), 40-byte ACKs, IW 1, one
-ACK per packet, the 1997 ns timers (0.1 s clock tick, RTO floor 0.2 s, initial RTO
-3 s), cwnd += 1/cwnd per ACK. The BUC gateway is the port's fair queue (``kind =
-"fq"``: DKS bid numbers, one shared buffer, longest-queue drop) plus the ``buc``
-router component (TBU 60 packets, up 1.25, down 0.5, W_init 64) that writes its
-windows into the ACKs passing back (RFCN). The model page is docs/models/buc-rfcn.md.
+Source: ``specs/buc_rfcn.md`` §8.3 and §9 (the paper's tables are lost).
 """
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ccsim import theory
-from ccsim.experiments.base import Check, Data, Experiment, Run, save_figure
+from ccsim.experiments.framework import Check, Data, Experiment
+
+from .figures import _comparison_plot, _convergence_plot
+from .run_metrics import comparison_metrics, convergence_metrics
+from .scenarios import (
+    ACCESS_MS,
+    JITTER_REPS,
+    PKT,
+    SCHEMES,
+    SWEEP_FLOWS,
+    TBU,
+    comparison_runs,
+    convergence_runs,
+)
 
 if TYPE_CHECKING:  # pandas is imported where first used: the CLI starts fast
     import pandas as pd
-
-MSS, HEADER = 960, 40
-PKT = MSS + HEADER  # 1000 B on the wire
-TBU = 60  # packets (60 000 B)
-JOINS = (0.0, 10.0, 20.0)  # experiment 1: FTP1, FTP2, FTP3
-PORT1 = "G->R"
-PORT2 = "G1->G2"
-#: Experiment 2 access-link delays (ms): heterogeneous RTTs (spec §9.3).
-ACCESS_MS = (1, 3, 5, 8, 12, 18, 25, 35)
-#: Experiment 2's sweep over the number of conversations (spec §9.3; full mode).
-SWEEP_FLOWS = (2, 4, 16)
-SCHEMES = {
-    "buc": "BUC + RFCN (FQ)",
-    "droptail": "FIFO drop-tail",
-    "red": "RED (drop)",
-    "red-ecn": "RED + ECN",
-}
-#: Bottleneck variants of experiment 1 (rate, one-way delay): 2·C·delay = 16 000 B.
-VARIANTS = {"2mbps": ("2Mbps", "30ms"), "geo": ("256kbps", "248ms")}
-
-
-def tcp(
-    name: str,
-    src: str,
-    dst: str,
-    start: float,
-    rwnd_pkts: int,
-    cc: str = "tahoe",
-    ecn: bool = False,
-) -> dict:
-    """A packet-mode FTP source with the 1997 ns timers (corrections.md)."""
-    return {
-        "name": name,
-        "src": src,
-        "dst": dst,
-        "cc": cc,
-        "mss": MSS,
-        "header": HEADER,
-        "init_cwnd": 1,
-        "rwnd": f"{rwnd_pkts * MSS}B",
-        "conventions": "ns2",
-        "rtt_tick": "100ms",
-        "min_rto": "200ms",
-        "init_rto": "3s",
-        "limited_transmit": False,
-        "ecn": ecn,
-        "start": f"{start:.6f}s",
-    }
-
-
-def buc_component(node: str, port: str, events: bool = True, **keys) -> dict:
-    """The BUC gateway with the paper's parameters on ``node``'s output ``port``."""
-    return {
-        "node": node,
-        "kind": "buc",
-        "ports": [port],
-        "tbu": f"{TBU * PKT}B",
-        "packet_size": f"{PKT}B",
-        "w_init": 64,
-        "up": 1.25,
-        "down": 0.5,
-        "events": events,
-        **keys,
-    }
-
-
-# ----- experiment 1: convergence (spec §8)
-
-
-def convergence_scenario(
-    variant: str = "2mbps",
-    cc: str = "tahoe",
-    duration: float = 50.0,
-    offsets: tuple[float, float, float] = (0.0, 0.0, 0.0),
-    **buc_keys,
-) -> dict:
-    """Three FTPs s1..s3 → G → R → D joining at 0, 10, 20 s (plus ``offsets``); 1 MB
-    shared buffer; receiver window 64 packets; both directions fair-queued at G (A13)."""
-    rate, delay = VARIANTS[variant]
-    links = [{"from": f"s{i + 1}", "to": "G", "rate": "10Mbps", "delay": "1ms"} for i in range(3)]
-    fq = {"kind": "fq", "limit": "1000pkt"}
-    links += [
-        {"from": "G", "to": "R", "rate": rate, "delay": delay, "queue": fq, "reverse_queue": fq},
-        {"from": "R", "to": "D", "rate": "10Mbps", "delay": "1ms"},
-    ]
-    return {
-        "name": f"buc-convergence-{variant}-{cc}",
-        "seed": 1,
-        "duration": f"{duration}s",
-        "topology": {"kind": "graph", "nodes": ["G", "R", "D", "s1", "s2", "s3"], "links": links},
-        "flows": [
-            tcp(f"ftp{i + 1}", f"s{i + 1}", "D", t + dt, 64, cc)
-            for i, (t, dt) in enumerate(zip(JOINS, offsets))
-        ],
-        "components": [buc_component("G", PORT1, **buc_keys)],
-        "monitor": {"interval": "100ms", "queues": [PORT1], "flows": "all"},
-    }
-
-
-def convergence_runs(quick: bool) -> list[Run]:
-    """The paper's run plus the spec's sensitivity runs (each a fraction of a second)."""
-    out = [
-        Run({"run": "paper", "variant": "2mbps", "cc": "tahoe"}, convergence_scenario()),
-        Run({"run": "reno", "variant": "2mbps", "cc": "reno"}, convergence_scenario(cc="reno")),
-        Run({"run": "geo", "variant": "geo", "cc": "tahoe"}, convergence_scenario("geo")),
-        Run(
-            {"run": "measure-before", "variant": "2mbps", "cc": "tahoe"},
-            convergence_scenario(measure="before"),
-        ),
-        Run(
-            {"run": "floor", "variant": "2mbps", "cc": "tahoe"},
-            convergence_scenario(rounding="floor"),
-        ),
-    ]
-    # Replications: every join moved by a random offset in [0, 0.5 s) (ccsim is
-    # deterministic; this is the only variation).
-    for k in range(1, JITTER_REPS + 1):
-        offsets = tuple(float(x) for x in np.random.default_rng(k).uniform(0.0, 0.5, 3))
-        out.append(
-            Run(
-                {"run": f"jitter-{k}", "variant": "2mbps", "cc": "tahoe"},
-                convergence_scenario(offsets=offsets),
-            )
-        )
-    return out
-
-
-def _log(r) -> pd.DataFrame:
-    return r.timeseries["component_events"]
-
-
-def queue_steps(events: pd.DataFrame, flow: str) -> tuple[np.ndarray, np.ndarray]:
-    """(times, values) of a conversation's forward queue, recorded on every change."""
-    d = events[(events["name"] == "queue") & (events["flow"] == flow)]
-    return d["time_s"].to_numpy(), d["value"].to_numpy()
-
-
-def at_times(t: np.ndarray, v: np.ndarray, grid: np.ndarray, before: float = 0.0) -> np.ndarray:
-    """A step function recorded at changes, read at ``grid`` (``before`` the first)."""
-    i = np.searchsorted(t, grid, side="right") - 1
-    return np.where(i >= 0, v[np.maximum(i, 0)], before)
 
 
 #: Packets in the pipe of experiment 1: 2 Mbps × 64 ms of 1000-B packets = 16 (spec §8.1).
 PIPE = theory.bdp_packets(2e6, 0.064, PKT)
 #: Per-flow (queue, window) at equilibrium with 1, 2, 3 flows: (48, 64), (30, 38), (20, 25.3).
 EQUILIBRIUM = {n: theory.buc_equilibrium(TBU, n, PIPE, rwnd=64) for n in (1, 2, 3)}
-JITTER_REPS = 5
-GRID_STEP = 0.001  # s: finer than the 4 ms service time of a packet at 2 Mbps
-
-
-def _queues(events: pd.DataFrame, duration: float) -> tuple[np.ndarray, dict]:
-    grid = np.arange(0.0, duration, GRID_STEP)
-    flows = sorted(f for f in events["flow"].unique() if f)
-    return grid, {f: at_times(*queue_steps(events, f), grid) for f in flows}
-
-
-def convergence_metrics(r) -> dict:
-    ev = _log(r)
-    duration = float(r.summary["duration_s"])
-    grid, q = _queues(ev, duration)
-    total = sum(q.values())
-    starts = sorted(float(x) for x in r.flows["start_s"])
-    joins = [*starts, duration]
-
-    def mean(x, a, b):
-        m = (grid >= a) & (grid < b)
-        return float(x[m].mean())
-
-    tql = ev[ev["name"] == "tql"]
-    m = {
-        "drops": float(r.queues["drops"].sum()),
-        "data_drops": float(r.summary["components"]["G"]["stats"]["data_drops"]),
-        "tql_changes": float(len(tql)),
-    }
-    for k, t0 in enumerate(starts):
-        after = tql[tql["time_s"] >= t0]
-        m[f"tql_{k + 1}"] = float(after["value"].iloc[0]) if len(after) else math.nan
-        m[f"tql_{k + 1}_at_s"] = float(after["time_s"].iloc[0]) if len(after) else math.nan
-    win = ev[ev["name"] == "window"]
-    alone = (win["flow"] == "ftp1") & (win["time_s"] < starts[1])
-    m["buc_windows_ftp1_alone"] = float(alone.sum())
-    m["q1_alone"] = mean(q["ftp1"], starts[1] - 5, starts[1])
-    m["tql_at_join_max_s"] = max(m[f"tql_{k + 1}_at_s"] - t for k, t in enumerate(starts))
-    # Settled phases: from 5 s (10 s) after the join (spec §12: ±3 after ≈ 2-5 s).
-    for n, (a, b) in ((2, (starts[1] + 5, starts[2])), (3, (starts[2] + 10, duration))):
-        active = [f"ftp{i + 1}" for i in range(n)]
-        means = [mean(q[f], a, b) for f in active]
-        for f, v in zip(active, means):
-            m[f"q{n}_{f}"] = v
-        m[f"q{n}_max_dev"] = max(abs(v - TBU / n) for v in means)
-        m[f"q{n}_max_dev_any"] = float(
-            max(np.abs(q[f][(grid >= a) & (grid < b)] - TBU / n).max() for f in active)
-        )
-        m[f"sum{n}"] = mean(total, a, b)
-        w = win[(win["time_s"] >= a) & (win["time_s"] < b)]
-        m[f"w{n}_mean"] = float(w["value"].mean()) if len(w) else math.nan
-    for k in (1, 2):
-        t0, t1 = joins[k], joins[k + 1]
-        n = k + 1
-        newcomer = q[f"ftp{n}"]
-        ph = (grid >= t0) & (grid < t1)
-        off = np.zeros(len(grid), dtype=bool)
-        for i in range(n):
-            off |= np.abs(q[f"ftp{i + 1}"] - TBU / n) > 3
-        bad = grid[ph & off]
-        # From the join until every queue stays within TQL ± 3 for the rest of the phase.
-        m[f"conv_{n}_s"] = float(bad[-1] + GRID_STEP - t0) if len(bad) else 0.0
-        if len(bad) and bad[-1] > t1 - 1.0:
-            m[f"conv_{n}_s"] = math.inf  # never settled
-        spike = (grid >= t0) & (grid < t0 + 3)
-        m[f"spike_{n}"] = float(newcomer[spike].max())
-        m[f"sum_spike_{n}"] = float(total[spike].max())
-    epochs = ev[ev["name"] == "epoch"]
-    m["epochs"] = float(len(epochs))
-    return m
-
-
-def _convergence_plot(data: Data, outdir: Path) -> list[Path]:
-    import matplotlib.pyplot as plt
-
-    paths = []
-    for run in ("paper", "geo"):
-        ev = data.timeseries("component_events", run=run)
-        duration = 50.0
-        grid, q = _queues(ev, duration)
-        fig, (ax, axw) = plt.subplots(2, 1, figsize=(11, 7), sharex=True)
-        # The sum first, so that FTP1's queue (equal to it while alone) stays visible.
-        ax.plot(grid, sum(q.values()), lw=2.0, color="k", alpha=0.35, label="sum of queues")
-        for f, v in q.items():
-            ax.plot(grid, v, lw=0.8, label=f"{f} queue")
-        tql = ev[ev["name"] == "tql"]
-        t = [*tql["time_s"], duration]
-        ax.step(
-            t,
-            [*tql["value"], tql["value"].iloc[-1]],
-            where="post",
-            ls="--",
-            color="gray",
-            label="TQL = TBU / N",
-        )
-        ax.axhline(TBU, ls=":", color="gray", label="TBU")
-        ax.set_ylabel("packets")
-        ax.set_title("per-conversation queues at the BUC gateway (the paper's Fig. 7)")
-        win = ev[ev["name"] == "window"]
-        for f, g in win.groupby("flow"):
-            axw.step(g["time_s"], g["value"], where="post", lw=0.8, label=f"{f} W_cur")
-        axw.set_ylabel("BUC window (packets)")
-        axw.set_xlabel("time (s)")
-        for a in (ax, axw):
-            a.grid(True, alpha=0.3)
-            a.legend(fontsize=7, ncol=3)
-        rate, delay = VARIANTS[data.rows(run=run)["variant"].iloc[0]]
-        fig.suptitle(f"BUC convergence, three FTPs joining at 0/10/20 s ({rate}, {delay} one way)")
-        paths += save_figure(fig, outdir, f"fig7-convergence-{run}")
-    return paths
 
 
 def _convergence_findings(d: Data) -> list[str]:
@@ -553,134 +304,6 @@ CONVERGENCE = Experiment(
 )
 
 
-# ----- experiment 2: comparison (spec §9)
-
-
-def comparison_scenario(scheme: str, duration: float, seed: int, flows: int = 8) -> dict:
-    """N FTPs → G1 → 2 Mbps/30 ms → G2 → N receivers, all starting near 0 s; the
-    scheme at G1's port; a 300-packet buffer; receiver window 300 packets."""
-    delays = [ACCESS_MS[i % len(ACCESS_MS)] for i in range(flows)]
-    rng = np.random.default_rng(seed)
-    # Replications differ in the sources' start times only, uniform in [0, 100 ms)
-    # (ccsim is deterministic; the paper starts every source at t = 0).
-    starts = rng.uniform(0.0, 0.1, flows) if seed > 1 else np.zeros(flows)
-    nodes = ["G1", "G2", *[f"s{i + 1}" for i in range(flows)], *[f"d{i + 1}" for i in range(flows)]]
-    links = [
-        {"from": f"s{i + 1}", "to": "G1", "rate": "10Mbps", "delay": f"{d}ms"}
-        for i, d in enumerate(delays)
-    ]
-    links += [
-        {"from": "G2", "to": f"d{i + 1}", "rate": "10Mbps", "delay": "1ms"} for i in range(flows)
-    ]
-    red = {
-        "kind": "red",
-        "limit": "300pkt",
-        "min_th": 40,
-        "max_th": 80,
-        "max_p": 0.02,  # "maxp = 50" is ns's linterm: max_p = 1/50 (corrections.md)
-        "q_weight": 0.002,
-        "wait": True,
-        "gentle": False,
-        "byte_mode": False,
-        "queue_in_bytes": True,
-        "mean_pktsize": f"{PKT}B",
-        "use_mark_p": False,
-    }
-    queue = {
-        "buc": {"kind": "fq", "limit": "300pkt"},
-        "droptail": {"kind": "droptail", "limit": "300pkt"},
-        "red": red,
-        "red-ecn": {**red, "ecn": True},
-    }[scheme]
-    reverse = {"kind": "fq", "limit": "300pkt"} if scheme == "buc" else {"limit": "300pkt"}
-    links.append(
-        {
-            "from": "G1",
-            "to": "G2",
-            "rate": "2Mbps",
-            "delay": "30ms",
-            "queue": queue,
-            "reverse_queue": reverse,
-        }
-    )
-    sc = {
-        "name": f"buc-comparison-{scheme}-{flows}",
-        "seed": seed,
-        "duration": f"{duration}s",
-        "topology": {"kind": "graph", "nodes": nodes, "links": links},
-        "flows": [
-            tcp(
-                f"ftp{i + 1}",
-                f"s{i + 1}",
-                f"d{i + 1}",
-                float(starts[i]),
-                300,
-                ecn=scheme == "red-ecn",
-            )
-            for i in range(flows)
-        ],
-        "monitor": {"interval": "100ms", "queues": [PORT2]},
-    }
-    if scheme == "buc":
-        sc["components"] = [buc_component("G1", PORT2, events=False)]
-    return sc
-
-
-def comparison_runs(quick: bool) -> list[Run]:
-    """Each scheme with 8 flows (replications), and in full mode the spec's sweep over
-    N = 2, 4, 16 (one replication each)."""
-    duration, reps = (300.0, 2) if quick else (2000.0, 5)
-    out = [
-        Run({"scheme": s, "rep": k, "flows": 8}, comparison_scenario(s, duration, k))
-        for s in SCHEMES
-        for k in range(1, reps + 1)
-    ]
-    if not quick:
-        out += [
-            Run({"scheme": s, "rep": 1, "flows": n}, comparison_scenario(s, duration, 1, n))
-            for n in SWEEP_FLOWS
-            for s in SCHEMES
-        ]
-    return out
-
-
-def comparison_metrics(r) -> dict:
-    flows = r.flows
-    duration = float(r.summary["duration_s"])
-    tp = flows["bytes_delivered"].to_numpy() / MSS  # in-order packets delivered (goodput)
-    mean = tp.mean()
-    q = r.queue(PORT2)
-    ts = r.timeseries["queue"]
-    ts = ts[ts["queue"] == PORT2]
-    late = ts[ts["time_s"] >= 10.0]["packets"].to_numpy()
-    # FIFO fill episodes: samples at the full buffer after one below 290 packets.
-    full = late >= 299
-    fills = int(np.sum(full[1:] & ~full[:-1])) + int(full[:1].sum())
-    m = {
-        "sum_tp": float(tp.sum()),
-        "lutil": float(tp.sum() * PKT * 8 / (2e6 * duration)),
-        "busy": float(q["utilization"]),
-        "md": theory.mean_deviation(tp),
-        "md_norm": theory.mean_deviation(tp, normalized=True),
-        "jain": theory.jain_index(tp),
-        "min_share": float(tp.min() / mean),
-        "max_share": float(tp.max() / mean),
-        "drops": float(q["drops"]),
-        "marks": float(q["marks"]),
-        "retransmits": float(flows["retransmits"].sum()),
-        "mean_queue": float(late.mean()),
-        "max_queue": float(q["max_len_pkts"]),
-        "fills": float(fills),
-    }
-    for i, v in enumerate(tp):
-        m[f"tp_{i + 1}"] = float(v)
-    comps = r.summary.get("components") or {}
-    if "G1" in comps:
-        st = comps["G1"]["stats"]
-        m["last_drop_s"] = float(st["last_drop_s"]) if st["last_drop_s"] is not None else 0.0
-    return m
-
-
 def _ci(d: Data, metric: str, scheme: str) -> tuple[float, float]:
     """Mean and the 95 % confidence half-width over the replications (Student t)."""
     return theory.confidence_interval(d.rows(scheme=scheme, flows=8)[metric], 0.95)
@@ -757,37 +380,6 @@ def _comparison_findings(d: Data) -> list[str]:
             "packets before any window is computed)."
         )
     return out
-
-
-def _comparison_plot(data: Data, outdir: Path) -> list[Path]:
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(len(SCHEMES), 1, figsize=(11, 9), sharex=True, sharey=True)
-    for ax, (s, label) in zip(axes, SCHEMES.items()):
-        q = data.timeseries("queue", scheme=s, rep=1, flows=8)
-        ax.plot(q["time_s"], q["packets"], lw=0.5)
-        ax.set_title(label, fontsize=9)
-        ax.set_ylabel("queue (pkts)")
-        ax.grid(True, alpha=0.3)
-    axes[-1].set_xlabel("time (s)")
-    axes[-1].set_xlim(0, 100)
-    fig.suptitle("Queue at gateway 1, first 100 s (the paper's Fig. 8 traces)")
-    paths = save_figure(fig, outdir, "fig8-queues")
-
-    fig, ax = plt.subplots(figsize=(11, 4.5))
-    width = 0.2
-    x = np.arange(len(ACCESS_MS))
-    for k, (s, label) in enumerate(SCHEMES.items()):
-        rows = data.rows(scheme=s, flows=8)
-        tp = [rows[f"tp_{i + 1}"].mean() for i in range(len(ACCESS_MS))]
-        ax.bar(x + (k - 1.5) * width, tp, width, label=label)
-    ax.set_xticks(x, [f"ftp{i + 1}\n{d} ms" for i, d in enumerate(ACCESS_MS)])
-    ax.set_ylabel("throughput TP (packets)")
-    ax.set_title("Per-conversation throughput by scheme (access delay under each flow)")
-    ax.legend(fontsize=8)
-    ax.grid(True, axis="y", alpha=0.3)
-    paths += save_figure(fig, outdir, "fig8-throughput")
-    return paths
 
 
 def _less(metric: str, a: str, b: str):
@@ -989,5 +581,3 @@ COMPARISON = Experiment(
         "expected'; it is left as a failing row.",
     ],
 )
-
-EXPERIMENTS = [CONVERGENCE, COMPARISON]
