@@ -1,6 +1,6 @@
 """Scenario input: dicts, TOML files, a small builder, and ``key.path=value`` overrides.
 
-The schema itself lives in the engine (``crates/ccsim-core/src/scenario.rs``) and is
+The schema itself lives in the engine (``crates/ccsim-core/src/scenario/``) and is
 documented in ``docs/user-guide.md``; this module only turns the accepted input
 forms into one dict. Validation errors come back from the engine as
 :class:`ccsim.ScenarioError` naming the key path, the bad value and what is

@@ -464,6 +464,20 @@ impl<'a> Tab<'a> {
 }
 
 impl Tab<'_> {
+    /// Reads `key` as the name of one entry of a registry (`(name, item)`
+    /// pairs, as each family of models keeps its readers) and returns that
+    /// entry; the error lists the registered names.
+    pub fn pick<T: Copy>(
+        &mut self,
+        key: &'static str,
+        default: Option<&str>,
+        registry: &[(&'static str, T)],
+    ) -> Res<(&'static str, T)> {
+        let names: Vec<&str> = registry.iter().map(|r| r.0).collect();
+        let name = self.choice(key, default, &names)?;
+        Ok(*registry.iter().find(|r| r.0 == name).expect("a registered name"))
+    }
+
     /// Reads a selection of names: `"all"` (the default) or a list of names from
     /// `names`; returns their indices and puts the resolved list back.
     pub fn select(&mut self, key: &'static str, names: &[String]) -> Res<Vec<usize>> {

@@ -281,19 +281,17 @@ pub fn names() -> Vec<&'static str> {
 /// Reads a flow's `cc` key: a module's name, or a table `{kind = name, ...}`
 /// with the module's own keys (default "newreno").
 pub fn read(t: &mut Tab) -> Res<Arc<dyn CcSpec>> {
-    let names = names();
-    let reader = |kind: &str| MODULES.iter().find(|m| m.0 == kind).expect("validated name").1;
     let Some(mut sub) = (match t.get("cc") {
         Some(Value::Object(_)) => t.table("cc")?,
         _ => None,
     }) else {
-        let kind = t.choice("cc", Some("newreno"), &names)?;
+        let (_, reader) = t.pick("cc", Some("newreno"), MODULES)?;
         let empty = Value::Object(Default::default());
         let mut defaults = Tab::new(t.key_path("cc"), &empty)?;
-        return reader(&kind)(&mut defaults);
+        return reader(&mut defaults);
     };
-    let kind = sub.choice("kind", None, &names)?;
-    let spec = reader(&kind)(&mut sub)?;
+    let (_, reader) = sub.pick("kind", None, MODULES)?;
+    let spec = reader(&mut sub)?;
     let resolved = sub.finish()?;
     t.put("cc", resolved);
     Ok(spec)

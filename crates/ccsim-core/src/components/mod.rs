@@ -23,9 +23,7 @@ pub const BUILDERS: &[(&str, Builder)] = &[
 
 /// Reads the component's `kind` and parameters from `t` and builds it for `node`.
 pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<Box<dyn Component>> {
-    let kinds: Vec<&str> = BUILDERS.iter().map(|b| b.0).collect();
-    let kind = t.choice("kind", None, &kinds)?;
-    let builder = BUILDERS.iter().find(|b| b.0 == kind).expect("validated kind").1;
+    let (_, builder) = t.pick("kind", None, BUILDERS)?;
     builder(t, net, node)
 }
 

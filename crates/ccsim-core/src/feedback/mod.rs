@@ -44,8 +44,6 @@ pub const READERS: &[(&str, Reader)] = &[("bmcc", |t| Ok(Arc::new(bmcc::Params::
 
 /// Reads a flow's `feedback = {kind = ..., ...}` table.
 pub fn read(t: &mut Tab) -> Res<Arc<dyn FeedbackSpec>> {
-    let kinds: Vec<&str> = READERS.iter().map(|r| r.0).collect();
-    let kind = t.choice("kind", None, &kinds)?;
-    let reader = READERS.iter().find(|r| r.0 == kind).expect("validated kind").1;
+    let (_, reader) = t.pick("kind", None, READERS)?;
     reader(t)
 }

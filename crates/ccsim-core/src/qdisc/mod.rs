@@ -291,15 +291,9 @@ const READERS: &[(&str, Reader)] = &[
     ("bmcc", bmcc::read),
 ];
 
-/// Queue kinds a scenario may name.
-pub fn kinds() -> Vec<&'static str> {
-    READERS.iter().map(|r| r.0).collect()
-}
-
 /// Reads `kind` (default "droptail") and that kind's own keys from a queue table.
 pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
-    let kind = t.choice("kind", Some("droptail"), &kinds())?;
-    let reader = READERS.iter().find(|r| r.0 == kind).expect("validated kind").1;
+    let (_, reader) = t.pick("kind", Some("droptail"), READERS)?;
     reader(t)
 }
 

@@ -47,19 +47,13 @@ pub const READERS: &[(&str, Reader)] = &[
     }),
 ];
 
-/// The values of `kind` a flow may name.
-pub fn kinds() -> Vec<&'static str> {
-    READERS.iter().map(|r| r.0).collect()
-}
-
 /// Reads `kind` (default `"tcp"`) and that transport's keys from `t` (a
 /// `[[flows]]` table or a workload's `transport` table).
 pub fn read(t: &mut Tab, cx: &ReadCtx) -> Res<Arc<dyn TransportSpec>> {
-    let kind = t.choice("kind", Some("tcp"), &kinds())?;
-    let reader = READERS.iter().find(|r| r.0 == kind).expect("validated kind").1;
-    let spec = reader(&kind, t, cx)?;
+    let (kind, reader) = t.pick("kind", Some("tcp"), READERS)?;
+    let spec = reader(kind, t, cx)?;
     if kind != "tcp" {
-        refuse_tcp_keys(&kind, t)?;
+        refuse_tcp_keys(kind, t)?;
     }
     Ok(spec)
 }

@@ -215,7 +215,7 @@ EXP_ROUTERS = Experiment(
     timeseries=["flow", "qdisc"],
     checks=[
         Check(
-            "MI factor per t_p at f̂ = η₀ (eq. 3; the engine's law, cc/bmcc.rs tests)",
+            "MI factor per t_p at f̂ = η₀ (eq. 3; the engine's law, cc/bmcc/tests.rs)",
             "1 + 0.35·0.85/0.15 = 2.983 ('factor of 3')",
             lambda d: theory.bmcc_mi_factor(0.15, T_P),
             2.9833,
