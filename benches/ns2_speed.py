@@ -6,7 +6,7 @@
     python benches/ns2_speed.py --scenario my.toml --bottleneck 'R1->R2'
 
 For each scenario the ns-2 script and the ccsim scenario come from the same
-description (the dumbbells from ``validation/ns2/ns2tcp.py``, with ns-2's TCP
+description (the dumbbells from ``ccsim.validation.ns2.ns2tcp``, with ns-2's TCP
 conventions on both sides; the parking lot written here), so both simulators
 carry the same traffic. Measured per simulator:
 
@@ -43,11 +43,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "validation" / "ns2"))
+from ccsim.validation.mdblock import replace_block
+from ccsim.validation.ns2.ns2tcp import Case, ccsim_scenario, tcl
 
-from mdblock import replace_block  # noqa: E402
-from ns2tcp import Case, ccsim_scenario, tcl  # noqa: E402
 
 MARK_BEGIN = "<!-- ns2-speed:begin -->"
 MARK_END = "<!-- ns2-speed:end -->"

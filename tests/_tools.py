@@ -1,11 +1,8 @@
 """External reference tools the tests compare with or read results back with (ns-2.35,
-tshark, tcptrace), and the validation scripts that drive them."""
+tshark, tcptrace)."""
 
-import importlib.util
 import os
 import shutil
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -13,15 +10,6 @@ import pytest
 needs_ns = pytest.mark.skipif(
     shutil.which("ns") is None, reason="ns-2 is not installed (apt-get install ns2): skipped"
 )
-
-
-def load_script(path: Path, name: str):
-    """Import the script at ``path`` (not in a package) as module ``name``."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def require(exe: str, package: str) -> str:

@@ -5,7 +5,7 @@ ccsim finds, and bad input.
 
 The paper's TCP diverged at λ ≈ 20 conn/s and BLT at ≈ 35. ccsim's BLT saturates where
 the paper's did, but its TCP (which agrees with ns-2.35 on this network,
-validation/ns2/blt_tcp.py) is still stable there: the ordering asserted here is ccsim's,
+ccsim.validation.ns2.blt_tcp) is still stable there: the ordering asserted here is ccsim's,
 and the report explains the difference (docs/experiments.md, blt-tradeoff).
 """
 

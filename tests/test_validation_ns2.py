@@ -1,4 +1,4 @@
-"""ccsim against ns-2.35 on small TCP dumbbells (validation/ns2/, docs/validation.md).
+"""ccsim against ns-2.35 on small TCP dumbbells (ccsim.validation.ns2, docs/validation.md).
 
 Each case runs the same scenario in both simulators, ccsim with ``conventions =
 "ns2"``; counts of drops, retransmissions and timeouts must agree, not only
@@ -7,15 +7,9 @@ utilization. Skipped where the ns-2 binary ``ns`` is not installed.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 from _tools import needs_ns
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "validation" / "ns2"))
-
-from ns2tcp import Case, run_ccsim, run_ns2  # noqa: E402
+from ccsim.validation.ns2.ns2tcp import Case, run_ccsim, run_ns2
 
 pytestmark = needs_ns
 

@@ -1,4 +1,4 @@
-"""ccsim's TCP in the BLT study against ns-2.35 (validation/ns2/blt_tcp.py).
+"""ccsim's TCP in the BLT study against ns-2.35 (ccsim.validation.ns2.blt_tcp).
 
 One short point of the reference network (λ = 10 conn/s, 300 connections) in both
 simulators with the same arrivals: wire sizes, the idle-pair pool, the aggregate
@@ -8,15 +8,9 @@ binary ``ns`` is not installed.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 from _tools import needs_ns
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "validation" / "ns2"))
-
-import blt_tcp  # noqa: E402
+from ccsim.validation.ns2 import blt_tcp
 
 
 POINT = blt_tcp.Point(lam=10.0, seed=1, warmup=50, measured=250)

@@ -1,4 +1,4 @@
-"""BMCC's protocol mixes without BMCC, ccsim against ns-2.35 (validation/ns2/bmcc_mix.py).
+"""BMCC's protocol mixes without BMCC, ccsim against ns-2.35 (ccsim.validation.ns2.bmcc_mix).
 
 A subset of the comparison (about 25 s): three long-lived SACK flows at T = 40 ms
 over drop-tail (with and without ECN), RED and RED+ECN, and over drop-tail with the
@@ -10,15 +10,12 @@ not installed.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from _tools import load_script, needs_ns
-
-SCRIPT = Path(__file__).resolve().parents[1] / "validation" / "ns2" / "bmcc_mix.py"
+from _tools import needs_ns
+from ccsim.validation.ns2 import bmcc_mix
 
 
 def _load():
-    return load_script(SCRIPT, "ns2_bmcc_mix")
+    return bmcc_mix
 
 
 def _outside(mod, cs, seeds):

@@ -1,18 +1,15 @@
-"""The ns-2.35 comparison of the queue disciplines (validation/ns2/queues/).
+"""The ns-2.35 comparison of the queue disciplines (ccsim.validation.ns2.queues).
 
 Runs every case when ``ns`` is installed: the open-loop ones check the disciplines
 alone, the TCP-driven ones (RED + ECN, DRR with NewReno) the disciplines with ccsim's TCP.
 """
 
-from pathlib import Path
-
-from _tools import load_script, needs_ns
-
-SCRIPT = Path(__file__).resolve().parents[1] / "validation" / "ns2" / "queues" / "run.py"
+from _tools import needs_ns
+from ccsim.validation.ns2 import queues
 
 
 def _load():
-    return load_script(SCRIPT, "ns2_queues_run")
+    return queues
 
 
 def test_skips_with_one_line_without_ns(monkeypatch, capsys):

@@ -270,6 +270,29 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
     return 1 if (a.strict and not ok) else 0
 
 
+def cmd_validate(a: argparse.Namespace) -> int:
+    from ccsim import validation
+
+    try:
+        suites = validation.select(a.suites)
+    except KeyError as e:
+        return _fail(e.args[0])
+    if a.write is not None and not a.write.is_file():
+        return _fail(f"--write {a.write}: no such markdown file")
+    report = validation.validate(
+        [s.name for s in suites],
+        quick=a.quick,
+        only=a.only,
+        jobs=a.jobs,
+        out=a.out,
+        write=a.write,
+    )
+    if not report.results:
+        print("ccsim validate: no reference simulator installed; nothing compared", file=sys.stderr)
+        return 0
+    return 1 if report.failures else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="ccsim",
@@ -395,6 +418,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rp.add_argument("--strict", action="store_true", help="exit 1 if any paper check fails")
     rp.set_defaults(fn=cmd_reproduce)
+
+    va = sub.add_parser(
+        "validate",
+        help="compare ccsim with the reference simulators installed here (ns-2.35)",
+        description="Run validation suites: each case in the reference simulator and in ccsim "
+        "over seeds, every quantity against its tolerance; writes OUT/report.md. Exits 1 if "
+        "a difference is outside its tolerance without a known cause. Suites whose reference "
+        "is not installed are skipped with a one-line note.",
+    )
+    va.add_argument(
+        "suites", nargs="*", help="suites to run (default: all): tcp, queues, bmcc-mix, blt-tcp"
+    )
+    va.add_argument("--quick", action="store_true", help="fewer seeds, shorter runs (minutes)")
+    va.add_argument("--only", help="run only the cases whose name contains this text")
+    va.add_argument(
+        "--jobs", type=_positive, default=None, help="runs at a time (default: all cores)"
+    )
+    va.add_argument(
+        "--out", type=Path, default=Path("ccsim-validation"), help="report directory (report.md)"
+    )
+    va.add_argument(
+        "--write",
+        type=Path,
+        default=None,
+        help="regenerate this file's validation blocks (docs/validation.md)",
+    )
+    va.set_defaults(fn=cmd_validate)
     return p
 
 

@@ -1,8 +1,8 @@
 """ccsim's TCP in the BLT study against ns-2.35: Poisson arrivals of 100-KB transfers.
 
-    python validation/ns2/blt_tcp.py              # λ = 5, 10, 15 conn/s, 5 seeds, 200 + 2000 conns
-    python validation/ns2/blt_tcp.py --quick      # 2 seeds, 100 + 500 connections
-    python validation/ns2/blt_tcp.py --write docs/validation.md
+    ccsim validate blt-tcp                      # λ = 5, 10, 15 conn/s, 5 seeds, 200 + 2000 conns
+    ccsim validate blt-tcp --quick              # 2 seeds, 100 + 500 connections
+    python -m ccsim.validation.ns2.blt_tcp --loads 10 --rates 160,32   # diagnostics
 
 The reference network of the BLT reproduction (``specs/blt.md`` §7.1; 150 Mb/s access
 links, a 30 Mb/s bottleneck with a 75-packet drop-tail buffer, 5 ms per hop, a host pair
@@ -42,11 +42,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from ccsim.theory import confidence_interval  # noqa: E402
-from mdblock import replace_block  # noqa: E402
-from ns2tcp import have_ns, ns2_stdout  # noqa: E402
+from ccsim.theory import confidence_interval
+from ccsim.validation import framework
+from ccsim.validation.framework import SuiteResult
+from ccsim.validation.mdblock import replace_block
+from ccsim.validation.ns2.ns2tcp import have_ns, ns2_stdout
 
 MARK_BEGIN = "<!-- ns2-blt-tcp:begin -->"
 MARK_END = "<!-- ns2-blt-tcp:end -->"
@@ -449,6 +449,13 @@ class Verdict:
     def ok(self) -> bool:
         return not self.checked or abs(self.ccsim - self.ns2) <= self.tol
 
+    def verdict(self) -> framework.Verdict:
+        """As the framework reports it."""
+        case = f"λ = {self.lam:g} conn/s, {self.label}"
+        return framework.Verdict(
+            case, METRICS[self.metric][0], self.ns2, self.ccsim, self.tol, fmt="{:.5g}"
+        )
+
 
 def verdicts(results: dict) -> list[Verdict]:
     """ccsim's mean against ns-2's, per load, variant and metric; tolerance: the
@@ -576,6 +583,20 @@ def run(quick: bool, seeds: int, loads, labels=tuple(RUNS)) -> tuple[dict, Point
                 file=sys.stderr,
             )
     return results, Point(10.0, 1, warmup, measured)
+
+
+def run_suite(
+    quick: bool, only: str | None = None, jobs: int = 1, seeds: int | None = None
+) -> SuiteResult:
+    """The suite for ``ccsim validate`` (2 seeds and 100 + 500 connections quick, 5
+    seeds and 200 + 2000 full); ``only`` selects loads (``"10"``)."""
+    seeds = seeds or (2 if quick else 5)
+    loads = tuple(x for x in LOADS if not only or only in f"{x:g}")
+    t = time.perf_counter()
+    results, p = run(quick, seeds, loads)
+    text = table(results, seeds, p) + "\n\n" + explain_table(results)
+    checked = [v.verdict() for v in verdicts(results)]
+    return SuiteResult(text, checked, seeds, time.perf_counter() - t)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,7 @@
 """Where ccsim and ns-2 first part ways in the BLT TCP comparison, connection by connection.
 
-    python validation/ns2/blt_tcp_roots.py              # λ = 15, seed 1, 200 + 2000 conns
-    python validation/ns2/blt_tcp_roots.py --lam 10 --seed 2
+    python -m ccsim.validation.ns2.blt_tcp_roots              # λ = 15, seed 1, 200 + 2000 conns
+    python -m ccsim.validation.ns2.blt_tcp_roots --lam 10 --seed 2
 
 The closest pairing of ``blt_tcp.py`` (per-pair offsets, so no exact arrival/departure
 ties; ccsim with ns-2's conventions; ns-2 with ``ts_resetRTO_ true``, ccsim's backoff
@@ -29,9 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import blt_tcp as b  # noqa: E402
+from ccsim.validation.ns2 import blt_tcp as b
 
 
 def events(p: b.Point):

@@ -1,8 +1,8 @@
 """BMCC's protocol mixes without BMCC: SACK flows in ns-2.35 and in ccsim.
 
-    python validation/ns2/bmcc_mix.py                  # every case, 10 seeds
-    python validation/ns2/bmcc_mix.py --quick          # 5 seeds, shorter runs
-    python validation/ns2/bmcc_mix.py --write docs/validation.md
+    ccsim validate bmcc-mix                          # every case, 10 seeds
+    ccsim validate bmcc-mix --quick                  # 5 seeds, shorter runs
+    python -m ccsim.validation.ns2.bmcc_mix --save raw.json   # keep the per-run results
 
 The non-BMCC side of the paper's mixes (Qazi, Znati & Andrew 2009; bmcc.md §7,
 corrections.md): a dumbbell with a 45 Mbps bottleneck, round-trip propagation
@@ -36,11 +36,10 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from ccsim.theory import confidence_interval, jain_index  # noqa: E402
-from mdblock import replace_block  # noqa: E402
-from ns2tcp import Case, CrossTraffic, Outcome, have_ns, run_ccsim, run_ns2  # noqa: E402
+from ccsim.theory import confidence_interval, jain_index
+from ccsim.validation.framework import SuiteResult, Verdict
+from ccsim.validation.mdblock import replace_block
+from ccsim.validation.ns2.ns2tcp import Case, CrossTraffic, Outcome, have_ns, run_ccsim, run_ns2
 
 MARK_BEGIN = "<!-- ns2-bmcc-mix:begin -->"
 MARK_END = "<!-- ns2-bmcc-mix:end -->"
@@ -201,6 +200,12 @@ class Check:
     @property
     def ok(self) -> bool:
         return abs(self.diff) <= self.tol + 1e-12
+
+    def verdict(self) -> Verdict:
+        """As the framework reports it."""
+        why = EXPLAINED.get((self.case, self.metric.key), "")
+        a, b = statistics.fmean(self.ns2), statistics.fmean(self.ccsim)
+        return Verdict(self.case, self.metric.label, a, b, self.tol, why, self.metric.fmt)
 
 
 #: Differences outside their tolerance whose cause is known and is not a ccsim
@@ -374,6 +379,32 @@ def report_bad(chks: list[Check]) -> str:
     return "\n".join(out)
 
 
+def run_suite(
+    quick: bool, only: str | None = None, jobs: int = 1, seeds: int | None = None
+) -> SuiteResult:
+    """The suite for ``ccsim validate`` (5 seeds quick, 10 full)."""
+    seeds = seeds or (5 if quick else 10)
+    t = time.perf_counter()
+    cs = [c for c in cases(quick) if not only or only in c.name]
+    raw = run(cs, seeds, jobs)
+    return _result(cs, raw, seeds, time.perf_counter() - t)
+
+
+def _result(cs: list[Case], raw: dict, seeds: int, wall: float) -> SuiteResult:
+    walls: dict[str, list[float]] = {}
+    for c in cs:
+        for side in ("ns2", "ccsim"):
+            key = f"{side} T={'40' if c.delay_ms < 100 else '300'}ms{' + cross' if c.cross else ''}"
+            walls.setdefault(key, []).extend(d.get("wall_s", 0.0) for d in raw[c.name][side])
+    chks = checks(cs, raw)
+    text = table(cs, chks, seeds, {k: statistics.fmean(v) for k, v in walls.items()})
+    verdicts = [ch.verdict() for ch in chks]
+    # Both simulators must agree exactly where ECN changes nothing (identical_ecn).
+    for line in identical_ecn(cs, raw):
+        verdicts.append(Verdict(line, "identical with and without ECN", 0.0, 1.0, 0.0))
+    return SuiteResult(text, verdicts, seeds, wall)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="5 seeds, shorter runs")
@@ -402,18 +433,11 @@ def main(argv: list[str] | None = None) -> int:
         raw = run(cs, seeds, a.jobs)
         if a.save:
             a.save.write_text(json.dumps(raw))
-    walls: dict[str, list[float]] = {}
-    for c in cs:
-        for side in ("ns2", "ccsim"):
-            key = f"{side} T={'40' if c.delay_ms < 100 else '300'}ms{' + cross' if c.cross else ''}"
-            walls.setdefault(key, []).extend(d.get("wall_s", 0.0) for d in raw[c.name][side])
-    chks = checks(cs, raw)
-    text = table(cs, chks, seeds, {k: statistics.fmean(v) for k, v in walls.items()})
+    res = _result(cs, raw, seeds, 0.0)
+    text = res.block
     print(text)
-    bad = report_bad(chks)
-    for line in identical_ecn(cs, raw):
-        bad += ("\n" if bad else "") + "not identical: " + line
-    notes = report_notes(chks)
+    bad = "\n".join("outside: " + v.line() for v in res.failures)
+    notes = report_notes(checks(cs, raw))
     if notes:
         print(notes, file=sys.stderr)
     if bad:

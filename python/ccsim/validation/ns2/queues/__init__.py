@@ -1,6 +1,7 @@
 """Compare ccsim's queue disciplines with ns-2.35 on small scenarios (README.md).
 
-    python validation/ns2/queues/run.py [--cases red_cbr,drr] [--write docs/validation.md]
+    ccsim validate queues
+    python -m ccsim.validation.ns2.queues [--cases red_cbr,drr]
 
 Each case is an ns-2 script (``<case>.tcl``, sharing ``common.tcl``) and its ccsim
 twin (``scenarios/<case>.toml``): the same dumbbell, traffic and discipline
@@ -18,16 +19,17 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+from ccsim.validation.framework import SuiteResult, Verdict
+from ccsim.validation.mdblock import replace_block
 
-from mdblock import replace_block  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 MARK_BEGIN = "<!-- ns2-queues:begin -->"
 MARK_END = "<!-- ns2-queues:end -->"
@@ -50,6 +52,11 @@ class Check:
     @property
     def ok(self) -> bool:
         return abs(self.diff) <= self.tol
+
+    def verdict(self) -> Verdict:
+        """As the framework reports it (a relative tolerance as an absolute one)."""
+        tol = self.tol * abs(self.ns2) if self.relative else self.tol
+        return Verdict(self.case, self.metric, self.ns2, self.ccsim, tol, fmt="{:.5g}")
 
     def row(self) -> str:
         fmt = (lambda x: f"{100 * x:+.1f} %") if self.relative else (lambda x: f"{x:+.3g}")
@@ -414,21 +421,15 @@ CASES = {
 }
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument(
-        "--cases", default=",".join(CASES), help="comma-separated subset of: " + ", ".join(CASES)
-    )
-    p.add_argument("--write", type=Path, help="replace the queue table in this markdown file")
-    args = p.parse_args(argv)
-    if shutil.which("ns") is None:
-        print(
-            "ns-2 comparison skipped: `ns` (ns-2.35) is not installed (Debian: apt-get install ns2)"
-        )
-        return 0
+def run_suite(quick: bool, only: str | None = None, jobs: int = 1) -> SuiteResult:
+    """The suite for ``ccsim validate``: every case whose name contains ``only`` (the
+    cases are short: ``quick`` and ``jobs`` change nothing)."""
+    t = time.perf_counter()
     checks: list[Check] = []
     with tempfile.TemporaryDirectory() as d:
-        for case in args.cases.split(","):
+        for case in CASES:
+            if only and only not in case:
+                continue
             checks += CASES[case](run_ns2(case, Path(d)))
     bad = [ch for ch in checks if not ch.ok]
     table = "\n".join(
@@ -439,10 +440,29 @@ def main(argv: list[str] | None = None) -> int:
         + [ch.row() for ch in checks]
         + ["", f"{len(checks) - len(bad)} of {len(checks)} within tolerance"]
     )
-    print(table)
+    return SuiteResult(table, [ch.verdict() for ch in checks], 1, time.perf_counter() - t)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cases", help="comma-separated subset of: " + ", ".join(CASES))
+    p.add_argument("--write", type=Path, help="replace the queue table in this markdown file")
+    args = p.parse_args(argv)
+    if shutil.which("ns") is None:
+        print(
+            "ns-2 comparison skipped: `ns` (ns-2.35) is not installed (Debian: apt-get install ns2)"
+        )
+        return 0
+    blocks = []
+    verdicts: list[Verdict] = []
+    for case in args.cases.split(",") if args.cases else [None]:
+        r = run_suite(False, case)
+        blocks.append(r.block)
+        verdicts += r.verdicts
+    print("\n\n".join(blocks))
     if args.write:
-        replace_block(args.write, table, MARK_BEGIN, MARK_END)
-    return 1 if bad else 0
+        replace_block(args.write, blocks[0], MARK_BEGIN, MARK_END)
+    return 1 if any(not v.ok for v in verdicts) else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,239 @@
+"""``ccsim validate``: how far ccsim's models stand from a reference simulator.
+
+Each suite (:data:`SUITES`) runs its cases in a reference simulator installed on this
+machine (ns-2.35 for now) and in ccsim with the reference's conventions, over seeds,
+and compares the quantities that matter (utilization, drops, marks,
+retransmissions, timeouts, fairness) against stated tolerances; a difference outside
+its tolerance either has a known cause (reported with it) or fails the run.
+:func:`validate` runs the suites and writes a report; with ``write`` it regenerates
+the suites' blocks of ``docs/validation.md``, stamped with the ccsim fingerprint and
+the reference's version. Where a reference is not installed, its suites are skipped
+with one line saying how to install it.
+
+>>> [s.name for s in SUITES]
+['tcp', 'queues', 'bmcc-mix', 'blt-tcp']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from ccsim.engine import fingerprint
+from ccsim.validation import ns2
+from ccsim.validation.framework import VERDICT_HEAD, Suite, SuiteResult, Verdict
+from ccsim.validation.mdblock import replace_block
+from ccsim.validation.ns2 import blt_tcp, bmcc_mix, queues, tcp
+
+SUITES: list[Suite] = [
+    Suite(
+        "tcp",
+        "TCP dumbbells, 1 to 200 flows (Tahoe, Reno, NewReno, SACK)",
+        "ns-2.35",
+        "ns",
+        ns2.INSTALL,
+        (tcp.MARK_BEGIN, tcp.MARK_END),
+        tcp.run_suite,
+        (6.0, 40.0),
+    ),
+    Suite(
+        "queues",
+        "Queue disciplines: RED, gentle RED with ECN, ARED, DRR, FQ",
+        "ns-2.35",
+        "ns",
+        ns2.INSTALL,
+        (queues.MARK_BEGIN, queues.MARK_END),
+        queues.run_suite,
+        (1.0, 1.0),
+    ),
+    Suite(
+        "bmcc-mix",
+        "BMCC's protocol mixes without BMCC: SACK and SACK + ECN over drop-tail and RED",
+        "ns-2.35",
+        "ns",
+        ns2.INSTALL,
+        (bmcc_mix.MARK_BEGIN, bmcc_mix.MARK_END),
+        bmcc_mix.run_suite,
+        (8.0, 40.0),
+    ),
+    Suite(
+        "blt-tcp",
+        "TCP in BLT's open-loop study (Poisson arrivals of 100-KB transfers)",
+        "ns-2.35",
+        "ns",
+        ns2.INSTALL,
+        (blt_tcp.MARK_BEGIN, blt_tcp.MARK_END),
+        blt_tcp.run_suite,
+        (4.0, 30.0),
+    ),
+]
+
+#: Markers of the summary at the top of docs/validation.md.
+MARK_BEGIN = "<!-- validate:begin -->"
+MARK_END = "<!-- validate:end -->"
+
+
+def reference_version(suite: Suite) -> str:
+    return ns2.version() if suite.binary == "ns" else ""
+
+
+@dataclasses.dataclass
+class Report:
+    """What :func:`validate` ran and found; true if nothing failed."""
+
+    quick: bool
+    results: dict[str, SuiteResult]
+    #: Suites not run, with the reason (reference not installed).
+    skipped: dict[str, str]
+    fingerprint: str
+    versions: dict[str, str]
+    date: str
+
+    def __bool__(self) -> bool:
+        return not self.failures
+
+    @property
+    def failures(self) -> list[tuple[str, Verdict]]:
+        return [(n, v) for n, r in self.results.items() for v in r.failures]
+
+    def stamp(self) -> str:
+        refs = ", ".join(f"{k} {v}" for k, v in sorted(set(self.versions.items())))
+        mode = "quick" if self.quick else "full"
+        return (
+            f"Measured with ccsim {self.fingerprint} against {refs or 'no reference'}, "
+            f"{self.date}, {mode} mode (`ccsim validate{' --quick' if self.quick else ''}`)."
+        )
+
+    def summary(self) -> str:
+        """The table of suites: checks within tolerance, explained, failing, time."""
+        lines = [
+            self.stamp(),
+            "",
+            "| suite | reference | seeds | checks within tolerance | outside, explained "
+            "| outside, failing | wall time |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for s in SUITES:
+            if s.name in self.results:
+                r = self.results[s.name]
+                lines.append(
+                    f"| [{s.name}](#{s.name}) | {s.reference} | {r.seeds} | {r.passed} of "
+                    f"{r.checked} | {len(r.explained)} | {len(r.failures)} | {r.wall_s / 60:.1f} min |"
+                )
+            elif s.name in self.skipped:
+                lines.append(
+                    f"| {s.name} | {s.reference} | — | skipped: {self.skipped[s.name]} | | | |"
+                )
+        return "\n".join(lines)
+
+    def markdown(self) -> str:
+        """The whole report: the summary, then per suite its tables and every check."""
+        out = ["# ccsim validation report", "", self.summary()]
+        for s in SUITES:
+            if s.name not in self.results:
+                continue
+            r = self.results[s.name]
+            out += [
+                "",
+                f"## {s.name}",
+                "",
+                s.title,
+                "",
+                r.block,
+                "",
+                "### Checks",
+                "",
+                VERDICT_HEAD,
+            ]
+            out += [v.row() for v in r.verdicts]
+            if r.explained:
+                out += ["", "Outside tolerance with a known cause:"]
+                out += [f"- {v.line()}" for v in r.explained]
+        return "\n".join(out) + "\n"
+
+
+def select(names: list[str] | None) -> list[Suite]:
+    """The suites named (all by default); an unknown name is an error listing them."""
+    if not names:
+        return list(SUITES)
+    known = {s.name: s for s in SUITES}
+    bad = [n for n in names if n not in known]
+    if bad:
+        raise KeyError(
+            f"no validation suite {', '.join(map(repr, bad))}; suites: {', '.join(known)}"
+        )
+    return [known[n] for n in names]
+
+
+def validate(
+    names: list[str] | None = None,
+    *,
+    quick: bool = False,
+    only: str | None = None,
+    jobs: int | None = None,
+    out: str | os.PathLike | None = "ccsim-validation",
+    write: str | os.PathLike | None = None,
+    progress: bool = True,
+) -> Report:
+    """Run the validation suites ``names`` (all by default) against the references
+    installed here.
+
+    ``quick``: fewer seeds and shorter runs (minutes); ``only``: keep the cases whose
+    name contains this text; ``jobs``: runs at a time (default: all cores); ``out``:
+    directory of ``report.md``; ``write``: a markdown file (``docs/validation.md``)
+    whose suite blocks and summary are replaced by this run's.
+    """
+    jobs = jobs or os.cpu_count() or 1
+    suites = select(names)
+    results: dict[str, SuiteResult] = {}
+    skipped: dict[str, str] = {}
+    versions: dict[str, str] = {}
+    for s in suites:
+        if shutil.which(s.binary) is None:
+            skipped[s.name] = f"{s.reference} not installed (`{s.binary}`; {s.install})"
+            if progress:
+                print(f"{s.name}: skipped: {skipped[s.name]}", file=sys.stderr)
+            continue
+        versions[s.reference] = reference_version(s)
+        if progress:
+            m = s.minutes[0 if quick else 1]
+            print(f"== {s.name}: {s.title} (about {m:g} min on one core)", file=sys.stderr)
+        t = time.perf_counter()
+        r = s.run(quick, only, jobs)
+        r.wall_s = r.wall_s or time.perf_counter() - t
+        results[s.name] = r
+        if progress:
+            print(
+                f"   {r.passed} of {r.checked} checks within tolerance, {len(r.explained)} "
+                f"explained, {len(r.failures)} failing ({r.wall_s:.0f} s)",
+                file=sys.stderr,
+            )
+            for v in r.failures:
+                print(f"   FAIL {v.line()}", file=sys.stderr)
+    report = Report(
+        quick,
+        results,
+        skipped,
+        fingerprint(),
+        versions,
+        datetime.date.today().isoformat(),
+    )
+    if out is not None:
+        d = Path(out)
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "report.md").write_text(report.markdown())
+        if progress:
+            print(f"report: {d / 'report.md'}", file=sys.stderr)
+    if write is not None and results:
+        path = Path(write)
+        for s in suites:
+            if s.name in results:
+                stamp = report.stamp()
+                replace_block(path, f"{stamp}\n\n{results[s.name].block}", *s.marks)
+        replace_block(path, report.summary(), MARK_BEGIN, MARK_END)
+    return report

@@ -1,0 +1,154 @@
+"""What a validation suite is and what it returns: cases run in a reference simulator
+and in ccsim, compared quantity by quantity against a stated tolerance.
+
+A :class:`Suite` names its reference (``ns-2.35``), the binary it needs and how to
+install it, the markers of its block in ``docs/validation.md``, and a function that
+runs its cases and returns a :class:`SuiteResult`: the block of markdown (tables and
+notes, as the docs show it) and one :class:`Verdict` per compared quantity.
+
+The tolerance of a quantity measured over seeds is :func:`paired_tolerance`: the
+larger of a resolution floor (absolute, and relative to the reference's mean) and the
+half-width of the confidence interval of the mean per-seed difference; so a
+difference counts only where it stands out of the seed-to-seed noise. A difference
+outside its tolerance whose cause is known and is not a ccsim defect carries its
+explanation (``explained``): it is reported, and does not fail the run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from collections.abc import Callable, Sequence
+
+from ccsim.theory import confidence_interval
+
+
+def paired_tolerance(
+    reference: Sequence[float],
+    ccsim: Sequence[float],
+    floor: float = 0.0,
+    rel_floor: float = 0.0,
+    level: float = 0.99,
+) -> float:
+    """Tolerance of ``mean(ccsim) - mean(reference)`` for runs paired by seed: the
+    larger of ``floor``, ``rel_floor`` times the reference's mean, and the ``level``
+    confidence half-width of the mean per-seed difference (none with one seed).
+
+    >>> paired_tolerance([10, 12, 11], [10, 12, 11], floor=1)
+    1
+    >>> round(paired_tolerance([100.0, 100.0], [99.0, 101.0], rel_floor=0.001), 3)
+    63.657
+    """
+    diffs = [b - a for a, b in zip(reference, ccsim)]
+    hw = confidence_interval(diffs, level)[1] if len(diffs) > 1 else 0.0
+    hw = 0.0 if hw != hw else hw
+    return max(floor, rel_floor * abs(statistics.fmean(reference)), hw)
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """One compared quantity of one case: the reference's value and ccsim's (means
+    over seeds), and the tolerance on their difference (NaN: shown, not checked)."""
+
+    case: str
+    quantity: str
+    reference: float
+    ccsim: float
+    tolerance: float
+    #: The known cause of a difference outside the tolerance (empty if none).
+    explained: str = ""
+    fmt: str = "{:.4g}"
+
+    @property
+    def checked(self) -> bool:
+        return not math.isnan(self.tolerance)
+
+    @property
+    def within(self) -> bool:
+        """True if the difference is within the tolerance (or not checked)."""
+        if not self.checked:
+            return True
+        return abs(self.ccsim - self.reference) <= self.tolerance + 1e-12
+
+    @property
+    def ok(self) -> bool:
+        """Within tolerance, or outside with a known cause."""
+        return self.within or bool(self.explained)
+
+    @property
+    def status(self) -> str:
+        if not self.checked:
+            return "not checked"
+        if self.within:
+            return "pass"
+        return "explained" if self.explained else "FAIL"
+
+    def row(self) -> str:
+        f = self.fmt.format
+        tol = f"±{f(self.tolerance)}" if self.checked else "—"
+        return (
+            f"| {self.case} | {self.quantity} | {f(self.reference)} | {f(self.ccsim)} "
+            f"| {self.ccsim - self.reference:+.3g} | {tol} | {self.status} |"
+        )
+
+    def line(self) -> str:
+        f = self.fmt.format
+        why = f" ({self.explained})" if self.explained and not self.within else ""
+        return (
+            f"{self.case}: {self.quantity}: reference {f(self.reference)}, ccsim "
+            f"{f(self.ccsim)}, tolerance ±{f(self.tolerance)}{why}"
+        )
+
+
+VERDICT_HEAD = (
+    "| case | quantity | reference | ccsim | difference | tolerance | |\n"
+    "|---|---|---|---|---|---|---|"
+)
+
+
+@dataclasses.dataclass
+class SuiteResult:
+    """What a suite's run returns."""
+
+    #: The markdown between the suite's markers in docs/validation.md.
+    block: str
+    verdicts: list[Verdict]
+    seeds: int
+    wall_s: float = 0.0
+
+    @property
+    def failures(self) -> list[Verdict]:
+        return [v for v in self.verdicts if not v.ok]
+
+    @property
+    def explained(self) -> list[Verdict]:
+        return [v for v in self.verdicts if v.within is False and v.explained]
+
+    @property
+    def passed(self) -> int:
+        return sum(v.within for v in self.verdicts if v.checked)
+
+    @property
+    def checked(self) -> int:
+        return sum(v.checked for v in self.verdicts)
+
+
+@dataclasses.dataclass(frozen=True)
+class Suite:
+    """A set of validation cases against one reference simulator."""
+
+    name: str
+    title: str
+    #: The reference simulator, as the report names it.
+    reference: str
+    #: The executable it needs on PATH, and how to install it.
+    binary: str
+    install: str
+    #: Markers of its block in docs/validation.md.
+    marks: tuple[str, str]
+    #: ``run(quick, only, jobs) -> SuiteResult``; ``only`` keeps the cases whose name
+    #: contains it.
+    run: Callable[[bool, str | None, int], SuiteResult]
+    #: Rough wall time on one core (minutes), quick and full.
+    minutes: tuple[float, float] = (2.0, 15.0)
