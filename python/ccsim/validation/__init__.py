@@ -39,7 +39,7 @@ SUITES: list[Suite] = [
         ns2.INSTALL,
         (tcp.MARK_BEGIN, tcp.MARK_END),
         tcp.run_suite,
-        (6.0, 40.0),
+        (1.5, 30.0),
     ),
     Suite(
         "queues",
@@ -49,7 +49,7 @@ SUITES: list[Suite] = [
         ns2.INSTALL,
         (queues.MARK_BEGIN, queues.MARK_END),
         queues.run_suite,
-        (1.0, 1.0),
+        (0.2, 0.2),
     ),
     Suite(
         "bmcc-mix",
@@ -59,7 +59,7 @@ SUITES: list[Suite] = [
         ns2.INSTALL,
         (bmcc_mix.MARK_BEGIN, bmcc_mix.MARK_END),
         bmcc_mix.run_suite,
-        (8.0, 40.0),
+        (7.0, 45.0),
     ),
     Suite(
         "blt-tcp",
@@ -69,7 +69,7 @@ SUITES: list[Suite] = [
         ns2.INSTALL,
         (blt_tcp.MARK_BEGIN, blt_tcp.MARK_END),
         blt_tcp.run_suite,
-        (4.0, 30.0),
+        (1.5, 15.0),
     ),
 ]
 
@@ -202,7 +202,7 @@ def validate(
         versions[s.reference] = reference_version(s)
         if progress:
             m = s.minutes[0 if quick else 1]
-            print(f"== {s.name}: {s.title} (about {m:g} min on one core)", file=sys.stderr)
+            print(f"== {s.name}: {s.title} (about {m:g} min on two cores)", file=sys.stderr)
         t = time.perf_counter()
         r = s.run(quick, only, jobs)
         r.wall_s = r.wall_s or time.perf_counter() - t

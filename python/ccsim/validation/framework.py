@@ -150,5 +150,5 @@ class Suite:
     #: ``run(quick, only, jobs) -> SuiteResult``; ``only`` keeps the cases whose name
     #: contains it.
     run: Callable[[bool, str | None, int], SuiteResult]
-    #: Rough wall time on one core (minutes), quick and full.
+    #: Rough wall time on two cores (minutes), quick and full.
     minutes: tuple[float, float] = (2.0, 15.0)
