@@ -35,7 +35,8 @@ SUITES: list[Suite] = [
         "tcp",
         "TCP dumbbells, 1 to 200 flows (Tahoe, Reno, NewReno, SACK)",
         "ns-2.35",
-        "ns",
+        "`ns`",
+        lambda: shutil.which("ns") is not None,
         ns2.INSTALL,
         (tcp.MARK_BEGIN, tcp.MARK_END),
         tcp.run_suite,
@@ -45,7 +46,8 @@ SUITES: list[Suite] = [
         "queues",
         "Queue disciplines: RED, gentle RED with ECN, ARED, DRR, FQ",
         "ns-2.35",
-        "ns",
+        "`ns`",
+        lambda: shutil.which("ns") is not None,
         ns2.INSTALL,
         (queues.MARK_BEGIN, queues.MARK_END),
         queues.run_suite,
@@ -55,7 +57,8 @@ SUITES: list[Suite] = [
         "bmcc-mix",
         "BMCC's protocol mixes without BMCC: SACK and SACK + ECN over drop-tail and RED",
         "ns-2.35",
-        "ns",
+        "`ns`",
+        lambda: shutil.which("ns") is not None,
         ns2.INSTALL,
         (bmcc_mix.MARK_BEGIN, bmcc_mix.MARK_END),
         bmcc_mix.run_suite,
@@ -65,7 +68,8 @@ SUITES: list[Suite] = [
         "blt-tcp",
         "TCP in BLT's open-loop study (Poisson arrivals of 100-KB transfers)",
         "ns-2.35",
-        "ns",
+        "`ns`",
+        lambda: shutil.which("ns") is not None,
         ns2.INSTALL,
         (blt_tcp.MARK_BEGIN, blt_tcp.MARK_END),
         blt_tcp.run_suite,
@@ -79,7 +83,7 @@ MARK_END = "<!-- validate:end -->"
 
 
 def reference_version(suite: Suite) -> str:
-    return ns2.version() if suite.binary == "ns" else ""
+    return ns2.version() if suite.reference == "ns-2.35" else ""
 
 
 @dataclasses.dataclass
@@ -194,8 +198,8 @@ def validate(
     skipped: dict[str, str] = {}
     versions: dict[str, str] = {}
     for s in suites:
-        if shutil.which(s.binary) is None:
-            skipped[s.name] = f"{s.reference} not installed (`{s.binary}`; {s.install})"
+        if not s.available():
+            skipped[s.name] = f"{s.reference} not installed ({s.needs}; {s.install})"
             if progress:
                 print(f"{s.name}: skipped: {skipped[s.name]}", file=sys.stderr)
             continue

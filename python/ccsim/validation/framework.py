@@ -142,8 +142,9 @@ class Suite:
     title: str
     #: The reference simulator, as the report names it.
     reference: str
-    #: The executable it needs on PATH, and how to install it.
-    binary: str
+    #: What it needs (``"`ns`"``), whether that is here, and how to install it.
+    needs: str
+    available: Callable[[], bool]
     install: str
     #: Markers of its block in docs/validation.md.
     marks: tuple[str, str]
