@@ -5,7 +5,7 @@
 //! recovery had inflated, above what the path holds): two flows over a
 //! one-BDP buffer gave 0.66–0.73 utilization on half of ten seeds. These
 //! tests draw access delays and start times from the seed and assert on every
-//! seed. See also `validation/ns2/` (the same scenarios against ns-2.35).
+//! seed. See also `ccsim validate tcp` (the same scenarios against ns-2.35).
 
 mod common;
 

@@ -81,7 +81,7 @@ def _why_tcp_stronger(d: Data) -> str:
         f"paper's, BLT's {min(blt_gap):+.2f} to {max(blt_gap):+.2f}. On reference/30 TCP "
         f"{where} (the paper's ≈ 20), and its coarser-timer "
         f"variants no earlier ({timers}; the paper: ≈ 20 and 6.4). ns-2.35's Reno agrees with ccsim's TCP on this "
-        "network within the seed intervals at λ = 5, 10 and 15 (validation/ns2/blt_tcp.py, "
+        "network within the seed intervals at λ = 5, 10 and 15 (ccsim validate blt-tcp, "
         "docs/validation.md): the paper's TCP, from the authors' own 1994 simulator with timer "
         "and recovery details not given, lost more than a Reno with one-dupack fast retransmit "
         "does (see the Findings on TCP's timer)."

@@ -75,7 +75,7 @@ def findings(d: Data) -> list[str]:
         "≈ 20, log P_m 6.4) did worse than any of them. ccsim's TCP is not the cause: on this "
         "network, with these arrivals, ns-2.35's Reno (numdupacks_ 1) gives the same mean and "
         "90th-percentile R, drops, retransmissions and timeouts within the seed intervals at "
-        "λ = 5, 10 and 15 (docs/validation.md, validation/ns2/blt_tcp.py). The paper's TCP is "
+        "λ = 5, 10 and 15 (docs/validation.md, ccsim validate blt-tcp). The paper's TCP is "
         "the 1994 authors' own simulator, whose timer and recovery details are not given."
     )
     out.append(_speedup_finding(d))

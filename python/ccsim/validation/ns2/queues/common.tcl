@@ -63,7 +63,7 @@ proc four_unequal_cbr {} {
 
 # A bulk NewReno flow i (1000-byte segments + 40 bytes of headers), optionally ECN,
 # with the settings the TCP comparison matches to ccsim's `conventions = "ns2"`
-# (validation/ns2/ns2tcp.py): no SYN and no growth delay for it, limited transmit,
+# (ccsim/validation/ns2/ns2tcp.py): no SYN and no growth delay for it, limited transmit,
 # NewReno's Impatient timer, an unlimited receiver window.
 proc tcp {i start ecn} {
     global ns s d tcpsrc
