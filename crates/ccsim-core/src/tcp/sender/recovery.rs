@@ -76,19 +76,24 @@ impl TcpSender {
     /// RFC 6582 §3.2 step 4 (partial ACK): retransmit the first unacknowledged
     /// segment, deflate the window by the amount acked, add back one MSS if
     /// that amount was at least one MSS. The deflation takes the inflation
-    /// first, then cwnd (ns-2 `partialnewack`, same total as the RFC).
+    /// first, then cwnd, as ns-2's `partialnewack` (`dupwnd_` and `cwnd_`):
+    /// while the inflation exceeds the amount acked it alone shrinks (and
+    /// takes the MSS back); otherwise cwnd loses the rest (at least one MSS
+    /// left) and the inflation is the MSS added back (ns-2 `dupwnd_ = 1`).
+    /// The window in use is the RFC's either way (unless cwnd reaches its floor
+    /// of one MSS); the split shows in cwnd
+    /// when recovery ends with `full_ack = "keep"` (the MSS of inflation goes,
+    /// as `dupwnd_ = 0` does in ns-2) and in what a timeout during recovery
+    /// halves.
     pub(super) fn partial_ack(&mut self, cx: &mut EndpointCtx, acked: u64, inflation: u64) {
         let una = self.snd_una;
         self.emit(cx, una, true);
-        let mut total = (self.cwnd + inflation).saturating_sub(acked);
-        if acked >= self.mss() {
-            total += self.mss();
-        }
-        let inflation = if total >= self.cwnd {
-            total - self.cwnd
+        let back = if acked >= self.mss() { self.mss() } else { 0 };
+        let inflation = if inflation > acked {
+            inflation - acked + back
         } else {
-            self.cwnd = total.max(self.mss());
-            0
+            self.cwnd = (self.cwnd + inflation).saturating_sub(acked).max(self.mss());
+            back
         };
         self.state = LossState::FastRecovery {
             inflation,

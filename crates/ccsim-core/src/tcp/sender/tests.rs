@@ -500,6 +500,47 @@ fn window_on_leaving_fast_recovery() {
     }
 }
 
+/// A partial ACK that acknowledges more than the inflation (ns-2
+/// `partialnewack`, `dupwnd_` ≤ `deflate`): cwnd loses the rest and the
+/// inflation is the segment added back (`dupwnd_ = 1`). Segments 0 and 9 of
+/// 12 are lost: cwnd 12 → 6, eight duplicate ACKs inflate by 8 and send
+/// segments 12 and 13; the partial ACK of 9 segments leaves cwnd 6 + 8 − 9 = 5
+/// plus one of inflation (the RFC's window, 6). ns-2 leaves recovery with
+/// `cwnd_` 5, below ssthresh 6, and slow start makes it 6 (not 6 + 1/6); a
+/// timeout during the recovery halves 5 to ssthresh 2 (not 6 to 3).
+#[test]
+fn rfc6582_partial_ack_deflates_cwnd_as_ns2_once_the_inflation_is_used_up() {
+    let recovery = || {
+        let mut h = Harness::new("newreno", 12, |p| {
+            p.init_ssthresh = 6 * MSS;
+            p.byte_counting = false;
+            p.loss_window = LossWindow::Cwnd;
+            p.full_ack = FullAck::Keep;
+        });
+        h.at(100);
+        let mut sent = Vec::new();
+        for _ in 0..8 {
+            sent.extend(seqs(&h.ack(0, |_| ())));
+        }
+        assert_eq!(sent, vec![0, 12_000, 13_000], "fast retransmit, then new data");
+        assert_eq!((h.s.ssthresh(), h.s.cwnd(), h.s.window()), (6000, 6000, 14_000));
+        let out = h.ack(9000, |_| ());
+        assert_eq!(seqs(&out), vec![9000, 14_000], "the next hole, one new segment");
+        assert!(h.s.in_recovery());
+        assert_eq!((h.s.cwnd(), h.s.window()), (5000, 6000));
+        h
+    };
+    let mut h = recovery();
+    h.ack(12_000, |_| ());
+    assert!(!h.s.in_recovery());
+    assert_eq!(h.s.cwnd(), 6000, "cwnd 5 kept, then slow start (< ssthresh 6)");
+
+    let mut h = recovery();
+    h.at(5000);
+    h.timer();
+    assert_eq!((h.s.ssthresh(), h.s.cwnd()), (2000, MSS), "a timeout halves cwnd 5");
+}
+
 /// Packet-counted windows (ns-2 `slowdown(CLOSE_SSTHRESH_HALF |
 /// CLOSE_CWND_HALF)`): a loss halves cwnd, 9.111 segments → ssthresh 4
 /// whole segments, cwnd 4.555 (the fraction kept); by FlightSize (RFC 5681),
