@@ -21,7 +21,7 @@ from ``ccsim.experiments.buc_rfcn`` itself.
 
 from __future__ import annotations
 
-from .checks import COMPARISON, CONVERGENCE, EQUILIBRIUM, PIPE, TABLE_COLUMNS
+from .checks import COMPARISON, CONVERGENCE, EQUILIBRIUM, NS2_FIFO_MD_NORM, PIPE, TABLE_COLUMNS
 from .run_metrics import GRID_STEP, at_times, comparison_metrics, convergence_metrics, queue_steps
 from .scenarios import (
     ACCESS_MS,
@@ -33,6 +33,7 @@ from .scenarios import (
     PORT1,
     PORT2,
     SCHEMES,
+    SEND_JITTER,
     SWEEP_FLOWS,
     TBU,
     VARIANTS,
@@ -65,12 +66,14 @@ __all__ = [
     "JITTER_REPS",
     "JOINS",
     "MSS",
+    "NS2_FIFO_MD_NORM",
     "PIPE",
     "PKT",
     "PORT1",
     "PORT2",
     "queue_steps",
     "SCHEMES",
+    "SEND_JITTER",
     "SWEEP_FLOWS",
     "TABLE_COLUMNS",
     "TBU",

@@ -20,6 +20,7 @@ from .scenarios import (
     JITTER_REPS,
     PKT,
     SCHEMES,
+    SEND_JITTER,
     SWEEP_FLOWS,
     TBU,
     comparison_runs,
@@ -304,14 +305,38 @@ CONVERGENCE = Experiment(
 )
 
 
+#: ns-2.35 on experiment 2's FIFO setting (validation/ns2/buc_fifo.py, 10 seeds of
+#: 2000 s): mean deviation / mean TP and its 95 % half-width, without and with the
+#: replications' 4-ms send jitter (ns-2 ``overhead_``); validation/ns2/FINDINGS-buc.md.
+NS2_FIFO_MD_NORM = {"0s": (0.230, 0.015), SEND_JITTER: (0.235, 0.017)}
+
+
+def _jit(d: Data, **params) -> pd.DataFrame:
+    """The jittered replications with 8 flows (the rows every N = 8 check reads)."""
+    return d.rows(flows=8, jitter=SEND_JITTER, **params)
+
+
+def _j(d: Data, metric: str, scheme: str) -> float:
+    """Mean ``metric`` of ``scheme`` over the jittered replications."""
+    rows = _jit(d, scheme=scheme)
+    if rows.empty:
+        raise KeyError(f"no jittered run of {scheme}")
+    return float(rows[metric].mean())
+
+
 def _ci(d: Data, metric: str, scheme: str) -> tuple[float, float]:
-    """Mean and the 95 % confidence half-width over the replications (Student t)."""
-    return theory.confidence_interval(d.rows(scheme=scheme, flows=8)[metric], 0.95)
+    """Mean and the 95 % confidence half-width over the jittered replications."""
+    return theory.confidence_interval(_jit(d, scheme=scheme)[metric], 0.95)
 
 
 def _fmt_ci(d: Data, metric: str, scheme: str, fmt: str) -> str:
     m, h = _ci(d, metric, scheme)
     return fmt.format(m) + ("" if math.isnan(h) else " ± " + fmt.format(h))
+
+
+def _paper_run(d: Data, scheme: str) -> pd.DataFrame:
+    """The paper's run: 8 flows, every source at 0 s, no jitter."""
+    return d.rows(scheme=scheme, flows=8, jitter="0s")
 
 
 #: Columns of the reconstructed result table: (metric, heading, format).
@@ -331,26 +356,45 @@ TABLE_COLUMNS = (
 
 def _comparison_tables(d: Data) -> list[str]:
     """The paper's lost result tables, reconstructed: N = 8 with 95 % confidence
-    intervals over the replications, then the sweep over N (one replication each)."""
+    intervals over the jittered replications, the paper's deterministic run, then the
+    sweep over N (one jittered replication each)."""
     head = "| scheme | " + " | ".join(h for _, h, _ in TABLE_COLUMNS) + " |"
     rule = "|---|" + "---|" * len(TABLE_COLUMNS)
-    reps = d.rows(flows=8)["rep"].nunique() if "rep" in d.table else 0
+    reps = _jit(d)["rep"].nunique() if "jitter" in d.table else 0
     out = [
         f"N = 8 conversations, mean ± 95 % confidence half-width over {reps} replications "
-        "(TP = packets delivered in order):",
+        f"with a send jitter of {SEND_JITTER} (TP = packets delivered in order); the checks "
+        "read this table:",
         "",
         head,
         rule,
     ]
     for s, label in SCHEMES.items():
-        if d.rows(scheme=s, flows=8).empty:
+        if _jit(d, scheme=s).empty:
             continue
         cells = [_fmt_ci(d, m, s, f) for m, _, f in TABLE_COLUMNS]
         out.append(f"| {label} | " + " | ".join(cells) + " |")
+    if "jitter" in d.table and not d.rows(flows=8, jitter="0s").empty:
+        out += [
+            "",
+            "N = 8, the paper's run (every source at 0 s, no jitter): drop-tail's shares "
+            "here are set by phase locking, not by the scheme (Findings):",
+            "",
+            head,
+            rule,
+        ]
+        for s, label in SCHEMES.items():
+            rows = _paper_run(d, s)
+            if rows.empty:
+                continue
+            g = rows.iloc[0]
+            out.append(
+                f"| {label} | " + " | ".join(f.format(g[m]) for m, _, f in TABLE_COLUMNS) + " |"
+            )
     for n in SWEEP_FLOWS:
         if d.rows(flows=n).empty:
             continue
-        out += ["", f"N = {n} conversations (one replication):", "", head, rule]
+        out += ["", f"N = {n} conversations (one jittered replication):", "", head, rule]
         for s, label in SCHEMES.items():
             g = d.rows(scheme=s, flows=n).iloc[0]
             out.append(
@@ -359,19 +403,52 @@ def _comparison_tables(d: Data) -> list[str]:
     return out
 
 
+def _phase_locking(d: Data) -> str:
+    """The paper's deterministic FIFO run against the jittered replications, with ns-2."""
+    p = _paper_run(d, "droptail")
+    j = _jit(d, scheme="droptail")
+    if p.empty or j.empty:
+        return ""
+    m, h = theory.confidence_interval(j["md_norm"], 0.95)
+    ns0, ns0h = NS2_FIFO_MD_NORM["0s"]
+    nsj, nsjh = NS2_FIFO_MD_NORM[SEND_JITTER]
+    return (
+        "Phase locking (Floyd & Jacobson 1992). With every source started at 0 s and "
+        "nothing random, which flow loses a packet at the full drop-tail buffer is decided "
+        "by exact timing: nearly every drop falls on a packet that reaches the gateway at "
+        "the same instant as another flow's (integer-millisecond delays, 4-ms service "
+        "times), and which of the two takes the last slot is the simulator's tie-break. "
+        f"So FIFO's shares in the paper's run (MD / mean {p['md_norm'].iloc[0]:.3f} here) "
+        "describe how the simulator locks, not the scheme: ns-2.35 locks differently on "
+        f"the same setting ({ns0:.3f} ± {ns0h:.3f} over 10 clock phases, ccsim 0.459 ± "
+        "0.033 on the same seeds). With the ties removed by access delays longer by up to "
+        "50 µs they lock alike (per-seed correlation 0.93), but the shares then range from "
+        "0.10 to 0.49 with the offsets. A random send jitter of up to one bottleneck "
+        f"service time (4 ms; ns-2's overhead_) breaks the locking: ccsim {m:.3f}"
+        + ("" if math.isnan(h) else f" ± {h:.3f}")
+        + f" over {len(j)} replications here, ns-2.35 {nsj:.3f} ± {nsjh:.3f} (10 seeds of "
+        "2000 s). Drop-tail fairness is therefore compared on the jittered replications; "
+        "the paper's run is reported, not checked (validation/ns2/FINDINGS-buc.md)."
+    )
+
+
 def _comparison_findings(d: Data) -> list[str]:
     out = []
-    f = d.rows(scheme="droptail", flows=8)
+    f = _jit(d, scheme="droptail")
     if not f.empty:
         shares = [f[f"tp_{i + 1}"].mean() / f["sum_tp"].mean() * len(ACCESS_MS) for i in range(8)]
         out.append(
-            "FIFO's unfairness favours the longest paths here: per-flow TP / fair share by "
-            "access delay "
+            "FIFO's unfairness with the send jitter favours the longer paths here: per-flow "
+            "TP / fair share by access delay "
             + ", ".join(f"{ms} ms {x:.2f}" for ms, x in zip(ACCESS_MS, shares))
-            + ". Drop-tail with equal packet sizes in a deterministic simulation is prone to "
-            "phase effects (Floyd & Jacobson 1992), which decide whose packets find the buffer "
-            "full; we did not trace the cause further."
+            + " (ns-2.35 gives the same pattern: validation/ns2/FINDINGS-buc.md)."
         )
+    lock = _phase_locking(d)
+    if lock:
+        out.append(lock)
+    sweep = _sweep_finding(d)
+    if sweep:
+        out.append(sweep)
     b = d.rows(scheme="buc", flows=8)
     if not b.empty and "last_drop_s" in b:
         out.append(
@@ -382,14 +459,69 @@ def _comparison_findings(d: Data) -> list[str]:
     return out
 
 
+def _goodput_why(d: Data) -> str:
+    """FIFO's link is busier than RED's but carries Tahoe's go-back-N duplicates."""
+    x = {
+        s: {m: _j(d, m, s) for m in ("sum_tp", "busy", "lutil", "retransmits", "drops")}
+        for s in ("droptail", "red")
+    }
+    dup = {s: v["retransmits"] - v["drops"] for s, v in x.items()}
+    return (
+        f"FIFO's link is busier than RED's (busy fraction {x['droptail']['busy']:.5f} against "
+        f"{x['red']['busy']:.5f}), but less of what it carries is new data: FIFO resends "
+        f"{x['droptail']['retransmits']:.0f} segments for {x['droptail']['drops']:.0f} drops, "
+        f"RED {x['red']['retransmits']:.0f} for {x['red']['drops']:.0f} (means over the "
+        f"jittered replications), so about {dup['droptail']:.0f} of FIFO's transmissions and "
+        f"{dup['red']:.0f} of RED's are duplicates of packets the receiver holds: Tahoe goes "
+        "back N after a loss, and FIFO's losses come in bursts. The paper's argument for FIFO "
+        "over RED (RED's low queue lets the link idle) is about the busy fraction, where the "
+        "ranking holds."
+    )
+
+
+def _red_ecn_why(d: Data) -> str:
+    """RED + ECN idles the link as RED does: same average queue, same halvings."""
+    busy = {s: _fmt_ci(d, "busy", s, "{:.5f}") for s in ("red", "red-ecn")}
+    x = {s: {m: _j(d, m, s) for m in ("drops", "marks", "retransmits")} for s in ("red", "red-ecn")}
+    return (
+        f"RED + ECN's busy fraction ({busy['red-ecn']}) is RED's ({busy['red']}) within the "
+        "confidence intervals, not between RED's and FIFO's. ECN turns RED's early drops "
+        f"into marks ({x['red-ecn']['marks']:.0f} marks and {x['red-ecn']['drops']:.0f} "
+        f"forced drops, against {x['red']['drops']:.0f} drops without ECN) and saves the "
+        f"retransmissions ({x['red-ecn']['retransmits']:.0f} against "
+        f"{x['red']['retransmits']:.0f}), but each mark still halves a window at RED's "
+        "same low average queue, so the link idles about as often. The spec marks this "
+        "ordering 'not stated; expected'."
+    )
+
+
+def _sweep_finding(d: Data) -> str:
+    """FIFO against RED over N (one jittered replication each)."""
+    parts = []
+    for n in (*SWEEP_FLOWS[:2], 8, *SWEEP_FLOWS[2:]):
+        rows = {s: d.rows(scheme=s, flows=n, jitter=SEND_JITTER) for s in ("droptail", "red")}
+        if any(r.empty for r in rows.values()):
+            continue
+        tp = rows["droptail"]["sum_tp"].mean() - rows["red"]["sum_tp"].mean()
+        busy = rows["droptail"]["busy"].mean() - rows["red"]["busy"].mean()
+        parts.append(f"N = {n}: goodput {tp:+.0f} packets, busy fraction {busy:+.1e}")
+    if len(parts) < 2:
+        return ""
+    return (
+        "FIFO − RED over the number of conversations (jittered runs; N = 8 the mean of the "
+        "replications): " + "; ".join(parts) + ". On goodput the ranking depends on the mix; "
+        "on the busy fraction FIFO is ahead or level."
+    )
+
+
 def _less(metric: str, a: str, b: str):
     """Check value: mean ``metric`` of scheme ``b`` minus that of scheme ``a``."""
-    return lambda d: d.one(metric, scheme=b, flows=8) - d.one(metric, scheme=a, flows=8)
+    return lambda d: _j(d, metric, b) - _j(d, metric, a)
 
 
 def _ranking_fairness(d: Data) -> float:
     """Margin of 'BUC lowest MD, FIFO highest': min over the other schemes."""
-    md = {s: d.one("md", scheme=s, flows=8) for s in SCHEMES}
+    md = {s: _j(d, "md", s) for s in SCHEMES}
     return min(
         min(md[s] for s in SCHEMES if s != "buc") - md["buc"],
         md["droptail"] - max(md[s] for s in SCHEMES if s != "droptail"),
@@ -398,12 +530,12 @@ def _ranking_fairness(d: Data) -> float:
 
 def _busy_margin(a: str, b: str):
     """Check value: link busy fraction of scheme ``a`` minus that of scheme ``b``."""
-    return lambda d: d.one("busy", scheme=a, flows=8) - d.one("busy", scheme=b, flows=8)
+    return lambda d: _j(d, "busy", a) - _j(d, "busy", b)
 
 
 def _red_ecn_between(d: Data) -> float:
     """Where RED+ECN's busy fraction lies: 0 at RED, 1 at FIFO."""
-    b = {s: d.one("busy", scheme=s, flows=8) for s in SCHEMES}
+    b = {s: _j(d, "busy", s) for s in SCHEMES}
     return (b["red-ecn"] - b["red"]) / (b["droptail"] - b["red"])
 
 
@@ -428,9 +560,20 @@ COMPARISON = Experiment(
             "{:.1f}",
         ),
         Check(
+            f"FIFO mean deviation / mean TP, replications with {SEND_JITTER} send jitter",
+            "worst of the four; ns-2.35 on this setting: "
+            f"{NS2_FIFO_MD_NORM[SEND_JITTER][0]:.3f} ± {NS2_FIFO_MD_NORM[SEND_JITTER][1]:.3f}",
+            lambda d: _j(d, "md_norm", "droptail"),
+            0.15,
+            0.32,
+            "0.15-0.32 (ns-2.35 ± the spread of 3-5 replications)",
+            "{:.3f}",
+            why=_phase_locking,
+        ),
+        Check(
             "BUC mean deviation / mean TP",
             "lowest (FQ: near 0)",
-            lambda d: d.one("md_norm", scheme="buc", flows=8),
+            lambda d: _j(d, "md_norm", "buc"),
             0,
             0.01,
             "< 1 %",
@@ -439,7 +582,7 @@ COMPARISON = Experiment(
         Check(
             "RED mean deviation / mean TP",
             "'acceptable'",
-            lambda d: d.one("md_norm", scheme="red", flows=8),
+            lambda d: _j(d, "md_norm", "red"),
             0,
             0.15,
             "< 15 %",
@@ -448,7 +591,7 @@ COMPARISON = Experiment(
         Check(
             "RED + ECN mean deviation / mean TP",
             "'acceptable'",
-            lambda d: d.one("md_norm", scheme="red-ecn", flows=8),
+            lambda d: _j(d, "md_norm", "red-ecn"),
             0,
             0.15,
             "< 15 %",
@@ -480,13 +623,7 @@ COMPARISON = Experiment(
             math.inf,
             "> 0",
             "{:.0f}",
-            why=lambda d: (
-                _comparison_findings(d)[0]
-                + " With every source started at once and nothing random, FIFO's shares are decided "
-                "by how the flows phase-lock: a millisecond of send jitter moves its mean deviation / "
-                "mean from 0.49 to 0.27 (ns-2.35: 0.19 without jitter, 0.25 with). Left open for "
-                "issue 25, which decides how drop-tail comparisons treat phase locking."
-            ),
+            why=_goodput_why,
         ),
         Check(
             "BUC ≥ FIFO on goodput (SumTP difference, packets)",
@@ -500,7 +637,7 @@ COMPARISON = Experiment(
         Check(
             "BUC link utilization (goodput Lutil)",
             "≈ 100 %",
-            lambda d: d.one("lutil", scheme="buc", flows=8),
+            lambda d: _j(d, "lutil", "buc"),
             0.99,
             1.0,
             "≥ 99 %",
@@ -514,11 +651,12 @@ COMPARISON = Experiment(
             1,
             "0-1",
             "{:.2f}",
+            why=_red_ecn_why,
         ),
         Check(
             "BUC total queue (mean after 10 s, packets)",
             "≈ TBU = 60",
-            lambda d: d.one("mean_queue", scheme="buc", flows=8),
+            lambda d: _j(d, "mean_queue", "buc"),
             50,
             70,
             "±10",
@@ -545,7 +683,7 @@ COMPARISON = Experiment(
         Check(
             "FIFO drops",
             "periodic drops",
-            lambda d: d.one("drops", scheme="droptail", flows=8),
+            lambda d: _j(d, "drops", "droptail"),
             1,
             math.inf,
             "> 0",
@@ -560,24 +698,17 @@ COMPARISON = Experiment(
         "RED: w_q 0.002, min_th 40, max_th 80 packets, max_p = 1/linterm = 0.02 ('maxp = 50', "
         "corrections.md), ns wait_ spreading, not gentle, queue in bytes with mean_pktsize "
         "1000 B, forced drop when avg ≥ max_th (also with ECN).",
-        "Replication 1 starts every source at 0 s as the paper; the others start them "
-        "uniformly in [0, 100 ms) (the simulator is deterministic: this is the only variation).",
+        "Every source starts at 0 s as in the paper. The paper's run (no randomness but the "
+        "seed's TCP clock phases) is reported in its own table; the replications add a send "
+        f"jitter (each window-driven burst waits a random time uniform in [0, {SEND_JITTER}), "
+        "ns-2's overhead_) with seeds 1..R, and every N = 8 check reads their means: with "
+        "drop-tail the paper's deterministic run measures phase locking (Findings).",
         "Metrics (spec §9.4): TP = packets delivered in order over the run; Lutil = SumTP · "
         "1000 B · 8 / (2 Mbps · T); MD = mean |TP_i − SumTP/N|; the link busy fraction is the "
         "port's utilization including retransmissions.",
-        "On goodput, FIFO loses to RED here: after FIFO's burst losses Tahoe goes back N and "
-        "resends packets the receiver already holds, so FIFO's busy link carries duplicates; "
-        "the paper's argument (RED lets the link idle) is about link utilization, where the "
-        "ranking BUC ≥ FIFO > RED holds. In the full mode's sweep (Tables) FIFO's goodput "
-        "exceeds RED's with N = 2 and 16 conversations but not with N = 4 and 8: on goodput "
-        "the ranking depends on the mix, while the busy-fraction ranking FIFO > RED holds "
-        "for every N run.",
-        "RED + ECN's busy fraction is not between RED's and FIFO's: in the full run it is "
-        "0.99925 ± 0.00052 against RED's 0.99932 ± 0.00032 (5 replications), equal within the "
-        "confidence intervals. ECN turns RED's early drops into marks (≈ 4 900 marks, ≈ 490 "
-        "forced drops left, vs ≈ 4 170 drops without ECN) and saves the retransmissions "
-        "(≈ 525 vs ≈ 4 250), but each mark still halves a window at RED's same low average "
-        "queue, so the link idles about as often. The spec marks this ordering 'not stated; "
-        "expected'; it is left as a failing row.",
+        "On goodput, FIFO loses to RED with 8 flows: after FIFO's burst losses Tahoe goes "
+        "back N and resends packets the receiver already holds, so FIFO's busy link carries "
+        "duplicates; the paper's argument (RED lets the link idle) is about link utilization, "
+        "where BUC ≥ FIFO > RED holds. The sweep over N is in the Findings.",
     ],
 )

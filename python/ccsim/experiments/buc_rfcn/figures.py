@@ -14,7 +14,7 @@ import numpy as np
 from ccsim.experiments.framework import Data, save_figure
 
 from .run_metrics import _queues
-from .scenarios import ACCESS_MS, SCHEMES, TBU, VARIANTS
+from .scenarios import ACCESS_MS, SCHEMES, SEND_JITTER, TBU, VARIANTS
 
 
 def _convergence_plot(data: Data, outdir: Path) -> list[Path]:
@@ -76,12 +76,15 @@ def _comparison_plot(data: Data, outdir: Path) -> list[Path]:
     width = 0.2
     x = np.arange(len(ACCESS_MS))
     for k, (s, label) in enumerate(SCHEMES.items()):
-        rows = data.rows(scheme=s, flows=8)
+        rows = data.rows(scheme=s, flows=8, jitter=SEND_JITTER)  # as the checks
         tp = [rows[f"tp_{i + 1}"].mean() for i in range(len(ACCESS_MS))]
         ax.bar(x + (k - 1.5) * width, tp, width, label=label)
     ax.set_xticks(x, [f"ftp{i + 1}\n{d} ms" for i, d in enumerate(ACCESS_MS)])
     ax.set_ylabel("throughput TP (packets)")
-    ax.set_title("Per-conversation throughput by scheme (access delay under each flow)")
+    ax.set_title(
+        f"Per-conversation throughput by scheme, replications with {SEND_JITTER} send jitter "
+        "(access delay under each flow)"
+    )
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
     paths += save_figure(fig, outdir, "fig8-throughput")

@@ -139,14 +139,22 @@ def convergence_runs(quick: bool) -> list[Run]:
 JITTER_REPS = 5
 
 
-def comparison_scenario(scheme: str, duration: float, seed: int, flows: int = 8) -> dict:
-    """N FTPs → G1 → 2 Mbps/30 ms → G2 → N receivers, all starting near 0 s; the
-    scheme at G1's port; a 300-packet buffer; receiver window 300 packets."""
+#: Experiment 2's replications: every sender waits a random time uniform in [0, 4 ms)
+#: before each window-driven burst (``send_jitter``, ns-2's ``overhead_``), one service
+#: time of a 1000-byte packet at the 2 Mbps bottleneck: Floyd & Jacobson's (1992)
+#: remedy for the phase effects that otherwise decide drop-tail shares
+#: (validation/ns2/FINDINGS-buc.md).
+SEND_JITTER = "4ms"
+
+
+def comparison_scenario(
+    scheme: str, duration: float, seed: int, flows: int = 8, jitter: str = "0s"
+) -> dict:
+    """N FTPs → G1 → 2 Mbps/30 ms → G2 → N receivers, every source started at 0 s as
+    in the paper; the scheme at G1's port; a 300-packet buffer; receiver window 300
+    packets; each sender's ``send_jitter`` (0: the paper's deterministic run, where
+    only the seed's clock phases vary)."""
     delays = [ACCESS_MS[i % len(ACCESS_MS)] for i in range(flows)]
-    rng = np.random.default_rng(seed)
-    # Replications differ in the sources' start times only, uniform in [0, 100 ms)
-    # (ccsim is deterministic; the paper starts every source at t = 0).
-    starts = rng.uniform(0.0, 0.1, flows) if seed > 1 else np.zeros(flows)
     nodes = ["G1", "G2", *[f"s{i + 1}" for i in range(flows)], *[f"d{i + 1}" for i in range(flows)]]
     links = [
         {"from": f"s{i + 1}", "to": "G1", "rate": "10Mbps", "delay": f"{d}ms"}
@@ -192,14 +200,10 @@ def comparison_scenario(scheme: str, duration: float, seed: int, flows: int = 8)
         "duration": f"{duration}s",
         "topology": {"kind": "graph", "nodes": nodes, "links": links},
         "flows": [
-            tcp(
-                f"ftp{i + 1}",
-                f"s{i + 1}",
-                f"d{i + 1}",
-                float(starts[i]),
-                300,
-                ecn=scheme == "red-ecn",
-            )
+            {
+                **tcp(f"ftp{i + 1}", f"s{i + 1}", f"d{i + 1}", 0.0, 300, ecn=scheme == "red-ecn"),
+                "send_jitter": jitter,
+            }
             for i in range(flows)
         ],
         "monitor": {"interval": "100ms", "queues": [PORT2]},
@@ -210,17 +214,31 @@ def comparison_scenario(scheme: str, duration: float, seed: int, flows: int = 8)
 
 
 def comparison_runs(quick: bool) -> list[Run]:
-    """Each scheme with 8 flows (replications), and in full mode the spec's sweep over
-    N = 2, 4, 16 (one replication each)."""
-    duration, reps = (300.0, 2) if quick else (2000.0, 5)
+    """Each scheme with 8 flows: the paper's run (no jitter, ``rep`` 0) and the
+    replications with ``SEND_JITTER`` (seeds 1..R); in full mode the spec's sweep over
+    N = 2, 4, 16 (one jittered replication each). Drop-tail shares are compared on the
+    jittered replications only; the paper's run shows the phase locking."""
+    duration, reps = (300.0, 3) if quick else (2000.0, 5)
     out = [
-        Run({"scheme": s, "rep": k, "flows": 8}, comparison_scenario(s, duration, k))
+        Run(
+            {"scheme": s, "rep": 0, "flows": 8, "jitter": "0s"}, comparison_scenario(s, duration, 1)
+        )
+        for s in SCHEMES
+    ]
+    out += [
+        Run(
+            {"scheme": s, "rep": k, "flows": 8, "jitter": SEND_JITTER},
+            comparison_scenario(s, duration, k, jitter=SEND_JITTER),
+        )
         for s in SCHEMES
         for k in range(1, reps + 1)
     ]
     if not quick:
         out += [
-            Run({"scheme": s, "rep": 1, "flows": n}, comparison_scenario(s, duration, 1, n))
+            Run(
+                {"scheme": s, "rep": 1, "flows": n, "jitter": SEND_JITTER},
+                comparison_scenario(s, duration, 1, n, jitter=SEND_JITTER),
+            )
             for n in SWEEP_FLOWS
             for s in SCHEMES
         ]
