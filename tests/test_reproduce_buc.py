@@ -138,7 +138,7 @@ def test_comparison_runs_the_paper_once_and_jittered_replications():
 def test_send_jitter_breaks_ccsim_fifo_phase_locking():
     """ccsim's deterministic FIFO run locks into shares ns-2.35 does not reproduce
     (MD / mean 0.34 in 300 s, ns-2.35 0.19); with the replications' jitter both give
-    about 0.24 (validation/ns2/FINDINGS-buc.md)."""
+    about 0.24 (docs/notes/buc-fifo-phase-locking.md)."""
 
     def md(seed, jitter):
         sc = B.comparison_scenario("droptail", 300.0, seed, jitter=jitter)

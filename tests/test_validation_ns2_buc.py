@@ -1,4 +1,4 @@
-"""The BUC comparison's FIFO setting in ccsim and ns-2.35 (validation/ns2/buc_fifo.py).
+"""The BUC comparison's FIFO setting in ccsim and ns-2.35 (``ccsim validate buc-fifo``).
 
 A subset (about 15 s): with the experiment's 4-ms send jitter both simulators give the
 same drop-tail shares, drops and timeouts within the seed-to-seed spread; in one traced
@@ -9,15 +9,13 @@ trace. Skipped where ``ns`` is not installed.
 from __future__ import annotations
 
 import statistics
-from pathlib import Path
+from _tools import needs_ns
 
-from _tools import load_script, needs_ns
-
-DIR = Path(__file__).resolve().parents[1] / "validation" / "ns2"
+from ccsim.validation.ns2 import buc_fifo, buc_fifo_timeouts
 
 
 def _load():
-    return load_script(DIR / "buc_fifo.py", "ns2_buc_fifo")
+    return buc_fifo
 
 
 def test_skips_with_one_line_without_ns(monkeypatch, capsys):
@@ -70,10 +68,25 @@ def test_jittered_fifo_agrees_with_ns2():
 @needs_ns
 def test_every_timeout_is_found_in_the_traces(tmp_path):
     mod = _load()
-    tmo = load_script(DIR / "buc_fifo_timeouts.py", "buc_fifo_timeouts")
+    tmo = buc_fifo_timeouts
     run = mod.with_setting(mod.Run(0.001, 1, 60.0), "limited transmit, both")
     m = mod.run_both(run, tmp_path)
     for sim in ("ns2", "ccsim"):
         a = tmo.analyse(tmo.parse(tmp_path / f"{sim}.tr"), run.jitter_s)
         assert len(a.timeouts) == m[sim].timeouts > 0, sim
         assert a.fast_retransmits > 10
+
+
+@needs_ns
+def test_suite_checks_every_variant_and_knows_the_phase_locked_one():
+    res = buc_fifo.run_suite(quick=True, only="jitter", seeds=3)
+    names = {v.case for v in res.verdicts}
+    assert names == {f"FIFO, {v}" for v in buc_fifo.VARIANTS}
+    assert {v.quantity for v in res.verdicts} == {h for h, _, _ in buc_fifo.CHECKS}
+    for v in res.verdicts:
+        if v.case == "FIFO, jitter 4 ms":
+            assert v.within and not v.explained, v.line()
+        if v.case == "FIFO, no jitter":
+            assert v.explained  # phase locking, reported if it leaves the tolerance
+    assert not res.failures
+    assert "| jitter 4 ms | ccsim | 3 |" in res.block

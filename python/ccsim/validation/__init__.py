@@ -11,7 +11,7 @@ the reference's version. Where a reference is not installed, its suites are skip
 with one line saying how to install it.
 
 >>> [s.name for s in SUITES]
-['tcp', 'queues', 'bmcc-mix', 'blt-tcp']
+['tcp', 'queues', 'bmcc-mix', 'blt-tcp', 'buc-fifo']
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from ccsim.engine import fingerprint
 from ccsim.validation import ns2
 from ccsim.validation.framework import VERDICT_HEAD, Suite, SuiteResult, Verdict
 from ccsim.validation.mdblock import replace_block
-from ccsim.validation.ns2 import blt_tcp, bmcc_mix, queues, tcp
+from ccsim.validation.ns2 import blt_tcp, bmcc_mix, buc_fifo, queues, tcp
 
 SUITES: list[Suite] = [
     Suite(
@@ -74,6 +74,17 @@ SUITES: list[Suite] = [
         (blt_tcp.MARK_BEGIN, blt_tcp.MARK_END),
         blt_tcp.run_suite,
         (1.5, 15.0),
+    ),
+    Suite(
+        "buc-fifo",
+        "The BUC comparison's FIFO gateway: drop-tail phase locking, with and without send jitter",
+        "ns-2.35",
+        "`ns`",
+        lambda: shutil.which("ns") is not None,
+        ns2.INSTALL,
+        (buc_fifo.MARK_BEGIN, buc_fifo.MARK_END),
+        buc_fifo.run_suite,
+        (0.5, 1.5),
     ),
 ]
 

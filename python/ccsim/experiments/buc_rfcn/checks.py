@@ -305,9 +305,9 @@ CONVERGENCE = Experiment(
 )
 
 
-#: ns-2.35 on experiment 2's FIFO setting (validation/ns2/buc_fifo.py, 10 seeds of
+#: ns-2.35 on experiment 2's FIFO setting (ccsim validate buc-fifo, 10 seeds of
 #: 2000 s): mean deviation / mean TP and its 95 % half-width, without and with the
-#: replications' 4-ms send jitter (ns-2 ``overhead_``); validation/ns2/FINDINGS-buc.md.
+#: replications' 4-ms send jitter (ns-2 ``overhead_``); docs/notes/buc-fifo-phase-locking.md.
 NS2_FIFO_MD_NORM = {"0s": (0.230, 0.015), SEND_JITTER: (0.235, 0.017)}
 
 
@@ -428,7 +428,7 @@ def _phase_locking(d: Data) -> str:
         + ("" if math.isnan(h) else f" ± {h:.3f}")
         + f" over {len(j)} replications here, ns-2.35 {nsj:.3f} ± {nsjh:.3f} (10 seeds of "
         "2000 s). Drop-tail fairness is therefore compared on the jittered replications; "
-        "the paper's run is reported, not checked (validation/ns2/FINDINGS-buc.md)."
+        "the paper's run is reported, not checked (docs/notes/buc-fifo-phase-locking.md)."
     )
 
 
@@ -441,7 +441,7 @@ def _comparison_findings(d: Data) -> list[str]:
             "FIFO's unfairness with the send jitter favours the longer paths here: per-flow "
             "TP / fair share by access delay "
             + ", ".join(f"{ms} ms {x:.2f}" for ms, x in zip(ACCESS_MS, shares))
-            + " (ns-2.35 gives the same pattern: validation/ns2/FINDINGS-buc.md)."
+            + " (ns-2.35 gives the same pattern: docs/notes/buc-fifo-phase-locking.md)."
         )
     lock = _phase_locking(d)
     if lock:

@@ -143,7 +143,7 @@ JITTER_REPS = 5
 #: before each window-driven burst (``send_jitter``, ns-2's ``overhead_``), one service
 #: time of a 1000-byte packet at the 2 Mbps bottleneck: Floyd & Jacobson's (1992)
 #: remedy for the phase effects that otherwise decide drop-tail shares
-#: (validation/ns2/FINDINGS-buc.md).
+#: (docs/notes/buc-fifo-phase-locking.md).
 SEND_JITTER = "4ms"
 
 

@@ -1,8 +1,9 @@
 """The BUC comparison's FIFO row in ns-2.35 and in ccsim: drop-tail phase locking.
 
-    python validation/ns2/buc_fifo.py                  # 3 variants, 10 seeds, 2000-s runs
-    python validation/ns2/buc_fifo.py --quick          # 5 seeds, 300-s runs
-    python validation/ns2/buc_fifo.py --trace DIR      # per-packet traces of one run (below)
+    ccsim validate buc-fifo                            # 4 variants, 10 seeds, 2000-s runs
+    ccsim validate buc-fifo --quick                    # 5 seeds, 300-s runs
+    python -m ccsim.validation.ns2.buc_fifo --conventions | --causes   # the timeouts' tables
+    python -m ccsim.validation.ns2.buc_fifo --trace DIR   # per-packet traces of one run (below)
 
 Experiment 2 of Ziegler & Clausen (IPCCC 1997; ``specs/buc_rfcn.md`` §9.3) with the
 FIFO drop-tail gateway, as ``python/ccsim/experiments/buc_rfcn/scenarios.py`` builds
@@ -27,7 +28,7 @@ transmit, so this case writes its own script and reuses the runner):
   timer). Differences: ns-2 delays every ``send_much`` it makes, so Tahoe's fast
   retransmission and the retransmission after a timeout wait too; ccsim's fast
   retransmit and timeout go through the same jittered path for Tahoe (the go-back-N
-  segment is sent by the sending loop); see FINDINGS-buc.md;
+  segment is sent by the sending loop); see docs/notes/buc-fifo-phase-locking.md;
 * seeds: ns-2 ``$defaultRNG seed`` (the clock phase ``boot_time_`` of each agent and
   the overhead draws), ccsim ``seed`` (the clock phase of each flow and its jitter
   stream). Without jitter the seed changes only the clock phases.
@@ -52,13 +53,17 @@ import random
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ccsim.experiments.buc_rfcn import ACCESS_MS, MSS, PKT, PORT2, comparison_scenario
+from ccsim.theory import confidence_interval, jain_index, mean_deviation
+from ccsim.validation import framework
+from ccsim.validation.framework import SuiteResult
+from ccsim.validation.ns2.ns2tcp import have_ns, ns2_stdout
 
-from ccsim.experiments.buc_rfcn import ACCESS_MS, MSS, PKT, PORT2, comparison_scenario  # noqa: E402
-from ccsim.theory import confidence_interval, jain_index, mean_deviation  # noqa: E402
-from ns2tcp import have_ns, ns2_stdout  # noqa: E402
+MARK_BEGIN = "<!-- ns2-buc-fifo:begin -->"
+MARK_END = "<!-- ns2-buc-fifo:end -->"
 
 #: Variants: name -> (send jitter in s, access-delay offsets in µs). No jitter is the
 #: paper's run; the offsets variant adds to each sender's access delay a draw uniform in
@@ -381,6 +386,71 @@ def run_all(runs: list[Run], jobs: int = 1) -> list[tuple[Run, dict[str, Metrics
         return list(zip(runs, ex.map(run_both, runs)))
 
 
+#: Checked quantities: (heading of ``COLUMNS``, absolute floor, relative floor) of
+#: the tolerance on ccsim − ns-2 (``framework.paired_tolerance``: also at least the
+#: 99 % half-width of the per-seed differences; the jitter draws differ between the
+#: simulators, so that half-width holds both runs' spread).
+CHECKS = (
+    ("MD / mean", 0.03, 0.0),
+    ("utilization", 1e-4, 0.0),
+    ("drops", 0.0, 0.05),
+    ("timeouts", 2.0, 0.0),
+)
+
+#: Known differences outside tolerance, by variant: without any jitter the shares
+#: are decided by which of two simultaneous arrivals takes the buffer's last slot,
+#: and the simulators break such ties differently (phase locking).
+EXPLAINED = {
+    "no jitter": (
+        "phase locking: without jitter, arrivals at the same nanosecond decide who takes "
+        "the last buffer slot, and ns-2 and ccsim order such ties differently; with "
+        "access delays + U[0, 50 µs) or any send jitter they agree "
+        "(docs/notes/buc-fifo-phase-locking.md)"
+    ),
+}
+
+
+def verdicts(results: list[tuple[Run, dict[str, Metrics]]]) -> list[framework.Verdict]:
+    """One verdict per variant and checked quantity (means over seeds)."""
+    cols = {h: (f, fmt) for h, f, fmt in COLUMNS}
+    out = []
+    for v in VARIANTS:
+        rows = [m for r, m in results if r.variant == v]
+        if not rows:
+            continue
+        for name, floor, rel in CHECKS:
+            f, fmt = cols[name]
+            ref = [f(m["ns2"]) for m in rows]
+            cc = [f(m["ccsim"]) for m in rows]
+            out.append(
+                framework.Verdict(
+                    f"FIFO, {v}",
+                    name,
+                    statistics.fmean(ref),
+                    statistics.fmean(cc),
+                    framework.paired_tolerance(ref, cc, floor, rel),
+                    EXPLAINED.get(v, ""),
+                    fmt.replace(":.0f", ":.4g").replace(":.1f", ":.3g"),
+                )
+            )
+    return out
+
+
+def run_suite(
+    quick: bool, only: str | None = None, jobs: int = 1, seeds: int | None = None
+) -> SuiteResult:
+    """The suite for ``ccsim validate``: every variant (``only`` keeps those whose
+    name contains it), 5 seeds of 300 s quick, 10 of 2000 s full."""
+    runs = [r for r in cases(quick) if not only or only in r.variant]
+    if seeds:
+        runs = [r for r in runs if r.seed <= seeds]
+    t = time.perf_counter()
+    results = run_all(runs, jobs)
+    text = "\n\n".join([table(results), paired(results), shares(results)])
+    n = max((r.seed for r in runs), default=0)
+    return SuiteResult(text, verdicts(results), n, time.perf_counter() - t)
+
+
 def with_setting(run: Run, name: str) -> Run:
     ns2, cc = SETTINGS[name]
     return dataclasses.replace(run, ns2_tcp=ns2, ccsim_tcp=cc)
@@ -421,7 +491,7 @@ CAUSE_RUNS = (
 
 
 def _causes_one(args: tuple[str, float, int, float]) -> tuple[str, float, dict[str, dict]]:
-    from buc_fifo_timeouts import analyse, parse
+    from ccsim.validation.ns2.buc_fifo_timeouts import analyse, parse
 
     name, jitter, seed, duration = args
     run = with_setting(Run(jitter, seed, duration), name)
@@ -441,7 +511,7 @@ def _causes_one(args: tuple[str, float, int, float]) -> tuple[str, float, dict[s
 
 def causes_table(seeds: int, duration: float, jobs: int) -> str:
     """Markdown: timeouts by cause per run (mean over seeds), from traces of both."""
-    from buc_fifo_timeouts import TIE
+    from ccsim.validation.ns2.buc_fifo_timeouts import TIE
 
     jobs_ = [(n, j, s, duration) for n, j in CAUSE_RUNS for s in range(1, seeds + 1)]
     if jobs <= 1:
@@ -509,7 +579,7 @@ def main(argv: list[str] | None = None) -> int:
         print("ns-2 validation skipped: the `ns` binary is not installed (apt-get install ns2)")
         return 0
     if a.trace:
-        from buc_fifo_timeouts import report
+        from ccsim.validation.ns2.buc_fifo_timeouts import report
 
         a.trace.mkdir(parents=True, exist_ok=True)
         run = with_setting(Run(a.jitter, a.seed, a.duration or 300.0), a.setting)

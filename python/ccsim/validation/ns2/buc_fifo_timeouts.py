@@ -1,6 +1,6 @@
 """Every timeout of a traced BUC FIFO run, classified by its cause, in both simulators.
 
-    python validation/ns2/buc_fifo.py --trace DIR [--jitter 0.001] [--seed 1] [--duration 300]
+    python -m ccsim.validation.ns2.buc_fifo --trace DIR [--jitter 0.001] [--seed 1] [--duration 300]
 
 reads ``DIR/ns2.tr`` and ``DIR/ccsim.tr`` (ns-2's trace format, written by both
 simulators for the sources' access links in both directions and the bottleneck) and
