@@ -73,8 +73,23 @@ def test_write_replaces_the_blocks_and_keeps_the_prose(monkeypatch, tmp_path):
     assert rep and not rep.failures
     text = doc.read_text()
     assert "old" not in text and "prose before" in text and "prose after" in text
-    assert "| [queues](#queues) | ns-2.35 | 1 | 1 of 1 | 0 | 0 |" in text
+    assert "| [queues](#queues) | ns-2.35 2.35-test | 1 | 1 of 1 | 0 | 0 |" in text
     assert text.count("Measured with ccsim ") == 2
+
+
+def test_write_keeps_the_rows_of_suites_not_run(monkeypatch, tmp_path):
+    """A run of some suites updates their summary rows and keeps the others'."""
+    _fake_queues(monkeypatch, 10.1)
+    old_tcp = "| [tcp](#tcp) | ns-2.35 | 10 | 120 of 120 | 0 | 0 | 30.0 min | 2026-01-01, full |"
+    old_queues = "| [queues](#queues) | ns-2.35 | 1 | 0 of 1 | 0 | 1 | 0.1 min | old |"
+    doc = tmp_path / "validation.md"
+    doc.write_text(
+        f"<!-- validate:begin -->\nstamp\n\n{old_tcp}\n{old_queues}\n<!-- validate:end -->\n"
+    )
+    validation.validate(["queues"], out=None, write=doc, progress=False)
+    text = doc.read_text()
+    assert old_tcp in text and old_queues not in text
+    assert text.index(old_tcp) < text.index("| [queues](#queues) | ns-2.35 2.35-test | 1 | 1 of 1")
 
 
 def test_paired_tolerance_follows_the_seed_to_seed_spread():
@@ -95,5 +110,5 @@ def test_queue_suite_through_the_cli(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     report = (tmp_path / "report.md").read_text()
-    assert "| [queues](#queues) | ns-2.35 | 1 |" in report and "| FAIL |" not in report
+    assert "| [queues](#queues) | ns-2.35 2.35" in report and "| FAIL |" not in report
     assert "within tolerance, 0 explained, 0 failing" in out.stderr

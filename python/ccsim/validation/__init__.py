@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
+import re
 import shutil
 import sys
 import time
@@ -27,7 +28,7 @@ from pathlib import Path
 from ccsim.engine import fingerprint
 from ccsim.validation import ns2
 from ccsim.validation.framework import VERDICT_HEAD, Suite, SuiteResult, Verdict
-from ccsim.validation.mdblock import replace_block
+from ccsim.validation.mdblock import read_block, replace_block
 from ccsim.validation.ns2 import blt_tcp, bmcc_mix, buc_fifo, queues, tcp
 
 SUITES: list[Suite] = [
@@ -124,25 +125,35 @@ class Report:
             f"{self.date}, {mode} mode (`ccsim validate{' --quick' if self.quick else ''}`)."
         )
 
-    def summary(self) -> str:
-        """The table of suites: checks within tolerance, explained, failing, time."""
+    def summary(self, previous: str = "") -> str:
+        """The table of suites: checks within tolerance, explained, failing, time, and
+        when and with what each row was measured. Rows of suites this run did not run
+        are kept from ``previous`` (an earlier summary), so that runs of some suites
+        update their rows and leave the others'."""
+        kept = summary_rows(previous)
+        mode = "quick" if self.quick else "full"
+        refs = {k: f"{k} {v}".strip() for k, v in self.versions.items()}
         lines = [
             self.stamp(),
             "",
             "| suite | reference | seeds | checks within tolerance | outside, explained "
-            "| outside, failing | wall time |",
-            "|---|---|---|---|---|---|---|",
+            "| outside, failing | wall time | measured |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for s in SUITES:
             if s.name in self.results:
                 r = self.results[s.name]
                 lines.append(
-                    f"| [{s.name}](#{s.name}) | {s.reference} | {r.seeds} | {r.passed} of "
-                    f"{r.checked} | {len(r.explained)} | {len(r.failures)} | {r.wall_s / 60:.1f} min |"
+                    f"| [{s.name}](#{s.name}) | {refs.get(s.reference, s.reference)} | "
+                    f"{r.seeds} | {r.passed} of {r.checked} | {len(r.explained)} | "
+                    f"{len(r.failures)} | {r.wall_s / 60:.1f} min | {self.date}, {mode}, "
+                    f"ccsim {self.fingerprint} |"
                 )
+            elif s.name in kept:
+                lines.append(kept[s.name])
             elif s.name in self.skipped:
                 lines.append(
-                    f"| {s.name} | {s.reference} | — | skipped: {self.skipped[s.name]} | | | |"
+                    f"| {s.name} | {s.reference} | — | skipped: {self.skipped[s.name]} | | | | |"
                 )
         return "\n".join(lines)
 
@@ -170,6 +181,20 @@ class Report:
                 out += ["", "Outside tolerance with a known cause:"]
                 out += [f"- {v.line()}" for v in r.explained]
         return "\n".join(out) + "\n"
+
+
+def summary_rows(text: str) -> dict[str, str]:
+    """The measured rows of a summary table, by suite name (skipped rows are not kept).
+
+    >>> summary_rows("| [tcp](#tcp) | ns-2.35 | 10 | 1 of 1 | 0 | 0 | 1 min | x |")
+    {'tcp': '| [tcp](#tcp) | ns-2.35 | 10 | 1 of 1 | 0 | 0 | 1 min | x |'}
+    """
+    rows = {}
+    for line in text.splitlines():
+        m = re.match(r"\| \[([a-z0-9-]+)\]\(#", line)
+        if m:
+            rows[m.group(1)] = line
+    return rows
 
 
 def select(names: list[str] | None) -> list[Suite]:
@@ -250,5 +275,7 @@ def validate(
             if s.name in results:
                 stamp = report.stamp()
                 replace_block(path, f"{stamp}\n\n{results[s.name].block}", *s.marks)
-        replace_block(path, report.summary(), MARK_BEGIN, MARK_END)
+        replace_block(
+            path, report.summary(read_block(path, MARK_BEGIN, MARK_END)), MARK_BEGIN, MARK_END
+        )
     return report

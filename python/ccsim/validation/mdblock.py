@@ -20,3 +20,11 @@ def replace_block(path: Path, text: str, begin: str, end: str) -> None:
     else:
         new = old + ("\n" if old and not old.endswith("\n") else "") + block + "\n"
     path.write_text(new)
+
+
+def read_block(path: Path, begin: str, end: str) -> str:
+    """The text between the ``begin`` and ``end`` markers of ``path`` ("" if none)."""
+    old = path.read_text() if path.exists() else ""
+    if begin in old and end in old:
+        return old[old.index(begin) + len(begin) : old.index(end)].strip("\n")
+    return ""
