@@ -1,7 +1,7 @@
 """``ccsim validate``: how far ccsim's models stand from a reference simulator.
 
 Each suite (:data:`SUITES`) runs its cases in a reference simulator installed on this
-machine (ns-2.35 for now) and in ccsim with the reference's conventions, over seeds,
+machine (ns-2.35, and ns-3 from the Python index) and in ccsim with the reference's conventions, over seeds,
 and compares the quantities that matter (utilization, drops, marks,
 retransmissions, timeouts, fairness) against stated tolerances; a difference outside
 its tolerance either has a known cause (reported with it) or fails the run.
@@ -11,7 +11,7 @@ the reference's version. Where a reference is not installed, its suites are skip
 with one line saying how to install it.
 
 >>> [s.name for s in SUITES]
-['tcp', 'queues', 'bmcc-mix', 'blt-tcp', 'buc-fifo']
+['tcp', 'queues', 'bmcc-mix', 'blt-tcp', 'buc-fifo', 'westwood']
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ import time
 from pathlib import Path
 
 from ccsim.engine import fingerprint
-from ccsim.validation import ns2
+from ccsim.validation import ns2, ns3
 from ccsim.validation.framework import VERDICT_HEAD, Suite, SuiteResult, Verdict
 from ccsim.validation.mdblock import read_block, replace_block
 from ccsim.validation.ns2 import blt_tcp, bmcc_mix, buc_fifo, queues, tcp
+from ccsim.validation.ns3 import ns3tcp, westwood
 
 SUITES: list[Suite] = [
     Suite(
@@ -87,6 +88,18 @@ SUITES: list[Suite] = [
         buc_fifo.run_suite,
         (0.5, 1.5),
     ),
+    Suite(
+        "westwood",
+        "Westwood+ and NewReno, 1 and 200 flows (buffer-sizing Figs. 4 and 8), with ns-2.35's "
+        "TCP-Linux beside",
+        "ns-3",
+        "the `ns3` Python package and a C++ compiler",
+        ns3tcp.have_ns3,
+        ns3.INSTALL,
+        (westwood.MARK_BEGIN, westwood.MARK_END),
+        westwood.run_suite,
+        (3.0, 45.0),
+    ),
 ]
 
 #: Markers of the summary at the top of docs/validation.md.
@@ -95,6 +108,8 @@ MARK_END = "<!-- validate:end -->"
 
 
 def reference_version(suite: Suite) -> str:
+    if suite.reference == "ns-3":
+        return ns3.version()
     return ns2.version() if suite.reference == "ns-2.35" else ""
 
 

@@ -4,7 +4,11 @@
 * ``queues`` (:mod:`.queues`): RED, ARED, DRR and FQ on small scenarios;
 * ``bmcc-mix`` (:mod:`.bmcc_mix`): BMCC's protocol mixes without BMCC (SACK and
   SACK + ECN over drop-tail and RED, with and without cross traffic);
-* ``blt-tcp`` (:mod:`.blt_tcp`): TCP in BLT's open-loop study.
+* ``blt-tcp`` (:mod:`.blt_tcp`): TCP in BLT's open-loop study;
+* ``buc-fifo`` (:mod:`.buc_fifo`): the BUC comparison's FIFO gateway, phase locking.
+
+:mod:`.ns2linux` runs ns-2.35's TCP-Linux agent (Linux 2.6.22's congestion-control
+modules) on the same cases, for the ``westwood`` suite of :mod:`ccsim.validation.ns3`.
 
 :mod:`.ns2tcp` writes, for one case description, the ns-2 script and the ccsim
 scenario with the same drawn start times and delays.
