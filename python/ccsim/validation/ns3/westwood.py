@@ -277,6 +277,11 @@ def variants(protocol: str) -> list[Variant]:
     return out
 
 
+def the_case(rtt_ms: int, quick: bool, single: bool, duration_s: float | None) -> Case:
+    case = single_flow(quick) if single else scenario(rtt_ms, quick=quick)
+    return dataclasses.replace(case, duration_s=duration_s) if duration_s else case
+
+
 def run_case(
     protocol: str,
     seed: int,
@@ -285,12 +290,14 @@ def run_case(
     only: str | None = None,
     simulators: tuple[str, ...] = ("ccsim", "ns-2", "ns-3"),
     single: bool = False,
+    duration_s: float | None = None,
 ) -> dict[str, dict]:
     """Runs ``protocol`` on the Fig. 8 scenario (``single``: the one-flow check,
     :func:`single_flow`) for ``seed`` in every simulator variant (of
     ``simulators``, and whose label contains ``only``); returns {label: metrics},
-    each with its wall time in ``wall_s``."""
-    case = single_flow(quick) if single else scenario(rtt_ms, quick=quick)
+    each with its wall time in ``wall_s``. ``duration_s`` lengthens the runs (the
+    warm-up stays)."""
+    case = the_case(rtt_ms, quick, single, duration_s)
     out = {}
     vs = variants(protocol)
     exact = only in [v.label for v in vs]
@@ -442,7 +449,16 @@ QUANTITIES = {
 
 #: Known differences outside tolerance: (text of the case, reference label, quantity)
 #: -> cause.
-EXPLAINED: dict[tuple[str, str, str], str] = {}
+_NS3_CA = (
+    "ns-3's TcpNewReno adds MSS²/cwnd per ACK truncated to whole bytes (1 byte instead of "
+    "1.92 at 500 segments of 960 B), so its saw-tooth is 38 s long instead of 28 and "
+    "stays longer near the top; a fluid model of both gives 0.8370 and 0.8167, 600-s "
+    "runs 0.8365 (14 losses) and 0.8170 (19); over the 60-s window the phase decides"
+)
+EXPLAINED: dict[tuple[str, str, str], str] = {
+    ("1 flow", "ns-3 TcpNewReno, SACK, PRR", "utilization"): _NS3_CA,
+    ("1 flow", "ns-3 TcpNewReno, SACK, PRR", "goodput"): _NS3_CA,
+}
 
 #: Quantities shown but not checked against ns-3 (whose loss recovery is PRR, RFC 6937,
 #: which ccsim does not model): the drops and timeouts of a flow follow its recovery.
@@ -558,6 +574,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="shorter runs")
+    ap.add_argument("--duration", type=float, help="run length in s (the warm-up stays)")
     ap.add_argument("--only", help="only variants whose label contains this text")
     ap.add_argument("--exclude", help="no variant whose label contains this text")
     ap.add_argument("--protocols", default=",".join(PROTOCOLS))
@@ -575,7 +592,11 @@ def main(argv: list[str] | None = None) -> int:
     store: dict = {}
     if a.results and a.results.exists():
         store = json.loads(a.results.read_text())
-    key = ("single" if a.single else f"rtt{a.rtt}") + ("-quick" if a.quick else "")
+    key = (
+        ("single" if a.single else f"rtt{a.rtt}")
+        + ("-quick" if a.quick else "")
+        + (f"-{a.duration:g}s" if a.duration else "")
+    )
     res = store.setdefault(key, {})
     if not a.table_only:
         todo = []
@@ -592,7 +613,10 @@ def main(argv: list[str] | None = None) -> int:
                         todo.append((p, s, v.label))
         with concurrent.futures.ProcessPoolExecutor(a.jobs) as ex:
             futs = {
-                ex.submit(run_case, p, s, a.rtt, a.quick, label, sims, a.single): (p, s)
+                ex.submit(run_case, p, s, a.rtt, a.quick, label, sims, a.single, a.duration): (
+                    p,
+                    s,
+                )
                 for p, s, label in todo
             }
             for fut in concurrent.futures.as_completed(futs):
@@ -606,7 +630,7 @@ def main(argv: list[str] | None = None) -> int:
                     )
                 if a.results:
                     a.results.write_text(json.dumps(store, indent=1))
-    case = single_flow(a.quick) if a.single else scenario(a.rtt, quick=a.quick)
+    case = the_case(a.rtt, a.quick, a.single, a.duration)
     results = {
         p: {
             int(s): {lab: finish(case, m) for lab, m in r.items()}
