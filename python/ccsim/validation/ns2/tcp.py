@@ -297,6 +297,13 @@ EXPLAINED: dict[tuple[str, str], str] = {
         "retransmissions",
     ): "RFC 6675 recovery against ns-2's Sack1, a different algorithm",
     ("100 flows SACK", "timeouts"): "RFC 6675 recovery against ns-2's Sack1, a different algorithm",
+    # 30 seeds: ns-2 1077.1, ccsim 990.0, ccsim emulating Sack1 (pipe_ counting the lost
+    # segments, holes before new data, go-back-N after a timeout;
+    # docs/notes/patches/sack1_experiment.patch) 1068.2 (docs/notes/multi-flow-drops.md).
+    ("8 flows SACK", "retransmissions"): (
+        "RFC 6675 recovery against ns-2's Sack1, a different algorithm (emulating Sack1 in "
+        "ccsim gives 1068 against ns-2's 1077 over the same 30 seeds)"
+    ),
     (
         "rto_ssthresh=once-per-window",
         "retransmissions",
