@@ -112,3 +112,15 @@ def test_queue_suite_through_the_cli(tmp_path):
     report = (tmp_path / "report.md").read_text()
     assert "| [queues](#queues) | ns-2.35 2.35" in report and "| FAIL |" not in report
     assert "within tolerance, 0 explained, 0 failing" in out.stderr
+
+
+@needs_ns
+def test_tcp_suite_single_flows_within_tolerance(tmp_path):
+    """CI's short subset of the tcp suite: the single-flow cases, quick, through the
+    framework; any check outside its tolerance without a known cause fails here."""
+    rep = validation.validate(
+        ["tcp"], quick=True, only="1 flow", jobs=2, out=tmp_path, progress=False
+    )
+    r = rep.results["tcp"]
+    assert r.checked >= 40  # 10 cases x 5 quantities, minus unchecked ones
+    assert rep, "\n".join(v.line() for _, v in rep.failures)
