@@ -1,6 +1,8 @@
 """Short reproductions of the Westwood+ buffer-sizing paper's claims (Figs. 4, 5, 8)
 and of the experiments framework (report.md, figures, reuse of stored points)."""
 
+import dataclasses
+
 import ccsim
 import pytest
 from ccsim import theory
@@ -124,15 +126,29 @@ def test_experiment_runs_stores_plots_and_reports(tmp_path):
     assert sorted(again.table["utilization"]) == sorted(data.table["utilization"])
 
 
-def test_reproduce_all_names_the_failing_checks(tmp_path, monkeypatch, capsys):
+def test_reproduce_exit_status_contract(tmp_path, monkeypatch, capsys):
+    """Exit 1 when a check fails without a known cause; a failing check whose report
+    explains it (``why``) exits 0 unless ``--strict``, which fails on any."""
     from ccsim import cli, experiments
 
     monkeypatch.setattr(experiments, "all_experiments", lambda: [TINY])
     rc = cli.main(["reproduce", "--all", "--quick", "--jobs", "1", "--results", str(tmp_path)])
     err = capsys.readouterr().err
-    assert rc == 0  # without --strict a failed check is reported, not an error
-    assert "1 checks did not pass" in err and "FAIL tiny: impossible" in err
+    assert rc == 1  # the impossible check fails and nobody explained why
+    assert "1 checks did not pass, 1 of them without a known cause" in err
+    assert "FAIL tiny: impossible (no known cause)" in err
     assert "NewReno utilization" not in err
+    checks = [
+        dataclasses.replace(c, why=lambda d: "explained: utilization cannot exceed 1")
+        if c.what == "impossible"
+        else c
+        for c in TINY.checks
+    ]
+    explained = dataclasses.replace(TINY, checks=checks)
+    monkeypatch.setattr(experiments, "all_experiments", lambda: [explained])
+    rc = cli.main(["reproduce", "tiny", "--quick", "--jobs", "1", "--results", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert rc == 0 and "FAIL tiny: impossible (explained in the report)" in err
     rc = cli.main(["reproduce", "tiny", "--strict", "--jobs", "1", "--results", str(tmp_path)])
     assert rc == 1 and "FAIL tiny: impossible" in capsys.readouterr().err
 

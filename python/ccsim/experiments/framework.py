@@ -166,10 +166,16 @@ class Experiment:
         return Data(self.name, df, Path(results_dir), quick)
 
     def report(
-        self, data: Data, outdir: Path, figures: list[Path], failed: list[str] | None = None
+        self,
+        data: Data,
+        outdir: Path,
+        figures: list[Path],
+        failed: list[str] | None = None,
+        unexplained: list[str] | None = None,
     ) -> tuple[str, bool]:
         """Write ``report.md``; returns its text and whether every check passed (the
-        checks that did not are appended to ``failed``, if given)."""
+        checks that did not are appended to ``failed``, and those of them without an
+        explanation, ``why``, to ``unexplained``, if given)."""
         lines = [
             f"# {self.title}",
             "",
@@ -189,6 +195,8 @@ class Experiment:
             ok &= passed
             if not passed and failed is not None:
                 failed.append(c.what)
+            if not passed and c.why is None and unexplained is not None:
+                unexplained.append(c.what)
             if not passed:
                 whys.append(_explain(c, data, said))
             shown = "n/a" if math.isnan(v) else c.fmt.format(v)
@@ -291,12 +299,19 @@ def save_figure(fig, outdir: Path, stem: str) -> list[Path]:
 @dataclass
 class Outcome:
     """What :func:`reproduce` did: true when every check passed; ``failed`` lists the
-    (experiment, check) pairs that did not."""
+    (experiment, check) pairs that did not, ``unexplained`` those of them whose report
+    gives no cause (a check without ``why``: a gap nobody has investigated)."""
 
     failed: list[tuple[str, str]] = field(default_factory=list)
+    unexplained: list[tuple[str, str]] = field(default_factory=list)
 
     def __bool__(self) -> bool:
         return not self.failed
+
+    def exit_status(self, strict: bool = False) -> int:
+        """``ccsim reproduce``'s exit status: 1 if a check failed without a known cause
+        (or, ``strict``, if any failed), else 0."""
+        return 1 if (self.failed if strict else self.unexplained) else 0
 
 
 def reproduce_each(
@@ -325,8 +340,10 @@ def reproduce_each(
             data.notes.append(f"figures could not be drawn: {type(e).__name__}: {e}")
             figures = []
         failed: list[str] = []
-        text, _ = exp.report(data, outdir, figures, failed)
+        unexplained: list[str] = []
+        text, _ = exp.report(data, outdir, figures, failed, unexplained)
         outcome.failed += [(exp.name, what) for what in failed]
+        outcome.unexplained += [(exp.name, what) for what in unexplained]
         passed = len(exp.checks) - len(failed)
         print(
             f"   {passed}/{len(exp.checks)} checks pass; report: {outdir / 'report.md'}", flush=True
