@@ -63,6 +63,23 @@ def test_bad_scenario_exits_2_with_one_line(tmp_path):
     assert r.returncode == 2
 
 
+def test_runaway_workload_is_refused_before_the_run(tmp_path):
+    """A workload offering far more than every link together (1e12 connections/s) is a
+    one-line error naming the workload's key, at once, not a run that grows to the
+    memory budget."""
+    sc = tmp_path / "flood.toml"
+    sc.write_text(
+        'duration = "10s"\n[topology]\nkind = "dumbbell"\npairs = 2\n'
+        '[topology.bottleneck]\nrate = "10Mbps"\ndelay = "10ms"\n'
+        '[topology.access]\nrate = "100Mbps"\ndelay = "1ms"\n'
+        '[[workloads]]\nname = "flood"\npairs = "all"\narrival_rate = 1e12\nsize = "100KB"\n'
+    )
+    r = ccsim("run", str(sc), "--out", str(tmp_path / "out"))
+    assert r.returncode == 2
+    (line,) = r.stderr.strip().splitlines()
+    assert "workloads[0].arrival_rate" in line and '"flood"' in line and "max_alive" in line
+
+
 def test_bench_reports_speed():
     r = ccsim(
         "bench",

@@ -107,6 +107,43 @@ fn what_cannot_fit_is_refused_before_it_is_built() {
 }
 
 #[test]
+fn a_workload_far_beyond_every_link_is_refused_before_the_run() {
+    // 8 links of 100 Mb/s (4 access links, each way) and 2 of 10 Mb/s: 820 Mb/s in all.
+    // 1e12 connections/s of 100 KB offer 8e17 bit/s.
+    let mut s = dumbbell(2);
+    s["flows"] = json!([]);
+    s["workloads"] = json!([{"name": "flood", "pairs": "all", "arrival_rate": 1e12, "size": "100KB"}]);
+    let e = error(&s, &Limits::default());
+    assert!(e.starts_with("workloads[0].arrival_rate: got 1000000000000"), "{e}");
+    assert!(
+        e.contains("\"flood\"") && e.contains("times the capacity of every link") && e.contains("max_alive"),
+        "{e}"
+    );
+    // The same load set as offered_load names that key.
+    s["workloads"][0] =
+        json!({"name": "flood", "pairs": "all", "offered_load": "1000Gbps", "size": "100KB", "process": "per_pair"});
+    let e = error(&s, &Limits::default());
+    assert!(e.starts_with("workloads[0].offered_load"), "{e}");
+    // Allowed: a bound on live connections, an overload of a few arrivals, and a heavy
+    // but carriable load (2x the bottleneck: the users of overload studies).
+    for ok in [
+        json!({"pairs": "all", "arrival_rate": 1e12, "size": "100KB", "max_alive": 100}),
+        json!({"pairs": "all", "arrival_rate": 1e12, "size": "100KB", "stop": "50ns"}),
+        json!({"pairs": "all", "offered_load": "20Mbps", "size": "100KB"}),
+        json!({"pairs": "all", "arrival_rate": 1e12, "size": {"dist": "pareto", "shape": 0.9, "min": "1KB"}, "max_alive": 10}),
+    ] {
+        s["workloads"] = json!([ok]);
+        assert!(build(&s.to_string()).is_ok(), "{s}");
+    }
+    // Just past the line: 11x every link with > 1e5 arrivals in the second.
+    let rate = 11.0 * 820e6 / (8.0 * 1000.0);
+    s["workloads"] = json!([{"pairs": "all", "arrival_rate": rate, "size": "1KB"}]);
+    assert!(error(&s, &Limits::default()).contains("11 times"));
+    s["workloads"] = json!([{"pairs": "all", "arrival_rate": 9.0 * 820e6 / 8000.0, "size": "1KB"}]);
+    assert!(build(&s.to_string()).is_ok());
+}
+
+#[test]
 fn degenerate_sizes_and_times_are_errors() {
     let mut s = dumbbell(1);
     s["topology"]["bdp_packet"] = json!("0B");

@@ -444,6 +444,7 @@ impl Net {
             names: &self.names,
             index: &self.index,
             pairs: &self.pairs,
+            capacity_bps: self.links.iter().map(|l| l.rate.0 as f64).sum(),
         }
     }
 

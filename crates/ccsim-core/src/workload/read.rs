@@ -86,7 +86,18 @@ pub struct Nodes<'a> {
     pub index: &'a HashMap<String, usize>,
     /// A dumbbell's (left, right) pairs; empty on a graph.
     pub pairs: &'a [(usize, usize)],
+    /// The rates of every link added together (bit/s): no network carries more, so a
+    /// workload offering [`RUNAWAY`] times this grows without bound.
+    pub capacity_bps: f64,
 }
+
+/// A workload whose offered load exceeds the capacity of every link together this many
+/// times, with more than [`RUNAWAY_ARRIVALS`] connections expected and no `max_alive`,
+/// is refused before the run: its connections would pile up (each with its state and
+/// queued packets) until the memory budget stops the run, minutes and gigabytes later.
+pub const RUNAWAY: f64 = 10.0;
+/// See [`RUNAWAY`]: below this many expected arrivals a short overload is allowed.
+pub const RUNAWAY_ARRIVALS: f64 = 1e5;
 
 /// A pair's (src, dst, needs a path back), for the builder's routing check.
 pub type PairEnds = (usize, usize, bool);
@@ -152,6 +163,16 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
         let complete_first = t.opt_uint("complete_first", 1, u64::MAX)?;
         let pick_idle = t.choice("pick", Some("uniform"), &["uniform", "idle"])? == "idle";
         let max_alive = t.opt_uint("max_alive", 1, u64::MAX)?;
+        let processes = if process == "per_pair" { pairs.len() } else { 1 } * if direction == "both" { 2 } else { 1 };
+        check_runaway(
+            &t,
+            &name,
+            rate * processes as f64,
+            size.mean(),
+            stop - start,
+            max_alive,
+            nodes,
+        )?;
         let wi = w.list.len() as u32;
         let dirs: &[&'static str] = match direction.as_str() {
             "forward" => &["forward"],
@@ -223,6 +244,49 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
     }
     root.put("workloads", Value::Array(out));
     Ok((w, ends))
+}
+
+/// Refuses a workload of `rate` connections/s in all (its processes together) of mean
+/// size `mean` bytes over `span` whose offered load the network cannot carry by far
+/// ([`RUNAWAY`]); the error names the key that set the rate and says why.
+fn check_runaway(
+    t: &Tab,
+    name: &str,
+    rate: f64,
+    mean: f64,
+    span: Time,
+    max_alive: Option<u64>,
+    nodes: &Nodes,
+) -> Res<()> {
+    let offered = rate * mean * 8.0;
+    let arrivals = rate * span.secs();
+    if max_alive.is_some()
+        || !offered.is_finite()
+        || nodes.capacity_bps <= 0.0
+        || offered <= RUNAWAY * nodes.capacity_bps
+        || arrivals <= RUNAWAY_ARRIVALS
+    {
+        return Ok(());
+    }
+    let key = if t.has("offered_load") {
+        "offered_load"
+    } else {
+        "arrival_rate"
+    };
+    let v = t.get(key).cloned().unwrap_or(Value::Null);
+    Err(t.error(
+        key,
+        &v,
+        &format!(
+            "an offered load the network can carry: workload {name:?} offers {offered:.3e} bit/s \
+             ({rate:.3e} connections/s of {mean:.0} B on average), {:.0} times the capacity of \
+             every link together ({:.3e} bit/s), so its {arrivals:.2e} connections would pile up \
+             until the memory budget stops the run; lower the rate, or bound the live \
+             connections with `max_alive`",
+            offered / nodes.capacity_bps,
+            nodes.capacity_bps
+        ),
+    ))
 }
 
 /// Reads the `transport` table (default: TCP with its defaults).
