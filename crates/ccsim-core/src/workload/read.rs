@@ -277,7 +277,7 @@ fn check_runaway(
     Err(t.error(
         key,
         &v,
-        &format!(
+        format!(
             "an offered load the network can carry: workload {name:?} offers {offered:.3e} bit/s \
              ({rate:.3e} connections/s of {mean:.0} B on average), {:.0} times the capacity of \
              every link together ({:.3e} bit/s), so its {arrivals:.2e} connections would pile up \
