@@ -1,4 +1,5 @@
-"""Command line: ``ccsim run | plot | compare | bench | list | reproduce``.
+"""Command line: ``ccsim run | sweep | results | plot | compare | bench | list | reproduce |
+validate``.
 
 Exit codes: 0 success, 1 the run failed (a model invariant was violated),
 2 bad input (scenario, arguments), 130 interrupted.
@@ -157,8 +158,142 @@ def _not_results(d: Path) -> str | None:
     return None
 
 
+def _is_store(d: Path) -> bool:
+    return (d / "ccsim.duckdb").exists()
+
+
+def _table_text(df) -> str:
+    """A DataFrame as an aligned text table (no index)."""
+    return df.to_string(index=False, float_format=lambda x: f"{x:.6g}")
+
+
+def cmd_sweep(a: argparse.Namespace) -> int:
+    from ccsim import sweep, sweepfile
+
+    sf = sweepfile.read(a.sweep_file)
+    df = sf.sweep.run(
+        a.results,
+        jobs=a.jobs,
+        metrics=sf.metrics,
+        progress=not a.quiet,
+        scheduler=a.dask,
+    )
+    failed = df[df["status"] != "done"]
+    done = df[df["status"] == "done"]
+    if not a.quiet:
+        print(
+            f"{sf.sweep.experiment}: {len(done)} of {len(df)} points done "
+            f"({df.attrs.get('ccsim_ran', 0)} run now, the rest found in {a.results})"
+        )
+    metrics = [m.name for m in sf.metrics.metrics] if sf.metrics else None
+    if len(done):
+        agg = sweep.aggregate(done, metrics=metrics)
+        print(_table_text(_mean_pm(agg, metrics or list(done.attrs.get("ccsim_metrics", [])))))
+    for _, r in failed.iterrows():
+        err = str(r.get("error") or "").splitlines()
+        print(f"ccsim: point {r['point_id']} failed: {err[-1] if err else '?'}", file=sys.stderr)
+    return 1 if len(failed) else 0
+
+
+def _mean_pm(agg, metrics: list[str]):
+    """The aggregate table with one ``mean ± half-width`` column per metric and ``n``."""
+    import pandas as pd
+
+    out = agg[[c for c in agg.columns if not any(c.startswith(f"{m}_") for m in metrics)]].copy()
+    for m in metrics:
+        hw = agg[f"{m}_half_width"]
+        out[m] = [
+            f"{v:.6g}" + ("" if h != h else f" ± {h:.2g}") for v, h in zip(agg[f"{m}_mean"], hw)
+        ]
+    if metrics:
+        out["n"] = agg[f"{metrics[0]}_n"].astype(int)
+    return pd.DataFrame(out)
+
+
+def cmd_results(a: argparse.Namespace) -> int:
+    from ccsim.store import open_results
+
+    if not _is_store(a.store):
+        return _fail(
+            f"{a.store}: no ccsim results store here (no ccsim.duckdb; `ccsim sweep` makes one)"
+        )
+    res = open_results(a.store, experiment=a.experiment)
+    if a.sql:
+        df = res.sql(a.sql)
+    elif a.csv or a.parquet:
+        df = res.metrics
+    else:
+        where = " WHERE experiment = ?" if a.experiment else ""
+        args = [a.experiment] if a.experiment else []
+        df = res.sql(
+            "SELECT experiment, status, count(*) AS points, min(finished_at) AS first, "
+            "max(finished_at) AS last, string_agg(DISTINCT engine, ' ') AS engines "
+            f"FROM points{where} GROUP BY experiment, status ORDER BY experiment, status",
+            args,
+        )
+        fails = res.sql(
+            f"SELECT experiment, count(*) AS failed FROM failures{where} GROUP BY experiment",
+            args,
+        )
+        if len(fails):
+            df = df.merge(fails, on="experiment", how="left")
+    if a.csv:
+        df.to_csv(a.csv, index=False)
+        print(f"wrote {a.csv} ({len(df)} rows)")
+    elif a.parquet:
+        df.to_parquet(a.parquet, index=False)
+        print(f"wrote {a.parquet} ({len(df)} rows)")
+    else:
+        print(_table_text(df) if len(df) else "(no rows)")
+    return 0
+
+
+def _plot_sweep(a: argparse.Namespace) -> int:
+    from ccsim import plots
+    from ccsim.store import open_results
+
+    if not (a.x and a.y):
+        return _fail(f"plot: {a.result_dir} is a sweep's store: name --x AXIS and --y METRIC")
+    res = open_results(a.result_dir, experiment=a.experiment)
+    df = res.metrics
+    # Points are per engine (their id hashes it): draw the latest engine's, never a mix.
+    eng = res.sql(
+        "SELECT experiment, point_id, engine, finished_at FROM points WHERE status = 'done'"
+        + (" AND experiment = ?" if a.experiment else ""),
+        [a.experiment] if a.experiment else [],
+    )
+    if len(eng):
+        latest = eng.sort_values("finished_at")["engine"].iloc[-1]
+        keep = set(
+            zip(
+                eng.loc[eng["engine"] == latest, "experiment"],
+                eng.loc[eng["engine"] == latest, "point_id"],
+            )
+        )
+        mask = [(e, p) in keep for e, p in zip(df["experiment"], df["point_id"])]
+        if not all(mask):
+            print(
+                f"plot: the points of engine {latest} ({sum(mask)}); "
+                f"{len(mask) - sum(mask)} of other engines left out",
+                file=sys.stderr,
+            )
+        attrs = dict(df.attrs)
+        df = df[mask]
+        df.attrs.update(attrs)
+    for opt, col in (("--x", a.x), ("--y", a.y)):
+        if col not in df.columns:
+            have = ", ".join(c for c in df.columns if c not in ("point_id", "experiment"))
+            return _fail(f"plot: {opt} {col!r} is not a column of the store; columns: {have}")
+    out = a.out or a.result_dir / "plots"
+    _report_plots([plots.sweep_plot(df, a.x, a.y, out, fmt=a.format)])
+    return 0
+
+
 def cmd_plot(a: argparse.Namespace) -> int:
     from ccsim import plots
+
+    if _is_store(a.result_dir):
+        return _plot_sweep(a)
 
     bad = [p for p in a.panels or [] if p not in plots.PANELS]
     if bad:
@@ -346,16 +481,53 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--format", choices=["png", "svg"], default="png", help="plot format")
     r.set_defaults(fn=cmd_run)
 
+    sw = sub.add_parser(
+        "sweep",
+        help="run a sweep described in a TOML file",
+        description="Run a sweep file (base scenario, axes, zip, replications, experiment, "
+        "metrics; docs/sweeps.md): the points not yet in the results store, in parallel or "
+        "on a Dask cluster; then print mean and confidence half-width per configuration. "
+        "A rerun resumes: finished points are kept. Exits 1 if a point failed.",
+    )
+    sw.add_argument("sweep_file", type=Path, metavar="SWEEP.toml")
+    sw.add_argument(
+        "--results", type=Path, default=Path("ccsim-results"), help="results store directory"
+    )
+    sw.add_argument("--jobs", type=_positive, default=None, help="worker processes")
+    sw.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler instead")
+    sw.add_argument("--quiet", action="store_true", help="no progress bar")
+    sw.set_defaults(fn=cmd_sweep)
+
+    rs = sub.add_parser(
+        "results",
+        help="list, query or export a results store",
+        description="A sweep's results store: list its experiments with their points, "
+        "status and engine fingerprints; --sql runs a DuckDB query (tables in "
+        "docs/sweeps.md); --csv/--parquet export the query, or the wide metrics table.",
+    )
+    rs.add_argument("store", type=Path, metavar="DIR")
+    rs.add_argument("--experiment", help="only this experiment")
+    rs.add_argument("--sql", metavar="QUERY", help="a read-only DuckDB query")
+    ex = rs.add_mutually_exclusive_group()
+    ex.add_argument("--csv", type=Path, metavar="FILE", help="write the rows to a CSV file")
+    ex.add_argument("--parquet", type=Path, metavar="FILE", help="write the rows to Parquet")
+    rs.set_defaults(fn=cmd_results)
+
     pl = sub.add_parser(
         "plot",
-        help="plot a saved run",
+        help="plot a saved run, or a sweep",
         description="Plot a run saved with `ccsim run --out DIR`: queue length, cwnd and "
         "ssthresh, per-flow throughput and RTT over time (these need [monitor] interval), "
-        "drops and ECN marks; one file per panel.",
+        "drops and ECN marks; one file per panel. Given a sweep's results store, plot "
+        "--y METRIC against --x AXIS (mean and 95 %% interval over replications, a line "
+        "per combination of the other parameters).",
     )
     pl.add_argument("result_dir", type=Path, metavar="RESULT_DIR")
     pl.add_argument("--out", type=Path, help="directory for the figures (default RESULT_DIR/plots)")
     pl.add_argument("--format", choices=["png", "svg"], default="png")
+    pl.add_argument("--x", metavar="AXIS", help="a sweep: the parameter on the x axis")
+    pl.add_argument("--y", metavar="METRIC", help="a sweep: the metric on the y axis")
+    pl.add_argument("--experiment", help="a sweep: this experiment of the store")
     pl.add_argument(
         "--panel",
         dest="panels",
@@ -430,14 +602,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     va = sub.add_parser(
         "validate",
-        help="compare ccsim with the reference simulators installed here (ns-2.35)",
+        help="compare ccsim with the reference simulators installed here (ns-2.35, ns-3)",
         description="Run validation suites: each case in the reference simulator and in ccsim "
         "over seeds, every quantity against its tolerance; writes OUT/report.md. Exits 1 if "
         "a difference is outside its tolerance without a known cause. Suites whose reference "
         "is not installed are skipped with a one-line note.",
     )
     va.add_argument(
-        "suites", nargs="*", help="suites to run (default: all): tcp, queues, bmcc-mix, blt-tcp"
+        "suites",
+        nargs="*",
+        help="suites to run (default: all): tcp, queues, bmcc-mix, blt-tcp, buc-fifo, westwood",
     )
     va.add_argument("--quick", action="store_true", help="fewer seeds, shorter runs (minutes)")
     va.add_argument("--only", help="run only the cases whose name contains this text")

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ccsim.columns import RunTables
 
-__all__ = ["PANELS", "figure", "save", "overlay", "available"]
+__all__ = ["PANELS", "figure", "save", "overlay", "available", "sweep_plot"]
 
 PANELS = ("queue", "cwnd", "throughput", "rtt", "drops")
 MAX_LINES = 10
@@ -264,3 +264,63 @@ def _save(runs, out, fmt, panels, prefix) -> list[Path]:
             paths.append(path)
         plt.close(fig)
     return paths
+
+
+def sweep_plot(df, x: str, y: str, out: str | Path, fmt: str = "png", level: float = 0.95) -> Path:
+    """A sweep's metric ``y`` against its parameter ``x`` (``ccsim plot STORE --x --y``):
+    the mean over replications with its ``level`` confidence interval (Student t), one
+    line per combination of the other parameters; ``<out>/<y>-vs-<x>.<fmt>``. ``df`` is
+    a store's wide metrics table (``open_results(d).metrics``)."""
+    import numpy as np
+
+    from ccsim.theory import confidence_interval
+
+    if fmt not in ("png", "svg"):
+        raise ValueError(f"plot format: got {fmt!r}, expected 'png' or 'svg'")
+    done = df[df["status"] == "done"] if "status" in df.columns else df
+    others = [c for c in df.attrs.get("ccsim_params", []) if c not in (x, "seed")]
+    others = [c for c in others if c in done.columns and done[c].nunique() > 1]
+    plt = _mpl()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    groups = done.groupby(others, dropna=False) if others else [((), done)]
+    for key, g in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        xs, means, hws = [], [], []
+        for xv, gx in sorted(g.groupby(x), key=lambda kv: _natural(kv[0])):
+            vals = [float(v) for v in gx[y] if v == v]
+            if not vals:
+                continue
+            m, hw = confidence_interval(vals, level) if len(vals) > 1 else (vals[0], float("nan"))
+            xs.append(xv)
+            means.append(m)
+            hws.append(0.0 if hw != hw else hw)
+        label = ", ".join(f"{c}={v}" for c, v in zip(others, key)) or None
+        pos = xs if all(isinstance(v, (int, float, np.number)) for v in xs) else range(len(xs))
+        ax.errorbar(list(pos), means, yerr=hws, marker="o", capsize=3, label=label)
+        if pos is not xs:
+            ax.set_xticks(list(pos), [str(v) for v in xs])
+    _style(ax, y, xlabel=x)
+    if others:
+        _legend(ax)
+    ax.set_title(f"{y} against {x} (mean, {level:.0%} interval over replications)", fontsize=9)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{_safe(y)}-vs-{_safe(x)}.{fmt}"
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def _natural(v):
+    """Sort key: numbers by value, text with its digit runs as numbers ("20pkt" < "100pkt")."""
+    import re
+
+    if isinstance(v, (int, float)):
+        return (0, float(v), "")
+    parts = re.split(r"(\d+(?:\.\d+)?)", str(v))
+    return (1, 0.0, tuple((0, float(t), "") if i % 2 else (1, 0.0, t) for i, t in enumerate(parts)))
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
