@@ -82,13 +82,15 @@ def test_write_keeps_the_rows_of_suites_not_run(monkeypatch, tmp_path):
     _fake_queues(monkeypatch, 10.1)
     old_tcp = "| [tcp](#tcp) | ns-2.35 | 10 | 120 of 120 | 0 | 0 | 30.0 min | 2026-01-01, full |"
     old_queues = "| [queues](#queues) | ns-2.35 | 1 | 0 of 1 | 0 | 1 | 0.1 min | old |"
+    newer = "| [future](#future) | ns-9 | 1 | 1 of 1 | 0 | 0 | 0.1 min | by a newer ccsim |"
     doc = tmp_path / "validation.md"
     doc.write_text(
-        f"<!-- validate:begin -->\nstamp\n\n{old_tcp}\n{old_queues}\n<!-- validate:end -->\n"
+        f"<!-- validate:begin -->\nstamp\n\n{old_tcp}\n{old_queues}\n{newer}\n"
+        "<!-- validate:end -->\n"
     )
     validation.validate(["queues"], out=None, write=doc, progress=False)
     text = doc.read_text()
-    assert old_tcp in text and old_queues not in text
+    assert old_tcp in text and old_queues not in text and newer in text
     assert text.index(old_tcp) < text.index("| [queues](#queues) | ns-2.35 2.35-test | 1 | 1 of 1")
 
 
