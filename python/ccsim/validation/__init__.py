@@ -42,7 +42,7 @@ SUITES: list[Suite] = [
         ns2.INSTALL,
         (tcp.MARK_BEGIN, tcp.MARK_END),
         tcp.run_suite,
-        (1.5, 30.0),
+        (1.5, 6.0),
     ),
     Suite(
         "queues",
@@ -75,7 +75,7 @@ SUITES: list[Suite] = [
         ns2.INSTALL,
         (blt_tcp.MARK_BEGIN, blt_tcp.MARK_END),
         blt_tcp.run_suite,
-        (1.5, 15.0),
+        (1.5, 12.0),
     ),
     Suite(
         "buc-fifo",
@@ -98,7 +98,7 @@ SUITES: list[Suite] = [
         ns3.INSTALL,
         (westwood.MARK_BEGIN, westwood.MARK_END),
         westwood.run_suite,
-        (3.0, 45.0),
+        (3.0, 30.0),
     ),
 ]
 
