@@ -26,7 +26,10 @@ def test_missing_reference_skips_with_one_line(monkeypatch, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     skips = [line for line in err if "skipped" in line]
     assert len(skips) == len(validation.SUITES)
-    assert all("apt-get install ns2" in line for line in skips)
+    for suite, line in zip(validation.SUITES, skips):
+        assert suite.name in line and suite.install in line
+    assert sum("apt-get install ns2" in line for line in skips) == len(skips) - 1
+    assert "pip install ns3" in skips[-1]
     assert "skipped: ns-2.35 not installed" in (tmp_path / "report.md").read_text()
 
 
