@@ -4,6 +4,7 @@ tolerance without a known cause), report.md, and the regenerated docs blocks."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -21,7 +22,7 @@ def test_unknown_suite_is_refused_with_the_list(capsys):
 
 
 def test_missing_reference_skips_with_one_line(monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr(validation.shutil, "which", lambda name: None)
+    monkeypatch.setattr(shutil, "which", lambda name: None)
     assert cli.main(["validate", "--out", str(tmp_path)]) == 0
     err = capsys.readouterr().err.strip().splitlines()
     skips = [line for line in err if "skipped" in line]
@@ -43,7 +44,7 @@ def _fake_queues(monkeypatch, ccsim_value: float, explained: str = ""):
                 v.case, v.quantity, v.reference, v.ccsim, v.tolerance, explained
             )
 
-    monkeypatch.setattr(validation.shutil, "which", lambda name: "/bin/true")
+    monkeypatch.setattr(shutil, "which", lambda name: "/bin/true")
     monkeypatch.setattr(validation.ns2, "version", lambda: "2.35-test")
     monkeypatch.setattr(queues, "run_ns2", lambda case, d: None)
     monkeypatch.setattr(

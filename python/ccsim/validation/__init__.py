@@ -20,7 +20,6 @@ import dataclasses
 import datetime
 import os
 import re
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -30,62 +29,48 @@ from ccsim.validation import ns2, ns3
 from ccsim.validation.framework import VERDICT_HEAD, Suite, SuiteResult, Verdict
 from ccsim.validation.mdblock import read_block, replace_block
 from ccsim.validation.ns2 import blt_tcp, bmcc_mix, buc_fifo, queues, tcp
+from ccsim.validation.ns2.ns2tcp import have_ns
 from ccsim.validation.ns3 import ns3tcp, westwood
 
+
+def _ns2_suite(name: str, title: str, module, minutes: tuple[float, float]) -> Suite:
+    """A suite against ns-2.35 run by ``module`` (its ``run_suite`` and docs markers)."""
+    return Suite(
+        name,
+        title,
+        "ns-2.35",
+        "`ns`",
+        have_ns,
+        ns2.INSTALL,
+        (module.MARK_BEGIN, module.MARK_END),
+        module.run_suite,
+        minutes,
+    )
+
+
 SUITES: list[Suite] = [
-    Suite(
-        "tcp",
-        "TCP dumbbells, 1 to 200 flows (Tahoe, Reno, NewReno, SACK)",
-        "ns-2.35",
-        "`ns`",
-        lambda: shutil.which("ns") is not None,
-        ns2.INSTALL,
-        (tcp.MARK_BEGIN, tcp.MARK_END),
-        tcp.run_suite,
-        (1.5, 6.0),
+    _ns2_suite(
+        "tcp", "TCP dumbbells, 1 to 200 flows (Tahoe, Reno, NewReno, SACK)", tcp, (1.5, 6.0)
     ),
-    Suite(
-        "queues",
-        "Queue disciplines: RED, gentle RED with ECN, ARED, DRR, FQ",
-        "ns-2.35",
-        "`ns`",
-        lambda: shutil.which("ns") is not None,
-        ns2.INSTALL,
-        (queues.MARK_BEGIN, queues.MARK_END),
-        queues.run_suite,
-        (0.2, 0.2),
+    _ns2_suite(
+        "queues", "Queue disciplines: RED, gentle RED with ECN, ARED, DRR, FQ", queues, (0.2, 0.2)
     ),
-    Suite(
+    _ns2_suite(
         "bmcc-mix",
         "BMCC's protocol mixes without BMCC: SACK and SACK + ECN over drop-tail and RED",
-        "ns-2.35",
-        "`ns`",
-        lambda: shutil.which("ns") is not None,
-        ns2.INSTALL,
-        (bmcc_mix.MARK_BEGIN, bmcc_mix.MARK_END),
-        bmcc_mix.run_suite,
+        bmcc_mix,
         (7.0, 45.0),
     ),
-    Suite(
+    _ns2_suite(
         "blt-tcp",
         "TCP in BLT's open-loop study (Poisson arrivals of 100-KB transfers)",
-        "ns-2.35",
-        "`ns`",
-        lambda: shutil.which("ns") is not None,
-        ns2.INSTALL,
-        (blt_tcp.MARK_BEGIN, blt_tcp.MARK_END),
-        blt_tcp.run_suite,
+        blt_tcp,
         (1.5, 12.0),
     ),
-    Suite(
+    _ns2_suite(
         "buc-fifo",
         "The BUC comparison's FIFO gateway: drop-tail phase locking, with and without send jitter",
-        "ns-2.35",
-        "`ns`",
-        lambda: shutil.which("ns") is not None,
-        ns2.INSTALL,
-        (buc_fifo.MARK_BEGIN, buc_fifo.MARK_END),
-        buc_fifo.run_suite,
+        buc_fifo,
         (0.5, 1.5),
     ),
     Suite(
