@@ -36,7 +36,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ccsim.validation.ns2.ns2tcp import Case, ns2_stdout, tcl
+from ccsim.validation.ns2.ns2tcp import Case, ns2_stdout, parse_printed, tcl
 
 
 def linux_tcl(case: Case, seed: int, ca: str, out_path: str) -> str:
@@ -78,17 +78,8 @@ def run_ns2_linux(case: Case, seed: int, ca: str) -> dict:
 
 def parse(case: Case, out: str) -> dict:
     """Parses the Q/F/W lines of an ``ns2tcp.tcl(counters=True)`` script."""
-    q, flows, warm = None, [], {}
-    for line in out.splitlines():
-        f = line.split()
-        if not f:
-            continue
-        if f[0] == "Q":
-            q = [float(x) for x in f[1:]]
-        elif f[0] == "F":
-            flows.append([float(x) for x in f[1:]])
-        elif f[0] == "W":
-            warm[int(f[1])] = [float(x) for x in f[2:]]
+    p = parse_printed(out)
+    q, flows, warm = p.q, p.flows, p.warm
     if q is None or len(flows) != case.pairs or len(warm) != case.pairs:
         raise RuntimeError(f"ns-2 printed no statistics for {case.name}:\n{out[-2000:]}")
     window = case.duration_s - case.warmup_s

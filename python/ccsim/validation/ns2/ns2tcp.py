@@ -489,28 +489,46 @@ def ns2_stdout(script: str, timeout_s: float = 3600) -> str:
         ).stdout
 
 
-def run_ns2(case: Case, seed: int) -> Outcome:
-    """Runs ns-2 on ``case`` and parses its output."""
-    out = ns2_stdout(tcl(case, seed))
-    q = None
-    flows = []
-    cwnd = []
-    warm = {}
-    cross = None
+@dataclasses.dataclass
+class Printed:
+    """The statistics lines a :func:`tcl` script prints: ``Q`` (the bottleneck's
+    counters), ``F`` (one per flow: i ndatapack nrexmitpack nrexmit ack
+    necnresponses), ``C`` (cwnd samples: time flow cwnd ssthresh), ``W`` (each flow at
+    the end of the warm-up, by flow: ack nrexmitpack nrexmit necn) and ``X`` (the cross
+    traffic's counters)."""
+
+    q: list[float] | None = None
+    flows: list[list[float]] = dataclasses.field(default_factory=list)
+    cwnd: list[tuple[float, int, float, float]] = dataclasses.field(default_factory=list)
+    warm: dict[int, list[float]] = dataclasses.field(default_factory=dict)
+    cross: list[float] | None = None
+
+
+def parse_printed(out: str) -> Printed:
+    """Reads the statistics lines of a :func:`tcl` script's output (:class:`Printed`)."""
+    p = Printed()
     for line in out.splitlines():
         f = line.split()
         if not f:
             continue
         if f[0] == "Q":
-            q = [float(x) for x in f[1:]]
+            p.q = [float(x) for x in f[1:]]
         elif f[0] == "F":
-            flows.append([float(x) for x in f[1:]])
+            p.flows.append([float(x) for x in f[1:]])
         elif f[0] == "C":
-            cwnd.append((float(f[1]), int(f[2]), float(f[3]), float(f[4])))
+            p.cwnd.append((float(f[1]), int(f[2]), float(f[3]), float(f[4])))
         elif f[0] == "W":
-            warm[int(f[1])] = [float(x) for x in f[2:]]
+            p.warm[int(f[1])] = [float(x) for x in f[2:]]
         elif f[0] == "X":
-            cross = [float(x) for x in f[1:]]
+            p.cross = [float(x) for x in f[1:]]
+    return p
+
+
+def run_ns2(case: Case, seed: int) -> Outcome:
+    """Runs ns-2 on ``case`` and parses its output."""
+    out = ns2_stdout(tcl(case, seed))
+    p = parse_printed(out)
+    q, flows, cwnd, warm, cross = p.q, p.flows, p.cwnd, p.warm, p.cross
     if q is None:
         raise RuntimeError(f"ns-2 printed no queue statistics for {case.name}:\n{out[-2000:]}")
     window = case.duration_s - case.warmup_s
