@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import dataclasses
+import functools
 import json
 import math
 import statistics
@@ -175,6 +176,16 @@ class Variant:
     family: str
 
 
+#: ccsim's variants beside the experiment's: (label, conventions, SACK, family).
+CCSIM_VARIANTS = (
+    ("ccsim, ns-2 conventions", "ns2", False, "ccsim ns2"),
+    ("ccsim, ns-2 conventions, Slow-but-Steady", "ns2-every", False, "ccsim ns2 every"),
+    ("ccsim, ns-2 conventions, SACK", "ns2", True, "ccsim ns2 sack"),
+    ("ccsim, ns-3 conventions, SACK", "ns3", True, "ccsim ns3 sack"),
+    ("ccsim, ns-3 conventions", "ns3", False, "ccsim ns3"),
+)
+
+
 def variants(protocol: str) -> list[Variant]:
     """Every simulator variant of ``protocol`` ("newreno" or "westwood")."""
     ww = protocol == "westwood"
@@ -197,35 +208,9 @@ def variants(protocol: str) -> list[Variant]:
         )
     out += [
         Variant(
-            "ccsim, ns-2 conventions",
-            "ccsim",
-            lambda c, s: ccsim_run(c, s, protocol, "ns2", False),
-            "ccsim ns2",
-        ),
-        Variant(
-            "ccsim, ns-2 conventions, Slow-but-Steady",
-            "ccsim",
-            lambda c, s: ccsim_run(c, s, protocol, "ns2-every", False),
-            "ccsim ns2 every",
-        ),
-        Variant(
-            "ccsim, ns-2 conventions, SACK",
-            "ccsim",
-            lambda c, s: ccsim_run(c, s, protocol, "ns2", True),
-            "ccsim ns2 sack",
-        ),
-        Variant(
-            "ccsim, ns-3 conventions, SACK",
-            "ccsim",
-            lambda c, s: ccsim_run(c, s, protocol, "ns3", True),
-            "ccsim ns3 sack",
-        ),
-        Variant(
-            "ccsim, ns-3 conventions",
-            "ccsim",
-            lambda c, s: ccsim_run(c, s, protocol, "ns3", False),
-            "ccsim ns3",
-        ),
+            label, "ccsim", functools.partial(ccsim_run, cc=protocol, conv=conv, sack=sack), fam
+        )
+        for label, conv, sack, fam in CCSIM_VARIANTS
     ]
     if have_ns():
         if not ww:
