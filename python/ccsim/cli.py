@@ -159,7 +159,9 @@ def _not_results(d: Path) -> str | None:
 
 
 def _is_store(d: Path) -> bool:
-    return (d / "ccsim.duckdb").exists()
+    from ccsim.store import DB_NAME
+
+    return (d / DB_NAME).exists()
 
 
 def _table_text(df) -> str:
@@ -197,8 +199,6 @@ def cmd_sweep(a: argparse.Namespace) -> int:
 
 def _mean_pm(agg, metrics: list[str]):
     """The aggregate table with one ``mean ± half-width`` column per metric and ``n``."""
-    import pandas as pd
-
     out = agg[[c for c in agg.columns if not any(c.startswith(f"{m}_") for m in metrics)]].copy()
     for m in metrics:
         hw = agg[f"{m}_half_width"]
@@ -207,7 +207,7 @@ def _mean_pm(agg, metrics: list[str]):
         ]
     if metrics:
         out["n"] = agg[f"{metrics[0]}_n"].astype(int)
-    return pd.DataFrame(out)
+    return out
 
 
 def cmd_results(a: argparse.Namespace) -> int:
@@ -264,12 +264,8 @@ def _plot_sweep(a: argparse.Namespace) -> int:
     )
     if len(eng):
         latest = eng.sort_values("finished_at")["engine"].iloc[-1]
-        keep = set(
-            zip(
-                eng.loc[eng["engine"] == latest, "experiment"],
-                eng.loc[eng["engine"] == latest, "point_id"],
-            )
-        )
+        ours = eng[eng["engine"] == latest]
+        keep = set(zip(ours["experiment"], ours["point_id"]))
         mask = [(e, p) in keep for e, p in zip(df["experiment"], df["point_id"])]
         if not all(mask):
             print(
