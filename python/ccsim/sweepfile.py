@@ -152,7 +152,7 @@ def read(path: str | Path) -> SweepFile:
         bp = (path.parent / base).resolve()
         if not bp.exists():
             raise SweepFileError(f"base: got {base!r}: no scenario file {bp}")
-        base = tomllib.loads(bp.read_text())
+        base = bp  # read by the sweep, as any scenario file
     elif not isinstance(base, dict):
         raise SweepFileError(f"base: got {base!r}, expected a scenario file name or a [base] table")
     axes = doc.get("axes", {})
