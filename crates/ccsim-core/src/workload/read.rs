@@ -163,17 +163,8 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
         let complete_first = t.opt_uint("complete_first", 1, u64::MAX)?;
         let pick_idle = t.choice("pick", Some("uniform"), &["uniform", "idle"])? == "idle";
         let max_alive = t.opt_uint("max_alive", 1, u64::MAX)?;
-        let processes = if process == "per_pair" { pairs.len() } else { 1 } * if direction == "both" { 2 } else { 1 };
-        check_runaway(
-            &t,
-            &name,
-            rate * processes as f64,
-            size.mean(),
-            stop - start,
-            max_alive,
-            nodes,
-        )?;
         let wi = w.list.len() as u32;
+        let first_proc = w.procs.len();
         let dirs: &[&'static str] = match direction.as_str() {
             "forward" => &["forward"],
             "reverse" => &["reverse"],
@@ -214,6 +205,16 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
                 });
             }
         }
+        let processes = w.procs.len() - first_proc;
+        check_runaway(
+            &t,
+            &name,
+            rate * processes as f64,
+            size.mean(),
+            stop - start,
+            max_alive,
+            nodes,
+        )?;
         w.list.push(Workload {
             name,
             spec,
