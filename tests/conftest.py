@@ -23,3 +23,18 @@ SMALL = {
 def small():
     """A 2-second, two-flow dumbbell scenario (fresh copy per test)."""
     return copy.deepcopy(SMALL)
+
+
+@pytest.fixture
+def dask_cluster():
+    """A real Dask scheduler with two single-threaded worker processes on loopback
+    (skipped where ``distributed`` is not installed)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        processes=True,
+        n_workers=2,
+        threads_per_worker=1,
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as cluster:
+        yield cluster

@@ -230,17 +230,9 @@ def test_named_metrics_read_the_tables():
         sweepfile.Metric.parse("queues[X].drops").value(r)
 
 
-def test_sweep_on_a_dask_cluster(tmp_path):
-    distributed = pytest.importorskip("distributed")
+def test_sweep_on_a_dask_cluster(tmp_path, dask_cluster):
     sf = _files(tmp_path, reps=1)
-    with distributed.LocalCluster(
-        processes=True,
-        n_workers=2,
-        threads_per_worker=1,
-        host="127.0.0.1",
-        dashboard_address=None,
-    ) as cluster:
-        r = ccsim("sweep", sf, "--results", tmp_path / "res", "--dask", cluster.scheduler_address)
+    r = ccsim("sweep", sf, "--results", tmp_path / "res", "--dask", dask_cluster.scheduler_address)
     assert r.returncode == 0, r.stderr
     assert "4 of 4 points done (4 run now" in r.stdout
 

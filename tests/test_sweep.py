@@ -375,23 +375,15 @@ def test_ctrl_c_stops_the_pool_and_keeps_finished_points(tmp_path):
     assert _leftovers(tmp_path) == []
 
 
-def test_dask_backend(tmp_path):
-    distributed = pytest.importorskip("distributed")
+def test_dask_backend(tmp_path, dask_cluster):
     pts = sw.expand(BASE, {RATE: ["10Mbps", "20Mbps", "fast"]}, experiment="dask")
-    with distributed.LocalCluster(
-        processes=True,
-        n_workers=2,
-        threads_per_worker=1,
-        host="127.0.0.1",
-        dashboard_address=None,
-    ) as cluster:
-        df = sw.run_sweep(
-            pts,
-            tmp_path,
-            scheduler=cluster.scheduler_address,
-            metrics=bottleneck_metrics,
-            progress=False,
-        )
+    df = sw.run_sweep(
+        pts,
+        tmp_path,
+        scheduler=dask_cluster.scheduler_address,
+        metrics=bottleneck_metrics,
+        progress=False,
+    )
     assert list(df["status"]) == ["done", "done", "failed"]
     assert (df["utilization"].iloc[:2] > 0.3).all()
     # the same points are done for a local rerun
