@@ -10,12 +10,14 @@ description (the dumbbells from ``ccsim.validation.ns2.ns2tcp``, with ns-2's TCP
 conventions on both sides; the parking lot written here), so both simulators
 carry the same traffic. Measured per simulator:
 
-* whole process: wall time of ``ns script.tcl`` and of a fresh Python process
-  running ``ccsim.run`` (interpreter start-up, imports, scenario build, run);
-* engine only (ccsim): the run's own wall time (``summary["wall_s"]``);
-* CPU time (user + system, from ``/usr/bin/time``; for ccsim's engine, the
-  process time spent in ``ccsim.run``): unlike wall time it hardly changes
-  when other work shares the machine, so the ratios use it;
+* whole process: wall time of ``ns script.tcl`` and of ``ccsim run SCENARIO
+  --out DIR --quiet`` (interpreter start-up, imports, scenario, run, Parquet tables
+  and JSON written), the commands a user runs;
+* engine only (ccsim): the run's own CPU and wall time, as the process measured
+  them (``summary.json``'s ``cpu_s`` and ``wall_s``: build, simulation, result
+  columns), and the rest of the process's wall time ("start-up and output");
+* CPU time (user + system, from ``/usr/bin/time``): unlike wall time it hardly
+  changes when other work shares the machine, so the ratios use it;
 * bottleneck departures per CPU second (whole process, and engine only for
   ccsim), events per second (ccsim), peak memory (maximum resident set size of
   the process, from ``/usr/bin/time``).
@@ -252,6 +254,13 @@ class Measure:
     max_rss_mb: float
     engine_cpu_s: float = float("nan")
     events: int = 0
+    engine_wall_s: float = float("nan")
+
+    @property
+    def overhead_s(self) -> float:
+        """Wall time of the process beyond its run: interpreter start-up, imports,
+        reading the scenario, writing the results."""
+        return self.wall_s - self.engine_wall_s
 
 
 #: Limits for one ns-2 run: its static routing keeps a table per node, so a
@@ -309,34 +318,42 @@ def run_ns2(b: Bench, cpu_s: int = NS2_CPU_S) -> Measure:
     return Measure(wall, cpu, int(q[2]), rss)
 
 
-# "engine" time excludes what the first run of a process loads lazily (pandas, for the
-# result tables): a 1 ms run of a one-flow dumbbell comes first, outside the timing.
-CCSIM_CHILD = """
-import json, sys, time, ccsim
-ccsim.run({"duration": "1ms", "topology": {"kind": "dumbbell", "pairs": 1,
-    "bottleneck": {"rate": "1Mbps", "delay": "1ms"}, "access": {"rate": "1Mbps", "delay": "1ms"}},
-    "flows": [{"pairs": "all"}]})
-s = json.load(open(sys.argv[1]))
-t0 = time.process_time()
-r = ccsim.run(s)
-cpu = time.process_time() - t0
-q = r.queue(sys.argv[2])
-print(json.dumps({"departures": int(q["departures"]), "cpu_s": cpu, "events": r.summary["events"]}))
-"""
+def _ccsim_command() -> list[str]:
+    """The ``ccsim`` command of this interpreter's environment."""
+    script = Path(sys.executable).with_name("ccsim")
+    return (
+        [str(script)]
+        if script.exists()
+        else [sys.executable, "-c", "import sys, ccsim.cli; sys.exit(ccsim.cli.main())"]
+    )
 
 
 def run_ccsim(b: Bench) -> Measure:
+    """A whole ``ccsim run SCENARIO --out DIR --quiet`` process, as a user runs it
+    (start-up, imports, scenario, simulation, Parquet tables and JSON written); the
+    engine's share is the run's CPU time as the process itself measured it
+    (``summary.json``'s ``cpu_s``)."""
+    import pyarrow.parquet as pq
+
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "bench.json"
         path.write_text(json.dumps(b.scenario))
+        out_dir = Path(d) / "out"
         try:
-            out, wall, cpu, rss = _timed(
-                [sys.executable, "-c", CCSIM_CHILD, str(path), b.bottleneck]
+            _, wall, cpu, rss = _timed(
+                [*_ccsim_command(), "run", str(path), "--out", str(out_dir), "--quiet"]
             )
         except subprocess.CalledProcessError as e:
             raise SystemExit(f"{b.name}: ccsim failed: {_last_line(e)}") from None
-    r = json.loads(out.strip().splitlines()[-1])
-    return Measure(wall, cpu, r["departures"], rss, r["cpu_s"], r["events"])
+        summary = json.loads((out_dir / "summary.json").read_text())
+        q = pq.read_table(out_dir / "queues.parquet", columns=["queue", "departures"]).to_pydict()
+    if b.bottleneck not in q["queue"]:
+        shown = ", ".join(q["queue"][:10])
+        raise SystemExit(f"{b.name}: ccsim failed: no queue {b.bottleneck!r}; queues: {shown}")
+    departures = q["departures"][q["queue"].index(b.bottleneck)]
+    return Measure(
+        wall, cpu, departures, rss, summary["cpu_s"], summary["events"], summary["wall_s"]
+    )
 
 
 def best_pair(b: Bench, repeat: int, ns2_cpu: int | None) -> tuple[Measure | str | None, Measure]:
@@ -369,8 +386,8 @@ def table(rows: list[tuple[Bench, Measure | str | None, Measure]]) -> str:
     lines = [
         "| scenario | ns-2 CPU | ns-2 departures/s | ns-2 peak RSS | ccsim CPU (process / engine) "
         "| ccsim departures/s (process / engine) | ccsim events/s | ccsim peak RSS "
-        "| ratio (process / engine) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| ratio (process / engine) | ccsim start-up and output (wall) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for b, ns, cc in rows:
         cc_dep = f"{cc.departures / cc.cpu_s / 1e3:.0f} k / {cc.departures / cc.engine_cpu_s / 1e3:.0f} k"
@@ -383,7 +400,8 @@ def table(rows: list[tuple[Bench, Measure | str | None, Measure]]) -> str:
             ns_cols = f"{ns.cpu_s:.2f} s | {ns.departures / ns.cpu_s / 1e3:.0f} k | {ns.max_rss_mb:.0f} MB"
             ratio = f"{ns.cpu_s / cc.cpu_s:.1f}× / {ns.cpu_s / cc.engine_cpu_s:.1f}×"
         lines.append(
-            f"| {b.name} | {ns_cols} | {cc_cpu} | {cc_dep} | {ev} | {cc.max_rss_mb:.0f} MB | {ratio} |"
+            f"| {b.name} | {ns_cols} | {cc_cpu} | {cc_dep} | {ev} | {cc.max_rss_mb:.0f} MB | {ratio} "
+            f"| {cc.overhead_s:.2f} s |"
         )
     return "\n".join(lines)
 

@@ -44,7 +44,8 @@ def test_a_scenario_file_is_measured_with_ccsim_alone(tmp_path, path):
     row = next(line for line in r.stdout.splitlines() if line.startswith("| mine.json |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[1:4] == ["—", "—", "—"]  # no ns-2 figures
-    assert cells[-1].startswith("— (not compared")
+    assert cells[-2].startswith("— (not compared")
+    assert 0 < float(cells[-1].removesuffix(" s")) < 5  # start-up and output, wall
     # ccsim's own figures: departures per CPU second on the bottleneck, events/s, memory.
     process, engine = (float(x.split()[0]) for x in cells[5].split("/"))
     assert process > 0 and engine >= process

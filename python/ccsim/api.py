@@ -112,10 +112,10 @@ def run(
     d = load_scenario(scenario, overrides)
     text = _to_json(d)
     limit = _memory(memory_limit)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     raw = _ccsim.run(text, progress, slice_s, limit)
-    wall = time.perf_counter() - t0
-    r = Results._from_native(raw, wall)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    r = Results._from_native(raw, wall, cpu)
     for msg in ecn_without_marking(r.scenario):
         warnings.warn(msg, EcnWarning, stacklevel=2)
     return r

@@ -56,6 +56,9 @@ SHOWN_QUEUES = 4
 
 
 def _print_summary(r: ccsim.Results) -> None:
+    """The run's facts, busiest queues, flows and connections, read from the
+    engine's columns (no DataFrame is built: a run with ``--out`` never imports
+    pandas)."""
     s = r.summary
     warm = s.get("warmup_s", 0) or 0
     window = f"after the {warm:g} s warm-up" if warm else "whole run"
@@ -69,39 +72,55 @@ def _print_summary(r: ccsim.Results) -> None:
         f"{s['packets_delivered']}, dropped {s['packets_dropped']}, in flight at end "
         f"{s['packets_in_flight']}"
     )
-    q = r.queues
-    used = q[q["departures"] > 0]
-    busy = used.sort_values("utilization", ascending=False).head(SHOWN_QUEUES)
-    if len(busy):
+
+    def rows(table: str, names: list[str]) -> list[dict]:
+        cols = [r.column(table, n) for n in names]
+        return [dict(zip(names, vals)) for vals in zip(*cols)]
+
+    names = [
+        "queue",
+        "departures",
+        "utilization",
+        "drops",
+        "mean_len_pkts",
+        "max_len_pkts",
+        "limit",
+    ]
+    q = rows("queues", names)
+    used = [row for row in q if row["departures"] > 0]
+    busy = sorted(used, key=lambda row: -row["utilization"])[:SHOWN_QUEUES]  # stable, as pandas'
+    if busy:
         print(
             f"queues ({window}; the {len(busy)} busiest by utilization of {len(used)} "
             f"with traffic, {len(q)} in all):"
         )
-    for _, row in busy.iterrows():
+    for row in busy:
         print(
             f"  {row['queue']:<12} util {row['utilization'] * 100:6.2f}%  "
             f"drops {row['drops']:>7}  mean {row['mean_len_pkts']:8.2f} pkt  "
             f"max {row['max_len_pkts']} pkt  limit {row['limit']}"
         )
-    f = r.flows
-    if len(f):
-        gp = f["goodput_bps"]
+    gp = r.column("flows", "goodput_bps")
+    if gp:
         print(
-            f"flows: {len(f)}, goodput ({window}) total {gp.sum() / 1e6:.3f} Mbps "
-            f"(min {gp.min() / 1e6:.3f}, max {gp.max() / 1e6:.3f}), "
-            f"retransmits (whole run) {int(f['retransmits'].sum())}, "
-            f"timeouts {int(f['timeouts'].sum())}"
+            f"flows: {len(gp)}, goodput ({window}) total {sum(gp) / 1e6:.3f} Mbps "
+            f"(min {min(gp) / 1e6:.3f}, max {max(gp) / 1e6:.3f}), "
+            f"retransmits (whole run) {int(sum(r.column('flows', 'retransmits')))}, "
+            f"timeouts {int(sum(r.column('flows', 'timeouts')))}"
         )
-    c = r.connections
-    if len(c):
-        rt = c["response_time_s"].dropna()
+    rt_all = r.column("connections", "response_time_s")
+    rt = [x for x in rt_all if x == x]  # not NaN
+    if rt_all:
+        mean_rt = sum(rt) / len(rt) if rt else float("nan")
         print(
             f"connections: {s['connections_started']} started, {s['connections_completed']} "
             f"completed (at most {s['connections_peak_alive']} alive), "
-            f"mean response time {rt.mean():.4f} s, retransmits {int(c['retransmits'].sum())}, "
-            f"timeouts {int(c['timeouts'].sum())}"
+            f"mean response time {mean_rt:.4f} s, "
+            f"retransmits {int(sum(r.column('connections', 'retransmits')))}, "
+            f"timeouts {int(sum(r.column('connections', 'timeouts')))}"
         )
-    for _, w in r.workloads.iterrows():
+    names = ["workload", "direction", "load_realised_bps", "load_requested_bps"]
+    for w in rows("workloads", names):
         print(
             f"  workload {w['workload']} ({w['direction']}): offered load "
             f"{w['load_realised_bps'] / 1e6:.3f} Mbps realised, "

@@ -101,13 +101,14 @@ def check_output_dir(directory: str | os.PathLike, force: bool = False) -> str:
 
 
 def _frame(cols: dict) -> pd.DataFrame:
+    """A DataFrame of a table as the engine returns it: ``{column: (dtype, payload)}``."""
     import numpy as np
     import pandas as pd
 
     data = {}
     for name, (dtype, payload) in cols.items():
         if dtype == "str":
-            data[name] = pd.Series(payload)
+            data[name] = pd.Series(payload, dtype=str)  # also when empty, as read back
         elif dtype == "cat":
             codes, labels = payload
             codes = np.frombuffer(codes, dtype="<u4").astype(np.int32)
@@ -117,15 +118,86 @@ def _frame(cols: dict) -> pd.DataFrame:
     return pd.DataFrame(data)
 
 
+def _read_parquet(data: bytes) -> pd.DataFrame:
+    """A DataFrame of a saved table; the columns the engine's writer lists as
+    categorical (``ccsim.categorical``) come back as pandas categoricals."""
+    import pyarrow.parquet as pq
+
+    meta = pq.read_schema(io.BytesIO(data)).metadata or {}
+    cats = json.loads(meta.get(b"ccsim.categorical", b"[]"))
+    return pq.read_table(io.BytesIO(data), read_dictionary=cats or None).to_pandas()
+
+
+def _engine_columns(df: pd.DataFrame) -> dict | None:
+    """``df`` in the engine's column form, or None if a column has a type the engine's
+    tables never have (then pyarrow writes it)."""
+    import pandas as pd
+
+    cols = {}
+    for name in df.columns:
+        s = df[name]
+        if not isinstance(name, str):
+            return None
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            labels = list(s.cat.categories)
+            codes = s.cat.codes.to_numpy()
+            if (codes < 0).any() or not all(isinstance(x, str) for x in labels):
+                return None
+            cols[name] = ("cat", (codes.astype("<u4").tobytes(), labels))
+        elif s.dtype in ("float64", "int64"):
+            cols[name] = (s.dtype.str, s.to_numpy().astype(s.dtype.str).tobytes())
+        else:
+            values = s.tolist()
+            if not all(isinstance(x, str) for x in values) or not (
+                pd.api.types.is_string_dtype(s.dtype) or s.dtype == object
+            ):
+                return None
+            cols[name] = ("str", values)
+    return cols
+
+
+def _values(table, name: str) -> list:
+    """The values of column ``name`` of a table in any of its forms, as a list
+    (what the command line's summary reads without building DataFrames)."""
+    if isinstance(table, dict):
+        dtype, payload = table[name]
+        if dtype == "str":
+            return list(payload)
+        if dtype == "cat":
+            codes, labels = payload
+            return [labels[c] for c in memoryview(codes).cast("I")]
+        return memoryview(payload).cast({"<f8": "d", "<i8": "q"}[dtype]).tolist()
+    return table[name].tolist()
+
+
+def _rows(table) -> int:
+    if isinstance(table, dict):
+        if not table:
+            return 0
+        return len(_values(table, next(iter(table))))
+    return len(table)
+
+
+# Tables every run has (the others exist only for some runs).
+_ALWAYS = ("flows", "queues")
+
+
 class Results:
     """Results of one run.
+
+    The tables are built as pandas DataFrames when first read (``r.flows``): until
+    then they are kept as the engine returned them (or as their saved Parquet
+    bytes), so a run whose tables are only saved, as ``ccsim run --out`` does,
+    never imports pandas. :meth:`save` writes the engine's columns to Parquet
+    without pandas or pyarrow (:func:`ccsim._ccsim.parquet`).
 
     Attributes
     ----------
     scenario : dict
         The fully resolved scenario (every default filled in).
     summary : dict
-        Run facts: seed, duration, events, packet counts, wall time, speed.
+        Run facts: seed, duration, events, packet counts, wall time and CPU time
+        of the run (``wall_s``, ``cpu_s``: building, simulating, collecting), speed.
     flows : pandas.DataFrame
         One row per flow: bytes sent/delivered, goodput over the measurement
         window, retransmissions, timeouts, completion time, final cwnd, RTTs.
@@ -164,45 +236,121 @@ class Results:
         trace: pd.DataFrame | None = None,
         files: dict[str, bytes] | None = None,
     ):
+        tables = {"flows": flows, "queues": queues, "connections": connections}
+        tables |= {"workloads": workloads, "trace": trace}
+        tables |= {f"ts_{k}": v for k, v in timeseries.items()}
+        self._init(scenario, summary, tables, files)
+
+    def _init(self, scenario: dict, summary: dict, tables: dict, files) -> None:
         self.scenario = scenario
         self.summary = summary
-        self.flows = flows
-        self.queues = queues
-        self.timeseries = timeseries
-        import pandas as pd
-
-        self.connections = pd.DataFrame() if connections is None else connections
-        self.workloads = pd.DataFrame() if workloads is None else workloads
-        self.trace = trace
+        # name -> the engine's columns (dict), Parquet bytes, or a DataFrame
+        self._tables = {k: v for k, v in tables.items() if v is not None}
         self.files = dict(files or {})
 
     @classmethod
-    def _from_native(cls, raw: dict, wall_s: float) -> Results:
+    def _of(cls, scenario: dict, summary: dict, tables: dict, files=None) -> Results:
+        r = cls.__new__(cls)
+        r._init(scenario, summary, tables, files)
+        return r
+
+    def _frame(self, name: str) -> pd.DataFrame | None:
+        t = self._tables.get(name)
+        if not isinstance(t, (dict, bytes)):
+            return t  # a DataFrame, or None
+        df = _frame(t) if isinstance(t, dict) else _read_parquet(t)
+        self._tables[name] = df
+        return df
+
+    def _empty(self, name: str) -> pd.DataFrame:
+        df = self._frame(name)
+        if df is None:
+            import pandas as pd
+
+            df = pd.DataFrame()
+        return df
+
+    flows = property(
+        lambda self: self._frame("flows"),
+        lambda self, df: self._tables.__setitem__("flows", df),
+        doc="One row per flow (see the class docstring).",
+    )
+    queues = property(
+        lambda self: self._frame("queues"),
+        lambda self, df: self._tables.__setitem__("queues", df),
+        doc="One row per link direction (see the class docstring).",
+    )
+    connections = property(
+        lambda self: self._empty("connections"),
+        lambda self, df: self._tables.__setitem__("connections", df),
+        doc="One row per workload connection; empty without workloads.",
+    )
+    workloads = property(
+        lambda self: self._empty("workloads"),
+        lambda self, df: self._tables.__setitem__("workloads", df),
+        doc="One row per arrival process; empty without workloads.",
+    )
+    trace = property(
+        lambda self: self._frame("trace"),
+        lambda self, df: self._tables.__setitem__("trace", df),
+        doc="One row per packet event on the traced links, or None.",
+    )
+
+    @property
+    def timeseries(self) -> dict[str, pd.DataFrame]:
+        """Time series by name (``"queue"``, ``"flow"``, ``"component"``)."""
+        ts = getattr(self, "_timeseries", None)
+        if ts is None:
+            names = sorted(k for k in self._tables if k.startswith("ts_"))
+            ts = self._timeseries = {k.removeprefix("ts_"): self._frame(k) for k in names}
+        return ts
+
+    @timeseries.setter
+    def timeseries(self, ts: dict[str, pd.DataFrame]) -> None:
+        self._timeseries = dict(ts)
+
+    def _current_tables(self) -> dict:
+        """Every table by file stem, in its current form (the timeseries dict, once
+        handed out, is the one that counts)."""
+        tables = {k: v for k, v in self._tables.items() if v is not None}
+        ts = getattr(self, "_timeseries", None)
+        if ts is not None:
+            tables = {k: v for k, v in tables.items() if not k.startswith("ts_")}
+            tables |= {f"ts_{k}": v for k, v in ts.items()}
+        return tables
+
+    def column(self, table: str, name: str) -> list:
+        """The values of column ``name`` of ``table`` (``"flows"``, ``"queues"``,
+        ``"connections"``, ``"workloads"``, ``"trace"`` or ``"ts_<name>"``) as a
+        list, without building a DataFrame (an absent table has no rows).
+
+        Raises
+        ------
+        KeyError
+            The table exists but has no such column.
+        """
+        t = self._current_tables().get(table)
+        if t is None:
+            return []
+        if isinstance(t, bytes):
+            t = self._frame(table)
+        if name not in t:
+            raise KeyError(f"{table} has no column {name!r}")
+        return _values(t, name)
+
+    @classmethod
+    def _from_native(cls, raw: dict, wall_s: float, cpu_s: float = float("nan")) -> Results:
         summary = json.loads(raw["summary"])
         scenario = json.loads(raw["resolved"])
-        tables = {k: _frame(v) for k, v in raw["tables"].items()}
-        flows = tables.pop("flows")
-        queues = tables.pop("queues")
-        conns = tables.pop("connections", None)
-        workloads = tables.pop("workloads", None)
-        trace = tables.pop("trace", None)
-        ts = {k.removeprefix("ts_"): v for k, v in tables.items()}
-        data_pkts = int(flows["packets_sent"].sum()) if len(flows) else 0
+        tables = dict(raw["tables"])
+        flows = tables["flows"]
+        data_pkts = int(sum(_values(flows, "packets_sent"))) if _rows(flows) else 0
         summary["wall_s"] = wall_s
+        summary["cpu_s"] = cpu_s
         summary["events_per_s"] = summary["events"] / wall_s if wall_s > 0 else float("nan")
         summary["sim_s_per_wall_s"] = summary["duration_s"] / wall_s if wall_s > 0 else float("nan")
         summary["data_packets_sent"] = data_pkts
-        return cls(
-            scenario,
-            summary,
-            flows,
-            queues,
-            ts,
-            conns,
-            workloads,
-            trace=trace,
-            files=dict(raw.get("files", {})),
-        )
+        return cls._of(scenario, summary, tables, dict(raw.get("files", {})))
 
     def queue(self, name: str) -> pd.Series:
         """The row of ``queues`` for one link direction, e.g. ``"R1->R2"``."""
@@ -229,16 +377,13 @@ class Results:
         """
         d = Path(directory)
         mode = check_output_dir(d, force)
+        tables = self._current_tables()
         files: dict[str, bytes] = {
-            "flows.parquet": _parquet(self.flows),
-            "queues.parquet": _parquet(self.queues),
-            **{f"ts_{name}.parquet": _parquet(df) for name, df in self.timeseries.items()},
             **{
-                f"{name}.parquet": _parquet(df)
-                for name, df in (("connections", self.connections), ("workloads", self.workloads))
-                if len(df.columns)
+                f"{name}.parquet": _parquet(name, t)
+                for name, t in tables.items()
+                if name in _ALWAYS or len(t if isinstance(t, (dict, bytes)) else t.columns)
             },
-            **({"trace.parquet": _parquet(self.trace)} if self.trace is not None else {}),
             **self.files,
             "summary.json": json.dumps(self.summary, indent=2, default=_jsonable).encode(),
             "scenario.json": json.dumps(self.scenario, indent=2).encode(),
@@ -310,47 +455,27 @@ class Results:
                     f"{d / name} is {why}; this directory does not hold run {m.get('run_id')} whole"
                 )
             data[name] = raw
-        import pandas as pd
-
-        ts = {
-            n[len("ts_") : -len(".parquet")]: pd.read_parquet(io.BytesIO(b))
-            for n, b in sorted(data.items())
-            if n.startswith("ts_") and n.endswith(".parquet")
+        tables = {
+            n.removesuffix(".parquet"): b
+            for n, b in data.items()
+            if n.endswith(".parquet") and _TABLES.fullmatch(n)
         }
-        trace = data.get("trace.parquet")
-        return cls(
+        return cls._of(
             json.loads(data["scenario.json"]),
             json.loads(data["summary.json"]),
-            pd.read_parquet(io.BytesIO(data["flows.parquet"])),
-            pd.read_parquet(io.BytesIO(data["queues.parquet"])),
-            ts,
-            *(
-                pd.read_parquet(io.BytesIO(data[f"{n}.parquet"]))
-                if f"{n}.parquet" in data
-                else None
-                for n in ("connections", "workloads")
-            ),
-            trace=pd.read_parquet(io.BytesIO(trace)) if trace is not None else None,
-            files={n: b for n, b in data.items() if not _TABLES.fullmatch(n)},
+            tables,
+            {n: b for n, b in data.items() if not _TABLES.fullmatch(n)},
         )
 
     @classmethod
     def _load_unchecked(cls, d: Path) -> Results:
-        import pandas as pd
-
-        ts = {
-            p.stem.removeprefix("ts_"): pd.read_parquet(p) for p in sorted(d.glob("ts_*.parquet"))
+        tables = {
+            p.stem: p.read_bytes() for p in sorted(d.glob("*.parquet")) if _TABLES.fullmatch(p.name)
         }
-        return cls(
+        return cls._of(
             json.loads((d / "scenario.json").read_text()),
             json.loads((d / "summary.json").read_text()),
-            pd.read_parquet(d / "flows.parquet"),
-            pd.read_parquet(d / "queues.parquet"),
-            ts,
-            *(
-                pd.read_parquet(d / f"{n}.parquet") if (d / f"{n}.parquet").exists() else None
-                for n in ("connections", "workloads")
-            ),
+            tables,
         )
 
     def __repr__(self) -> str:
@@ -378,9 +503,20 @@ class Results:
         return plots.figure(self, what=what)
 
 
-def _parquet(df: pd.DataFrame) -> bytes:
+def _parquet(name: str, table) -> bytes:
+    """Table ``name`` as Parquet bytes: the engine's columns (or a DataFrame of the
+    same four column types) by the engine's writer, so that a run's files are the
+    same bytes whether or not its DataFrames were built; saved bytes as they were; a
+    DataFrame holding other types by pyarrow."""
+    if isinstance(table, bytes):
+        return table
+    cols = table if isinstance(table, dict) else _engine_columns(table)
+    if cols is not None:
+        from ccsim import _ccsim
+
+        return _ccsim.parquet(name, cols)
     buf = io.BytesIO()
-    df.to_parquet(buf, index=False)
+    table.to_parquet(buf, index=False)
     return buf.getvalue()
 
 

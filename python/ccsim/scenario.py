@@ -10,6 +10,7 @@ accepted.
 from __future__ import annotations
 
 import copy
+import json
 import math
 import numbers
 import os
@@ -285,8 +286,20 @@ _DUMBBELL_QUEUES = {
 
 
 def _read_toml(p: Path) -> dict:
+    """A scenario file: TOML, or JSON for a name ending in ``.json`` (such as a saved
+    run's ``scenario.json``, which runs the same scenario again)."""
     if not p.is_file():
         raise ScenarioError(f"{p}: scenario file not found")
+    if p.suffix == ".json":
+        try:
+            d = json.loads(p.read_bytes())
+        except (ValueError, RecursionError) as e:
+            raise ScenarioError(f"{p}: not valid JSON ({e})") from None
+        except OSError as e:
+            raise ScenarioError(f"{p}: cannot read the scenario file ({e.strerror})") from None
+        if not isinstance(d, dict):
+            raise ScenarioError(f"{p}: a JSON scenario is an object, not {type(d).__name__}")
+        return d
     try:
         with p.open("rb") as f:
             return tomllib.load(f)

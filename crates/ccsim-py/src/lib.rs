@@ -2,7 +2,10 @@
 //!
 //! Two calls: `resolve(json, memory_limit) -> json` and
 //! `run(json, progress, slice_s, memory_limit) -> dict`, plus `parse_size` for
-//! the Python layer's own options.
+//! the Python layer's own options and `parquet(name, columns, metadata)`, which
+//! writes a table in the form `run` returned it as a Parquet file (the engine's
+//! writer, `ccsim_core::table::parquet`), so saving a run needs neither pandas
+//! nor pyarrow.
 //! Numeric result columns cross as little-endian bytes (NumPy reads them
 //! without copying element by element); string columns as lists. Every error
 //! becomes `ScenarioError` or `SimulationError`; a Rust panic is caught here and
@@ -93,6 +96,71 @@ fn resolve(text: &str, memory_limit: Option<u64>) -> PyResult<String> {
 #[pyfunction]
 fn parse_size(text: &str) -> PyResult<u64> {
     ccsim_core::units::parse_size(text).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Numbers of a column that crossed to Python as little-endian bytes, back.
+fn le_numbers<T, const N: usize>(key: &str, bytes: &[u8], from: fn([u8; N]) -> T) -> PyResult<Vec<T>> {
+    if !bytes.len().is_multiple_of(N) {
+        return Err(PyValueError::new_err(format!(
+            "column {key:?}: {} bytes is not a whole number of {N}-byte values",
+            bytes.len()
+        )));
+    }
+    Ok(bytes
+        .chunks_exact(N)
+        .map(|c| from(c.try_into().expect("N bytes")))
+        .collect())
+}
+
+/// A result table given as `run` returns it (`{column: (dtype, payload)}`, dtypes
+/// `"<f8"`, `"<i8"`, `"str"`, `"cat"`) as the bytes of a Parquet file with
+/// `metadata` as its key-value metadata (`ccsim_core::table::parquet`).
+#[pyfunction]
+#[pyo3(signature = (name, columns, metadata=Vec::new()))]
+fn parquet<'py>(
+    py: Python<'py>,
+    name: &str,
+    columns: &Bound<'py, PyDict>,
+    metadata: Vec<(String, String)>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let mut cols = Vec::with_capacity(columns.len());
+    let mut names: Vec<String> = Vec::with_capacity(columns.len());
+    for (k, v) in columns.iter() {
+        let key: String = k.extract()?;
+        let (dtype, payload): (String, Bound<'py, PyAny>) = v.extract()?;
+        let col = match dtype.as_str() {
+            "<f8" => Column::F64(le_numbers(&key, payload.extract::<&[u8]>()?, f64::from_le_bytes)?),
+            "<i8" => Column::I64(le_numbers(&key, payload.extract::<&[u8]>()?, i64::from_le_bytes)?),
+            "str" => Column::Str(payload.extract()?),
+            "cat" => {
+                let (codes, labels): (Vec<u8>, Vec<String>) = payload.extract()?;
+                let codes = le_numbers(&key, &codes, u32::from_le_bytes)?;
+                if let Some(c) = codes.iter().find(|&&c| c as usize >= labels.len()) {
+                    return Err(PyValueError::new_err(format!(
+                        "column {key:?}: code {c} but {} labels",
+                        labels.len()
+                    )));
+                }
+                Column::Cat(codes, labels)
+            }
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "column {key:?}: dtype {other:?}; accepted: \"<f8\", \"<i8\", \"str\", \"cat\""
+                )))
+            }
+        };
+        names.push(key);
+        cols.push(col);
+    }
+    let rows: Vec<usize> = cols.iter().map(Column::len).collect();
+    if rows.windows(2).any(|w| w[0] != w[1]) {
+        return Err(PyValueError::new_err(format!(
+            "table {name:?}: columns of different lengths ({rows:?})"
+        )));
+    }
+    let meta: Vec<(&str, &str)> = metadata.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let bytes = py.allow_threads(|| ccsim_core::table::parquet::write(&names, &cols, &meta));
+    Ok(PyBytes::new(py, &bytes))
 }
 
 fn output_to_py<'py>(py: Python<'py>, out: Output) -> PyResult<Bound<'py, PyDict>> {
@@ -211,6 +279,7 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", ccsim_core::VERSION)?;

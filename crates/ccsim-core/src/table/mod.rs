@@ -11,8 +11,26 @@ pub enum Column {
     Cat(Vec<u32>, Vec<String>),
 }
 
+impl Column {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        match self {
+            Column::F64(v) => v.len(),
+            Column::I64(v) => v.len(),
+            Column::Str(v) => v.len(),
+            Column::Cat(codes, _) => codes.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// A named result table: columns of equal length, in order.
 pub struct Table {
     pub name: &'static str,
     pub columns: Vec<(&'static str, Column)>,
 }
+
+pub mod parquet;
