@@ -10,6 +10,9 @@
 //! The queue-discipline benchmark keeps n flows backlogged in one discipline
 //! (dequeue a packet, enqueue one for the same flow, time advancing by its
 //! transmission) and reports ns per packet (one enqueue and one dequeue).
+//! The Parquet benchmark writes a trace-shaped table (a million rows: times,
+//! counters, sequence numbers, a categorical event and link) and reports MB/s
+//! and ns per row.
 //! Results are machine-dependent; docs/performance.md records ours.
 
 use ccsim_core::packet::{FlowId, Kind, NodeId, Packet};
@@ -212,6 +215,43 @@ fn qdisc_hold(kind: &str, n: usize, packets: usize) {
     println!("qdisc {kind:<9} {n:>6} flows backlogged: {ns:>6.1} ns per packet (checksum {sink})");
 }
 
+/// `rows` rows of a trace-like table to Parquet (`ccsim_core::table::parquet`).
+fn parquet_write(rows: usize) {
+    use ccsim_core::table::{parquet, Column, Table};
+    let mut rng = Rng::new(7, 0);
+    let t = Table {
+        name: "trace",
+        columns: vec![
+            ("time_s", Column::F64((0..rows).map(|i| i as f64 * 1e-6).collect())),
+            (
+                "event",
+                Column::Cat(
+                    (0..rows).map(|_| (rng.uniform() * 4.0) as u32).collect(),
+                    ["+", "-", "r", "d"].map(String::from).to_vec(),
+                ),
+            ),
+            ("link", Column::Cat(vec![0; rows], vec!["R1->R2".into()])),
+            ("flow", Column::I64((0..rows).map(|i| (i % 8) as i64).collect())),
+            ("seq", Column::I64((0..rows).map(|i| (i * 1448) as i64).collect())),
+            ("bytes", Column::I64(vec![1500; rows])),
+        ],
+    };
+    let mut best = f64::INFINITY;
+    let mut len = 0;
+    for _ in 0..REPEAT {
+        let t0 = Instant::now();
+        len = parquet::to_parquet(&t, &[]).len();
+        best = best.min(t0.elapsed().as_secs_f64());
+    }
+    println!(
+        "parquet-{rows}: {:.1} MB in {:.1} ms, {:.0} MB/s, {:.1} ns per row",
+        len as f64 / 1e6,
+        best * 1e3,
+        len as f64 / 1e6 / best,
+        best * 1e9 / rows as f64
+    );
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; anything else is a name filter (a part of
     // the name, or `=name` for exactly that one).
@@ -275,6 +315,9 @@ fn main() {
         for n in [16, 256, 4096, 65536] {
             hold(n, 2_000_000);
         }
+    }
+    if want("parquet") {
+        parquet_write(1_000_000);
     }
     for kind in ["droptail", "red", "drr", "fq"] {
         for n in [10, 100, 1000, 10_000, 100_000] {

@@ -1,5 +1,6 @@
 //! Result tables: named columns of one type each, as every model reports its
-//! results and as Python receives them (one DataFrame or Arrow table each).
+//! results and as Python receives them (one DataFrame each, built when first
+//! read), and their Parquet files ([`parquet`]).
 
 /// One column of a result table.
 #[derive(Debug, Clone)]
