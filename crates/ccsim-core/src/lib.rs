@@ -34,6 +34,7 @@ pub mod rng;
 pub mod router;
 pub mod routing;
 pub mod scenario;
+pub mod schema;
 pub mod sched;
 pub mod sim;
 pub mod table;
