@@ -13,8 +13,7 @@
 //! into the schema: one object per table (list indices collapsed), with
 //! `additionalProperties: false`, each key's type, unit syntax (`pattern`),
 //! range, `enum`, `default` and `description`; keys that only some variants
-//! accept are allowed per variant with `if`/`then` on the table's first choice
-//! key. Keys read untyped (`Tab::raw`) take the schemas declared in [`raw`];
+//! accept are allowed per variant with `if`/`then` on the table's `kind`. Keys read untyped (`Tab::raw`) take the schemas declared in [`raw`];
 //! descriptions come from [`docs`].
 //!
 //! What a schema cannot say (cross-key rules such as `warmup < duration`, names
@@ -339,11 +338,12 @@ fn variant<'k>(k: &'k record::Key, disc: Option<&str>) -> Option<&'k str> {
 }
 
 impl Tables<'_> {
-    /// The table's discriminator: the first `choice` key read in it, if read first.
+    /// The table's discriminator: its `kind` (the registries' `pick`), if read
+    /// before any other choice.
     fn discriminator(&self, table: &str) -> Option<(String, Vec<String>, Option<String>)> {
         let recs = self.by_table.get(table)?;
         recs.iter().find_map(|k| match (&k.spec, k.chosen.is_empty()) {
-            (Spec::Choice(a), true) => Some((
+            (Spec::Choice(a), true) if k.key == "kind" => Some((
                 k.key.clone(),
                 a.clone(),
                 k.default.as_ref().and_then(Value::as_str).map(String::from),
@@ -352,10 +352,29 @@ impl Tables<'_> {
         })
     }
 
+    fn choice_default(&self, table: &str, key: &str) -> Option<String> {
+        self.by_table
+            .get(table)?
+            .iter()
+            .find_map(|k| match (&k.spec, &k.default) {
+                (Spec::Choice(_), Some(Value::String(d))) if k.key == key => Some(d.clone()),
+                _ => None,
+            })
+    }
+
     fn required(&self, table: &str, disc: Option<&str>) -> (BTreeSet<String>, BTreeMap<String, BTreeSet<String>>) {
         let (mut common, mut per) = (BTreeSet::new(), BTreeMap::<String, BTreeSet<String>>::new());
         for m in self.rec.missing.iter().filter(|m| pattern(&m.path) == table) {
             if raw::NOT_REQUIRED.iter().any(|(t, k)| *t == table && *k == m.key) {
+                continue;
+            }
+            // required only after a secondary choice left off its default
+            // (`feedback` with `cc = "bmcc"`): not required as far as the schema says
+            let secondary =
+                m.chosen.iter().skip(1).any(|(c, v)| {
+                    Some(c.as_str()) != disc && self.choice_default(table, c).as_deref() != Some(v.as_str())
+                });
+            if secondary {
                 continue;
             }
             match m.chosen.first() {
@@ -405,8 +424,12 @@ impl Tables<'_> {
             _ => json!({"anyOf": alts}),
         };
         let obj = s.as_object_mut().expect("an object schema");
-        let defaults: BTreeSet<String> = recs.iter().map(|k| format!("{:?}", k.default)).collect();
-        if let (1, Some(d)) = (defaults.len(), recs.first().and_then(|k| k.default.clone())) {
+        let defaults: BTreeSet<String> = recs
+            .iter()
+            .filter_map(|k| k.default.as_ref())
+            .map(Value::to_string)
+            .collect();
+        if let (1, Some(d)) = (defaults.len(), recs.iter().find_map(|k| k.default.clone())) {
             obj.insert("default".into(), d);
         }
         let words = recs

@@ -15,8 +15,14 @@ pub enum Spec {
     Size,
     SizeOrInf,
     Buffer,
-    Uint { min: u64, max: u64 },
-    Float { min: f64, max: f64 },
+    Uint {
+        min: u64,
+        max: u64,
+    },
+    Float {
+        min: f64,
+        max: f64,
+    },
     Bool,
     Choice(Vec<String>),
     Str,
@@ -58,7 +64,14 @@ pub struct Recording {
 
 impl Recording {
     fn add_key(&mut self, k: Key) {
-        let sig = format!("K{}\0{}\0{:?}\0{:?}\0{:?}", pattern(&k.path), k.key, k.spec, k.default, k.chosen);
+        let sig = format!(
+            "K{}\0{}\0{:?}\0{:?}\0{:?}",
+            pattern(&k.path),
+            k.key,
+            k.spec,
+            k.default,
+            k.chosen
+        );
         if self.seen.insert(sig) {
             self.keys.push(k);
         }
@@ -124,7 +137,8 @@ pub(crate) fn missing(path: &str, key: &str, c: &[(&'static str, String)]) {
 pub(crate) fn chose(path: &str, key: &str, value: &str) {
     ON.with(|r| {
         if let Some(rec) = r.borrow_mut().as_mut() {
-            rec.chosen.insert((pattern(&crate::cfg::join(path, key)), value.to_string()));
+            rec.chosen
+                .insert((pattern(&crate::cfg::join(path, key)), value.to_string()));
         }
     });
 }

@@ -12,7 +12,11 @@ fn every_exemplar_resolves() {
 #[test]
 fn exploring_reaches_every_variant() {
     let x = explore(&exemplars());
-    assert!(x.unreached.is_empty(), "variants no exemplar reaches: {:#?}", x.unreached);
+    assert!(
+        x.unreached.is_empty(),
+        "variants no exemplar reaches: {:#?}",
+        x.unreached
+    );
 }
 
 #[test]
@@ -26,12 +30,19 @@ fn every_untyped_key_has_a_declared_schema() {
             .keys
             .iter()
             .any(|o| o.key == k.key && pattern(&o.path) == pattern(&k.path) && o.spec != Spec::Raw);
-        let table = x.rec.keys.iter().any(|o| pattern(&o.path) == here || pattern(&o.path) == format!("{here}[]"));
+        let table = x
+            .rec
+            .keys
+            .iter()
+            .any(|o| pattern(&o.path) == here || pattern(&o.path) == format!("{here}[]"));
         if k.spec == Spec::Raw && !typed && !table && raw::schema(&here).is_none() {
             bare.insert(here);
         }
     }
-    assert!(bare.is_empty(), "keys read untyped without a schema in schema/raw.rs: {bare:?}");
+    assert!(
+        bare.is_empty(),
+        "keys read untyped without a schema in schema/raw.rs: {bare:?}"
+    );
 }
 
 #[test]
@@ -45,7 +56,10 @@ fn the_recorder_files_keys_under_their_variant() {
     });
     res.unwrap();
     let min_th = rec.keys.iter().find(|k| k.key == "min_th").unwrap();
-    assert_eq!(min_th.chosen.first().map(|c| (c.0.as_str(), c.1.as_str())), Some(("kind", "red")));
+    assert_eq!(
+        min_th.chosen.first().map(|c| (c.0.as_str(), c.1.as_str())),
+        Some(("kind", "red"))
+    );
     let kind = rec.keys.iter().find(|k| k.key == "kind").unwrap();
     assert!(kind.chosen.is_empty());
     assert!(matches!(&kind.spec, Spec::Choice(a) if a.contains(&"fq".to_string())));
@@ -76,11 +90,20 @@ fn the_schema_is_a_draft_07_object_schema() {
     assert_eq!(s["$schema"], DRAFT);
     assert_eq!(s["additionalProperties"], false);
     let props = s["properties"].as_object().unwrap();
-    for k in ["seed", "duration", "topology", "flows", "workloads", "monitor", "capture", "trace", "components"] {
+    for k in [
+        "seed",
+        "duration",
+        "topology",
+        "flows",
+        "workloads",
+        "monitor",
+        "capture",
+        "trace",
+        "components",
+    ] {
         assert!(props.contains_key(k), "{k}");
     }
     assert_eq!(s["required"], json!(["duration", "topology"]));
     let queue = &s["properties"]["topology"]["anyOf"];
     assert!(queue.is_null() || queue.is_array());
 }
-
