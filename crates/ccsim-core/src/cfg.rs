@@ -7,8 +7,10 @@
 //! accessor also writes the value it resolved (defaults included) into `out`,
 //! which becomes the fully resolved scenario used to identify runs.
 
-use crate::schema::record::{self, Spec};
+pub mod record;
+
 use crate::units::{self, BufferSize, Rate, Time};
+use record::Spec;
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -132,7 +134,7 @@ pub struct Tab<'a> {
     map: &'a Map<String, Value>,
     known: Vec<&'static str>,
     /// The `choice` keys read so far and their values: the variant whose keys
-    /// the schema recorder (`crate::schema`) files the next keys under.
+    /// the schema recorder ([`record`]) files the next keys under.
     chosen: Vec<(&'static str, String)>,
     pub out: Map<String, Value>,
 }
@@ -187,7 +189,8 @@ impl<'a> Tab<'a> {
     }
 
     /// Marks `key` as accepted and returns its value, if present. Its schema
-    /// is the one `crate::schema::raw` declares for it.
+    /// is the one `crate::schema::raw` declares for it (the schema
+    /// is `crate::schema`, which reads what [`record`] saw).
     pub fn raw(&mut self, key: &'static str) -> Option<&'a Value> {
         self.note(key, Spec::Raw, None);
         self.mark(key)

@@ -137,8 +137,7 @@ pub(crate) fn missing(path: &str, key: &str, c: &[(&'static str, String)]) {
 pub(crate) fn chose(path: &str, key: &str, value: &str) {
     ON.with(|r| {
         if let Some(rec) = r.borrow_mut().as_mut() {
-            rec.chosen
-                .insert((pattern(&crate::cfg::join(path, key)), value.to_string()));
+            rec.chosen.insert((pattern(&super::join(path, key)), value.to_string()));
         }
     });
 }
