@@ -20,7 +20,7 @@ from ccsim._ccsim import ScenarioError, SimulationError, __version__
 from ccsim.api import memory_limit, resolve, run
 from ccsim.engine import fingerprint
 from ccsim.results import Results
-from ccsim.scenario import Scenario, load_scenario, queue, set_path
+from ccsim.scenario import Scenario, load_scenario, queue, scenario_schema, set_path
 
 __all__ = [
     "Results",
@@ -35,6 +35,7 @@ __all__ = [
     "queue",
     "resolve",
     "run",
+    "scenario_schema",
     "set_path",
 ]
 

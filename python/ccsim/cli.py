@@ -387,6 +387,16 @@ def cmd_list(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_schema(a: argparse.Namespace) -> int:
+    text = ccsim.scenario_schema(text=True)
+    if a.out is None:
+        sys.stdout.write(text)
+    else:
+        Path(a.out).write_text(text, encoding="utf-8")
+        print(f"wrote {a.out}", file=sys.stderr)
+    return 0
+
+
 def _expand(names: list[str], known: list[str]) -> list[str]:
     """Experiment names, a paper's prefix (``bmcc``) standing for all of its experiments
     (``bmcc-convergence``, ``bmcc-routers``, ...)."""
@@ -584,6 +594,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("list", help="list the paper reproductions")
     ls.set_defaults(fn=cmd_list)
+
+    sc = sub.add_parser(
+        "schema",
+        help="print the scenario format as a JSON Schema (for editors; docs/user-guide.md)",
+    )
+    sc.add_argument("--out", metavar="FILE", help="write it to FILE instead of stdout")
+    sc.set_defaults(fn=cmd_schema)
 
     rp = sub.add_parser(
         "reproduce",

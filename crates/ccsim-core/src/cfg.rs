@@ -7,7 +7,10 @@
 //! accessor also writes the value it resolved (defaults included) into `out`,
 //! which becomes the fully resolved scenario used to identify runs.
 
+pub mod record;
+
 use crate::units::{self, BufferSize, Rate, Time};
+use record::Spec;
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -130,6 +133,9 @@ pub struct Tab<'a> {
     pub path: String,
     map: &'a Map<String, Value>,
     known: Vec<&'static str>,
+    /// The `choice` keys read so far and their values: the variant whose keys
+    /// the schema recorder ([`record`]) files the next keys under.
+    chosen: Vec<(&'static str, String)>,
     pub out: Map<String, Value>,
 }
 
@@ -140,6 +146,7 @@ impl<'a> Tab<'a> {
                 path,
                 map,
                 known: Vec::new(),
+                chosen: Vec::new(),
                 out: Map::new(),
             }),
             other => Err(ScenarioError {
@@ -166,6 +173,7 @@ impl<'a> Tab<'a> {
     /// (a typo: `bottlenck`), the error names that key instead, with the
     /// suggestion.
     pub fn missing(&self, key: &str, expected: &str) -> ScenarioError {
+        record::missing(&self.path, key, &self.chosen);
         if let Some(typo) = self.map.keys().find(|k| k.as_str() != key && close(k, key)) {
             return ScenarioError {
                 path: self.key_path(typo),
@@ -180,12 +188,25 @@ impl<'a> Tab<'a> {
         }
     }
 
-    /// Marks `key` as accepted and returns its value, if present.
+    /// Marks `key` as accepted and returns its value, if present. Its schema
+    /// is the one `crate::schema::raw` declares for it (the schema
+    /// is `crate::schema`, which reads what [`record`] saw).
     pub fn raw(&mut self, key: &'static str) -> Option<&'a Value> {
+        self.note(key, Spec::Raw, None);
+        self.mark(key)
+    }
+
+    fn mark(&mut self, key: &'static str) -> Option<&'a Value> {
         if !self.known.contains(&key) {
             self.known.push(key);
         }
         self.map.get(key)
+    }
+
+    /// Tells the schema recorder (when one is on) that this table accepts `key`
+    /// as `spec`, with `default`.
+    fn note(&self, key: &'static str, spec: Spec, default: Option<Value>) {
+        record::key(&self.path, key, spec, default, &self.chosen);
     }
 
     pub fn has(&self, key: &str) -> bool {
@@ -227,11 +248,13 @@ impl<'a> Tab<'a> {
         key: &'static str,
         default: Option<&str>,
         expected: &'static str,
+        spec: Spec,
         parse: impl Fn(&Value) -> Result<T, Option<String>>,
         canon: impl Fn(&T) -> Value,
     ) -> Res<T> {
+        self.note(key, spec, default.map(|d| Value::String(d.into())));
         let d;
-        let v = match self.raw(key) {
+        let v = match self.mark(key) {
             Some(v) => v,
             None => match default {
                 Some(s) => {
@@ -251,6 +274,7 @@ impl<'a> Tab<'a> {
             key,
             default,
             "a non-negative time with a unit, such as \"40ms\", \"1.5s\", \"250us\"",
+            Spec::Time,
             |v| match v {
                 Value::String(s) => units::parse_time(s).map_err(|e| e.out_of_range().map(String::from)),
                 _ => Err(None),
@@ -264,6 +288,7 @@ impl<'a> Tab<'a> {
             key,
             default,
             "a positive rate such as \"45Mbps\", \"1Gbps\", \"64kbps\" (or a number of bit/s)",
+            Spec::Rate,
             |v| match v {
                 Value::String(s) => units::parse_rate(s).map_err(|e| e.out_of_range().map(String::from)),
                 Value::Number(n) => match n.as_f64() {
@@ -281,6 +306,7 @@ impl<'a> Tab<'a> {
             key,
             default,
             "a non-negative size such as \"1500B\", \"300KB\", \"10MB\" (or a number of bytes)",
+            Spec::Size,
             |v| match v {
                 Value::String(s) => units::parse_size(s).map_err(|e| e.out_of_range().map(String::from)),
                 Value::Number(n) => bytes_number(n),
@@ -296,6 +322,7 @@ impl<'a> Tab<'a> {
             key,
             Some(default),
             "a size such as \"100KB\", \"10MB\", a number of bytes, or \"inf\"",
+            Spec::SizeOrInf,
             |v| match v {
                 Value::String(s) if s == "inf" => Ok(None),
                 Value::String(s) => units::parse_size(s)
@@ -313,6 +340,7 @@ impl<'a> Tab<'a> {
             key,
             default,
             units::BUFFER_EXPECTED,
+            Spec::Buffer,
             |v| match v {
                 Value::String(s) => units::parse_buffer(s).map_err(|e| e.out_of_range().map(String::from)),
                 _ => Err(None),
@@ -330,7 +358,8 @@ impl<'a> Tab<'a> {
 
     pub fn uint(&mut self, key: &'static str, default: Option<u64>, min: u64, max: u64) -> Res<u64> {
         let expected = format!("an integer in [{min}, {max}]");
-        let v = match (self.raw(key), default) {
+        self.note(key, Spec::Uint { min, max }, default.map(Value::from));
+        let v = match (self.mark(key), default) {
             (Some(v), _) => v,
             (None, Some(d)) => {
                 self.put(key, Value::from(d));
@@ -352,14 +381,16 @@ impl<'a> Tab<'a> {
         if self.has(key) {
             self.uint(key, None, min, max).map(Some)
         } else {
-            self.raw(key);
+            self.note(key, Spec::Uint { min, max }, None);
+            self.mark(key);
             Ok(None)
         }
     }
 
     pub fn float(&mut self, key: &'static str, default: Option<f64>, min: f64, max: f64) -> Res<f64> {
         let expected = format!("a number in [{min}, {max}]");
-        let v = match (self.raw(key), default) {
+        self.note(key, Spec::Float { min, max }, default.map(Value::from));
+        let v = match (self.mark(key), default) {
             (Some(v), _) => v,
             (None, Some(d)) => {
                 self.put(key, Value::from(d));
@@ -376,7 +407,8 @@ impl<'a> Tab<'a> {
     }
 
     pub fn boolean(&mut self, key: &'static str, default: bool) -> Res<bool> {
-        let b = match self.raw(key) {
+        self.note(key, Spec::Bool, Some(Value::Bool(default)));
+        let b = match self.mark(key) {
             None => default,
             Some(v) => v.as_bool().ok_or_else(|| self.error(key, v, "true or false"))?,
         };
@@ -390,7 +422,9 @@ impl<'a> Tab<'a> {
             "one of {}",
             accepted.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(", ")
         );
-        let s = match (self.raw(key), default) {
+        let spec = Spec::Choice(accepted.iter().map(|a| a.to_string()).collect());
+        self.note(key, spec, default.map(|d| Value::String(d.into())));
+        let s = match (self.mark(key), default) {
             (Some(v), _) => match v.as_str() {
                 Some(s) if accepted.contains(&s) => s.to_string(),
                 _ => return Err(self.error(key, v, expected)),
@@ -399,12 +433,15 @@ impl<'a> Tab<'a> {
             (None, None) => return Err(self.missing(key, &expected)),
         };
         self.put(key, Value::String(s.clone()));
+        record::chose(&self.path, key, &s);
+        self.chosen.push((key, s.clone()));
         Ok(s)
     }
 
     /// Any string (names).
     pub fn string(&mut self, key: &'static str) -> Res<Option<String>> {
-        match self.raw(key) {
+        self.note(key, Spec::Str, None);
+        match self.mark(key) {
             None => Ok(None),
             Some(Value::String(s)) if !s.is_empty() => {
                 self.put(key, Value::String(s.clone()));
@@ -432,7 +469,8 @@ impl<'a> Tab<'a> {
     /// A nested table, if present. Put its resolved form back with `put`.
     pub fn table(&mut self, key: &'static str) -> Res<Option<Tab<'a>>> {
         let path = self.key_path(key);
-        match self.raw(key) {
+        self.note(key, Spec::Table, None);
+        match self.mark(key) {
             None => Ok(None),
             Some(v) => Tab::new(path, v).map(Some),
         }
@@ -440,7 +478,8 @@ impl<'a> Tab<'a> {
 
     /// An array, if present.
     pub fn array(&mut self, key: &'static str) -> Res<Option<&'a Vec<Value>>> {
-        match self.raw(key) {
+        self.note(key, Spec::Array, None);
+        match self.mark(key) {
             None => Ok(None),
             Some(Value::Array(a)) => Ok(Some(a)),
             Some(v) => Err(self.error(key, v, "an array")),
@@ -482,7 +521,8 @@ impl Tab<'_> {
     /// `names`; returns their indices and puts the resolved list back.
     pub fn select(&mut self, key: &'static str, names: &[String]) -> Res<Vec<usize>> {
         let p = self.key_path(key);
-        let r = match self.raw(key) {
+        self.note(key, Spec::Select, Some(Value::String("all".into())));
+        let r = match self.mark(key) {
             None => (0..names.len()).collect(),
             Some(Value::String(s)) if s == "all" => (0..names.len()).collect(),
             Some(v @ Value::Array(a)) => a

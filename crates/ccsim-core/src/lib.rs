@@ -35,6 +35,7 @@ pub mod router;
 pub mod routing;
 pub mod scenario;
 pub mod sched;
+pub mod schema;
 pub mod sim;
 pub mod table;
 pub mod tap;

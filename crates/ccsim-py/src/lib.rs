@@ -2,10 +2,10 @@
 //!
 //! Two calls: `resolve(json, memory_limit) -> json` and
 //! `run(json, progress, slice_s, memory_limit) -> dict`, plus `parse_size` for
-//! the Python layer's own options and `parquet(name, columns, metadata)`, which
-//! writes a table in the form `run` returned it as a Parquet file (the engine's
-//! writer, `ccsim_core::table::parquet`), so saving a run needs neither pandas
-//! nor pyarrow.
+//! the Python layer's own options, `scenario_schema` (the format as JSON Schema)
+//! and `parquet(name, columns, metadata)`, which writes a table in the form
+//! `run` returned it as a Parquet file (the engine's writer,
+//! `ccsim_core::table::parquet`), so saving a run needs neither pandas nor pyarrow.
 //! Numeric result columns cross as little-endian bytes (NumPy reads them
 //! without copying element by element); string columns as lists. Every error
 //! becomes `ScenarioError` or `SimulationError`; a Rust panic is caught here and
@@ -90,6 +90,14 @@ fn resolve(text: &str, memory_limit: Option<u64>) -> PyResult<String> {
             panic_message(p)
         ))),
     }
+}
+
+/// The scenario format as a JSON Schema (draft-07, pretty JSON text), generated
+/// from the engine's key reads (`ccsim_core::schema`).
+#[pyfunction]
+fn scenario_schema() -> PyResult<String> {
+    catch_unwind(ccsim_core::schema::schema_text)
+        .map_err(|p| SimulationError::new_err(format!("internal error: {}", panic_message(p))))
 }
 
 /// Parses a size such as "8GB" or "512MiB" into bytes (`ValueError` if invalid).
@@ -280,6 +288,7 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(parquet, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", ccsim_core::VERSION)?;

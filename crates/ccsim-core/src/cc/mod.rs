@@ -285,9 +285,12 @@ pub fn read(t: &mut Tab) -> Res<Arc<dyn CcSpec>> {
         Some(Value::Object(_)) => t.table("cc")?,
         _ => None,
     }) else {
-        let (_, reader) = t.pick("cc", Some("newreno"), MODULES)?;
-        let empty = Value::Object(Default::default());
-        let mut defaults = Tab::new(t.key_path("cc"), &empty)?;
+        let (name, reader) = t.pick("cc", Some("newreno"), MODULES)?;
+        // the module's defaults, read as from `{kind = name}` (so the schema
+        // recorder files them under that kind)
+        let named = serde_json::json!({ "kind": name });
+        let mut defaults = Tab::new(t.key_path("cc"), &named)?;
+        defaults.pick("kind", None, MODULES)?;
         return reader(&mut defaults);
     };
     let (_, reader) = sub.pick("kind", None, MODULES)?;

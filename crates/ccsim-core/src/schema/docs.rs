@@ -1,0 +1,299 @@
+//! One line of documentation per scenario key (and per table), for the
+//! schema's `description`s; the wording follows docs/user-guide.md and
+//! docs/models/. An entry names a key by the end of its table path pattern:
+//! `queue.limit` documents the `limit` of every queue, `flows[].cc` only the
+//! flows' `cc`; the longest matching entry wins. A key without an entry is
+//! described by what it accepts alone (the test `docs_cover_the_main_keys`
+//! lists the ones that must have an entry).
+
+pub const DOCS: &[(&str, &str)] = &[
+    // top level
+    (
+        "seed",
+        "seed of every random stream (one stream per link, flow, and the builder)",
+    ),
+    ("duration", "simulated time (positive)"),
+    (
+        "warmup",
+        "start of the measurement window for the flow and queue tables (shorter than duration)",
+    ),
+    ("name", "a name"),
+    ("description", "free text"),
+    ("topology", "the network: kind = \"dumbbell\" or \"graph\""),
+    (
+        "flows",
+        "[[flows]]: TCP flows and datagram sources (required unless workloads are given)",
+    ),
+    ("workloads", "[[workloads]]: open-loop connection arrivals"),
+    (
+        "components",
+        "[[components]]: router components (token_gate, buc) placed on nodes",
+    ),
+    (
+        "monitor",
+        "[monitor]: time series sampled every interval (off by default)",
+    ),
+    (
+        "capture",
+        "[[capture]]: pcap captures of a link or of every link of a node",
+    ),
+    ("trace", "[trace]: per-packet event trace (off by default)"),
+    // topology
+    (
+        "topology.kind",
+        "\"dumbbell\" (pairs around a bottleneck R1->R2) or \"graph\" (nodes and links)",
+    ),
+    ("topology.pairs", "number of sender/receiver pairs of the dumbbell"),
+    ("topology.bottleneck", "the R1–R2 link, both directions"),
+    ("topology.access", "the senders' access links"),
+    (
+        "topology.receiver_access",
+        "the receivers' access links (default: as access)",
+    ),
+    (
+        "topology.bdp_rtt",
+        "RTT used for \"bdp\" buffers (default: the two-way propagation delay)",
+    ),
+    (
+        "topology.bdp_packet",
+        "packet size used to express \"bdp\" buffers in packets (default: the largest TCP segment on the wire)",
+    ),
+    ("topology.nodes", "graph: the node names"),
+    (
+        "topology.links",
+        "graph: the links {from, to, rate, delay, loss, duplex, queue, reverse_queue}",
+    ),
+    ("from", "graph link: first node"),
+    ("to", "graph link: second node"),
+    ("duplex", "graph link: both directions (true) or from → to only"),
+    ("rate", "rate"),
+    (
+        "delay",
+        "propagation delay: a time, a list (one per pair) or {uniform = [min, max]} (one draw per pair)",
+    ),
+    ("uniform", "[min, max]: one uniform draw per pair or flow"),
+    ("loss", "Bernoulli loss probability per packet"),
+    (
+        "queue",
+        "the queue discipline of the link: {kind = \"droptail\", limit = \"100pkt\"} or another kind with its keys",
+    ),
+    ("reverse_queue", "queue of the reverse direction (default: as queue)"),
+    (
+        "queue.kind",
+        "queue discipline: droptail, red, ared, fq, drr, prio_discard, bmcc (docs/models/)",
+    ),
+    (
+        "queue.limit",
+        "buffer: packets waiting (not the one in service), bytes, a multiple of the BDP, or \"inf\"",
+    ),
+    ("inner", "bmcc router: the queue discipline it marks for"),
+    (
+        "min_th",
+        "RED minimum threshold, packets (\"auto\" or 0: ns-2's automatic setting)",
+    ),
+    ("max_th", "RED maximum threshold, packets (\"auto\" or 0: 3 · min_th)"),
+    ("max_p", "RED maximum drop probability at max_th"),
+    (
+        "q_weight",
+        "RED averaging weight; 0: from the link rate; -1: ns-2's RTT-based rule",
+    ),
+    ("mean_pktsize", "RED mean packet size (idle-time decay, byte mode)"),
+    ("target_delay", "Adaptive RED target queueing delay"),
+    ("wait", "RED: wait between drops (ns-2 wait_)"),
+    ("gentle", "RED gentle mode between max_th and 2 · max_th"),
+    ("byte_mode", "RED: drop probability scaled by packet size"),
+    ("queue_in_bytes", "RED: average queue in bytes"),
+    ("use_mark_p", "RED: mark_p used for marking"),
+    ("interval", "period"),
+    ("top", "Adaptive RED: upper bound of max_p"),
+    (
+        "bottom",
+        "Adaptive RED: lower bound of max_p (\"auto\": from the link rate)",
+    ),
+    ("quantum", "DRR quantum"),
+    (
+        "drop",
+        "fair queueing: drop from the tail or the head of the longest queue",
+    ),
+    (
+        "variant",
+        "priority discard: \"paper\" or \"fixed\" (docs/models/priority-discard.md)",
+    ),
+    (
+        "overload",
+        "bmcc router: on overload set CE (\"ce\") or run Adaptive RED (\"ared\")",
+    ),
+    (
+        "ared",
+        "bmcc router: the Adaptive RED table used with overload = \"ared\"",
+    ),
+    // flows
+    (
+        "flows[].kind",
+        "transport: tcp (default), cbr, poisson, blt, bully-tyrant",
+    ),
+    ("flows[].name", "flow name (default f<index>)"),
+    ("flows[].pairs", "dumbbell: \"all\" or a list of pair indices"),
+    ("src", "sending node"),
+    ("dst", "receiving node"),
+    ("count", "copies of each flow"),
+    ("start", "start time: a time, a list, or {uniform = [a, b]}"),
+    ("stop", "end of the window (default: the end of the run)"),
+    (
+        "conventions",
+        "defaults of several TCP keys: \"ccsim\", or \"ns2\" for ns-2.35's one-way TCP (docs/models/tcp.md)",
+    ),
+    (
+        "cc",
+        "congestion control: a module name, or a table {kind = name, ...} with the module's keys",
+    ),
+    ("cc.kind", "congestion control module"),
+    ("mss", "payload bytes per segment"),
+    ("header", "header bytes on the wire"),
+    ("ack_size", "ACK size, bytes"),
+    ("size", "bytes to transfer"),
+    ("init_cwnd", "initial window, segments"),
+    ("init_ssthresh", "initial slow-start threshold, bytes"),
+    ("dupthresh", "duplicate ACKs for fast retransmit"),
+    ("init_rto", "initial retransmission timeout"),
+    ("min_rto", "lower bound of the retransmission timeout"),
+    ("max_rto", "upper bound of the retransmission timeout"),
+    (
+        "rtt_estimator",
+        "RFC 6298 in floating point, or ns-2's fixed-point estimator in clock ticks",
+    ),
+    ("rtt_tick", "clock tick of the RTT estimator"),
+    ("clock_granularity", "G in RTO = SRTT + max(G, 4·RTTVAR)"),
+    (
+        "rtt_samples",
+        "one timed segment per RTT (Karn), or a sample from every ACK's timestamp echo",
+    ),
+    ("rwnd", "receive buffer (advertised window)"),
+    ("delayed_ack", "RFC 1122 delayed ACKs"),
+    ("delack_timeout", "delayed-ACK timer"),
+    ("ecn", "RFC 3168 ECN"),
+    ("ecn_retransmissions", "retransmitted segments are ECT(0) too (ns-2)"),
+    ("limited_transmit", "RFC 3042 limited transmit"),
+    (
+        "byte_counting",
+        "congestion avoidance credits acknowledged bytes (RFC 3465)",
+    ),
+    (
+        "loss_window",
+        "what fast retransmit and ECN halve: FlightSize or min(cwnd, rwnd)",
+    ),
+    (
+        "rto_ssthresh",
+        "a timeout halves the window in use, or only once per window",
+    ),
+    ("full_ack", "the window on leaving fast recovery"),
+    (
+        "partial_ack_timer",
+        "NewReno: restart the RTO timer on the first partial ACK only, or on every one",
+    ),
+    ("sack", "SACK loss recovery (RFC 6675)"),
+    ("sack_blocks", "SACK blocks the receiver sends (0: no SACK)"),
+    (
+        "feedback",
+        "a receiver-side mechanism filling the ACKs' feedback option: {kind = \"bmcc\"}",
+    ),
+    (
+        "send_jitter",
+        "ns-2's overhead_: each burst waits a uniform random time in [0, send_jitter)",
+    ),
+    ("packet_size", "packet size"),
+    ("size_dist", "datagram sizes: fixed or exponential"),
+    ("gamma", "BLT: growth factor of the priority classes"),
+    ("md_rule", "BMCC multiplicative decrease rule"),
+    ("kappa1", "BMCC router constant κ1"),
+    ("kappa2", "BMCC constant κ2"),
+    ("beta_max", "BMCC largest multiplicative decrease factor"),
+    ("beta_min", "BMCC smallest multiplicative decrease factor"),
+    ("sack_fallback", "BMCC: fall back to SACK recovery"),
+    (
+        "unflagged_overload",
+        "BMCC: on overload without a flag, additive increase or hold",
+    ),
+    ("on_ce", "BMCC feedback: a CE mark sets the estimate or a flag"),
+    ("hash", "ADPM hash of the IP id"),
+    // workloads
+    ("workloads[].name", "name in the result tables (default w<index>)"),
+    (
+        "transport",
+        "the connections' transport: a table of flow keys (kind = tcp, blt, bully-tyrant)",
+    ),
+    ("sources", "instead of pairs: source node names"),
+    ("destinations", "instead of pairs: destination node names"),
+    ("direction", "forward, reverse, or both (one process per direction)"),
+    (
+        "process",
+        "one arrival process per direction (shared) or per pair and direction (per_pair)",
+    ),
+    ("arrival_rate", "connections per second of each process"),
+    ("offered_load", "instead of arrival_rate: bit/s of each process"),
+    (
+        "workloads[].size",
+        "file sizes: a size, or {dist = \"exponential\" | \"pareto\", mean, min, shape}",
+    ),
+    ("dist", "size distribution"),
+    ("shape", "Pareto shape"),
+    ("mean", "mean size"),
+    ("min", "Pareto minimum size"),
+    (
+        "completions",
+        "the run ends at this workload's K-th completed connection",
+    ),
+    (
+        "complete_first",
+        "the run ends once the first K connections have completed",
+    ),
+    (
+        "max_alive",
+        "the run ends when an arrival finds this many connections alive",
+    ),
+    ("pick", "which pair an arrival takes: uniform, or the idle longest"),
+    // components
+    ("components[].node", "the node hosting the component"),
+    (
+        "components[].kind",
+        "component: token_gate or buc (docs/models/router-components.md)",
+    ),
+    ("forward", "token gate: the link it governs"),
+    ("buffer", "token gate buffer"),
+    ("packet_length", "token gate packet length"),
+    ("threshold", "token gate threshold"),
+    ("in_transit", "token gate: count packets in transit or not"),
+    ("ports", "BUC: \"all\" or output link names"),
+    ("tbu", "BUC: the buffer"),
+    ("w_init", "BUC: initial window"),
+    ("up", "BUC: window increase factor"),
+    ("down", "BUC: window decrease factor"),
+    ("idle", "BUC: idle time before a window is dropped"),
+    ("rounding", "BUC: rounding of windows"),
+    ("measure", "BUC: measure before or after the queue"),
+    ("w_init_from_ack", "BUC: take the initial window from the ACK"),
+    ("events", "keep an event log (timeseries component_events)"),
+    // monitor, capture, trace
+    ("monitor.interval", "sampling interval (0s: off)"),
+    ("queues", "\"all\" or link direction names (\"R1->R2\")"),
+    ("monitor.flows", "\"all\" or flow names"),
+    ("trace.flows", "\"all\" or flow and workload names"),
+    ("links", "\"all\" or link direction names"),
+    (
+        "ns2",
+        "also write ns-2's trace-all text format (true, or a file name ending in .tr)",
+    ),
+    ("link", "capture the packets starting onto this link"),
+    ("capture[].node", "capture every link leaving and reaching this node"),
+    ("file", "output file name (.pcap or .pcapng)"),
+    ("snaplen", "bytes kept of each packet"),
+    ("handshake", "a synthetic SYN/SYN-ACK before each TCP flow"),
+];
+
+/// The documentation of the key (or table) at `path`, a table pattern and key.
+pub fn doc(path: &str) -> Option<&'static str> {
+    DOCS.iter()
+        .filter(|(k, _)| path == *k || path.ends_with(&format!(".{k}")) || path.ends_with(&format!(".{k}[]")))
+        .max_by_key(|(k, _)| k.len())
+        .map(|(_, d)| *d)
+}
