@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import shutil
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -257,3 +261,57 @@ def test_known_gaps_are_gaps(path, value):
     assert _errors(s) == []
     ok, why = _engine_accepts(s)
     assert not ok, f"{path} = {value!r} is accepted by the engine now: drop it from the list"
+
+
+# taplo (the TOML toolkit behind Even Better TOML) checks files against the schema as an
+# editor does; the two ways docs/user-guide.md gives to attach it are tried as written.
+TAPLO = shutil.which("taplo") or (
+    str(Path(sys.executable).with_name("taplo"))
+    if Path(sys.executable).with_name("taplo").exists()
+    else None
+)
+needs_taplo = pytest.mark.skipif(TAPLO is None, reason="taplo not installed (pip install taplo)")
+
+
+def _taplo(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [TAPLO, "check", *args], cwd=cwd, capture_output=True, text=True, timeout=60
+    )
+
+
+def _bad(text: str) -> str:
+    bad, n = re.subn(r'(?m)^duration = ".*"$', 'duration = "10 parsecs"\ncolour = "red"', text, 1)
+    assert n == 1
+    return bad
+
+
+@needs_taplo
+def test_taplo_checks_scenarios_by_the_schema_directive(tmp_path):
+    shutil.copy(SCHEMA_FILE, tmp_path / "scenario.schema.json")
+    good = (ROOT / "scenarios" / "dumbbell-newreno.toml").read_text()
+    (tmp_path / "good.toml").write_text("#:schema ./scenario.schema.json\n" + good)
+    (tmp_path / "bad.toml").write_text("#:schema ./scenario.schema.json\n" + _bad(good))
+    ok = _taplo(tmp_path, "good.toml")
+    assert ok.returncode == 0, ok.stderr
+    bad = _taplo(tmp_path, "bad.toml")
+    assert bad.returncode != 0
+    assert '"10 parsecs" does not match' in bad.stderr
+    assert "'colour' was unexpected" in bad.stderr
+
+
+@needs_taplo
+def test_taplo_checks_every_bundled_scenario_by_a_project_rule(tmp_path):
+    """The `.taplo.toml` rule of the user guide, copied from it."""
+    guide = (ROOT / "docs" / "user-guide.md").read_text()
+    rule = guide.split("with a rule in `.taplo.toml`:\n\n```toml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / ".taplo.toml").write_text(rule)
+    shutil.copy(SCHEMA_FILE, tmp_path / "scenario.schema.json")
+    (tmp_path / "scenarios").mkdir()
+    for p in BUNDLED:
+        shutil.copy(p, tmp_path / "scenarios" / f"{p.parent.parent.name}-{p.name}")
+    ok = _taplo(tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    good = (ROOT / "scenarios" / "dumbbell-newreno.toml").read_text()
+    (tmp_path / "scenarios" / "bad.toml").write_text(_bad(good))
+    bad = _taplo(tmp_path)
+    assert bad.returncode != 0 and "'colour' was unexpected" in bad.stderr

@@ -3,8 +3,8 @@
 //! docs/models/. An entry names a key by the end of its table path pattern:
 //! `queue.limit` documents the `limit` of every queue, `flows[].cc` only the
 //! flows' `cc`; the longest matching entry wins. A key without an entry is
-//! described by what it accepts alone (the test `docs_cover_the_main_keys`
-//! lists the ones that must have an entry).
+//! described by what it accepts alone; the test `every_key_has_a_doc_line`
+//! fails on any key the engine reads without an entry here.
 
 pub const DOCS: &[(&str, &str)] = &[
     // top level
@@ -86,6 +86,14 @@ pub const DOCS: &[(&str, &str)] = &[
         "queue.limit",
         "buffer: packets waiting (not the one in service), bytes, a multiple of the BDP, or \"inf\"",
     ),
+    (
+        "reverse_queue.kind",
+        "queue discipline of the reverse direction: droptail, red, ared, fq, drr, prio_discard, bmcc",
+    ),
+    (
+        "reverse_queue.limit",
+        "buffer of the reverse direction: packets waiting, bytes, a multiple of the BDP, or \"inf\"",
+    ),
     ("inner", "bmcc router: the queue discipline it marks for"),
     (
         "min_th",
@@ -106,6 +114,18 @@ pub const DOCS: &[(&str, &str)] = &[
     ("use_mark_p", "RED: mark_p used for marking"),
     ("interval", "period"),
     ("top", "Adaptive RED: upper bound of max_p"),
+    (
+        "mark_p",
+        "RED with use_mark_p: below this drop probability an ECN packet is marked, above it dropped (ns-2's mark_p_)",
+    ),
+    (
+        "alpha",
+        "Adaptive RED: additive increase of max_p per interval (Floyd, Gummadi & Shenker 2001)",
+    ),
+    (
+        "beta",
+        "Adaptive RED: multiplicative decrease factor of max_p per interval, in (0, 1)",
+    ),
     (
         "bottom",
         "Adaptive RED: lower bound of max_p (\"auto\": from the link rate)",
@@ -214,10 +234,23 @@ pub const DOCS: &[(&str, &str)] = &[
         "unflagged_overload",
         "BMCC: on overload without a flag, additive increase or hold",
     ),
+    (
+        "feedback.kind",
+        "the receiver feedback mechanism (bmcc: the receiver estimate of the BMCC paper, docs/models/bmcc.md)",
+    ),
+    (
+        "cc.rtt",
+        "BMCC: the RTT that scales the MI/AI/MD updates: the smoothed RTT (srtt) or the minimum (min)",
+    ),
+    ("transport.kind", "the connections' transport: tcp, blt or bully-tyrant"),
     ("on_ce", "BMCC feedback: a CE mark sets the estimate or a flag"),
     ("hash", "ADPM hash of the IP id"),
     // workloads
     ("workloads[].name", "name in the result tables (default w<index>)"),
+    (
+        "workloads[].pairs",
+        "dumbbell: \"all\" or a list of pair indices whose hosts open the connections",
+    ),
     (
         "transport",
         "the connections' transport: a table of flow keys (kind = tcp, blt, bully-tyrant)",

@@ -107,3 +107,19 @@ fn the_schema_is_a_draft_07_object_schema() {
     let queue = &s["properties"]["topology"]["anyOf"];
     assert!(queue.is_null() || queue.is_array());
 }
+
+#[test]
+fn every_key_has_a_doc_line() {
+    let x = explore(&exemplars());
+    let undocumented: BTreeSet<String> = x
+        .rec
+        .keys
+        .iter()
+        .map(|k| join(&pattern(&k.path), &k.key))
+        .filter(|here| docs::doc(here).is_none())
+        .collect();
+    assert!(
+        undocumented.is_empty(),
+        "keys without a line in schema/docs.rs: {undocumented:#?}"
+    );
+}
