@@ -28,6 +28,10 @@ pub struct Node {
     pub comp_wakes: Vec<Option<Time>>,
     /// Time of the live `CompWake` event, if any (lazy cancellation).
     pub wake_ev: Option<Time>,
+    /// This node's ECMP hash seed (from the run's seed and the node's index),
+    /// so that switches in a row do not all pick the same member (hash
+    /// polarization).
+    pub salt: u64,
 }
 
 impl Node {
@@ -38,12 +42,24 @@ impl Node {
             comps: Vec::new(),
             comp_wakes: Vec::new(),
             wake_ev: None,
+            salt: 0,
         }
     }
-    /// The output link towards `dst` (None if unreachable or `dst` is this node).
+    /// The output link towards `dst` (None if unreachable or `dst` is this node);
+    /// of an ECMP group, its lowest link.
     #[inline]
     pub fn next_hop(&self, dst: NodeId) -> Option<LinkId> {
         self.route.next_hop(dst)
+    }
+    /// The output link towards `dst` for a packet of `flow`: through an ECMP
+    /// group, the member the flow's hash picks at this node (one path per flow
+    /// and direction, [`crate::routing`]).
+    #[inline]
+    pub fn next_hop_for(&self, dst: NodeId, flow: FlowId) -> Option<LinkId> {
+        match &self.route {
+            r @ Route::Ecmp(..) => r.next_hop_hashed(dst, crate::routing::mix64(flow.0 as u64 ^ self.salt)),
+            r => r.next_hop(dst),
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! The `[topology]` section: a dumbbell (`pairs`, `bottleneck`, `access`,
-//! `receiver_access`) or a graph (`nodes`, `links`), read into a [`Net`] of
+//! `receiver_access`), a graph (`nodes`, `links`) or a leaf-spine fabric
+//! (`leaves`, `spines`, `hosts_per_leaf`, `host_link`, `fabric_link`), read into a [`Net`] of
 //! named nodes and links with their queues; then routed, checked against the
 //! run's budget, and built into the world's nodes and links once the flows'
 //! packet sizes are known (a `"bdp"` buffer needs them). Keys:
@@ -25,6 +26,8 @@ use std::sync::Arc;
 /// RNG stream numbers of links and their queues (per object, see rng.rs).
 const STREAM_LINK: u64 = 1 << 20;
 const STREAM_QDISC: u64 = 4 << 20;
+/// Salt of the nodes' ECMP hashes (not a random stream: nothing is drawn).
+const STREAM_ECMP: u64 = 8 << 20;
 
 /// A queue as written: the discipline's parameters and the buffer; the buffer
 /// is resolved (and the discipline built) per link once flows are known.
@@ -48,8 +51,9 @@ struct LinkSpec {
 }
 
 pub(super) struct Net {
-    /// Read from a dumbbell (`pairs`) rather than a graph (`nodes`).
-    dumbbell: bool,
+    /// The key that sets the network's size, named when it is over the budget:
+    /// `topology.pairs`, `topology.nodes` or `topology.hosts_per_leaf`.
+    size_key: &'static str,
     pub(super) names: Vec<String>,
     pub(super) index: HashMap<String, usize>,
     links: Vec<LinkSpec>,
@@ -59,6 +63,9 @@ pub(super) struct Net {
     bdp_packet: Option<u64>,
     /// Dumbbell pairs (sender, receiver) node indices.
     pub(super) pairs: Vec<(usize, usize)>,
+    /// Equal-cost multipath: routers spread flows over equal-cost next hops
+    /// (`topology.ecmp`; [`crate::routing`]).
+    ecmp: bool,
 }
 
 impl Net {
@@ -283,6 +290,85 @@ fn read_dumbbell(t: &mut Tab, rng: &mut Rng, net: &mut Net) -> Res<()> {
     Ok(())
 }
 
+/// One kind of link of a generated topology: rate, delay, loss and queue.
+struct LinkKind {
+    rate: Rate,
+    delay: Time,
+    loss: f64,
+    queue: QueueSpec,
+    reverse: QueueSpec,
+}
+
+fn read_link_kind(t: &mut Tab, key: &'static str, default_limit: &str) -> Res<LinkKind> {
+    let mut l = t
+        .table(key)?
+        .ok_or_else(|| t.missing(key, "a table with rate, delay and optionally queue, loss"))?;
+    let rate = l.rate("rate", None)?;
+    let delay = l.time("delay", None)?;
+    let loss = l.float("loss", Some(0.0), 0.0, 1.0)?;
+    let queue = read_queue(&mut l, "queue", default_limit)?;
+    let reverse = read_reverse_queue(&mut l, &queue, default_limit)?;
+    t.put(key, l.finish()?);
+    Ok(LinkKind {
+        rate,
+        delay,
+        loss,
+        queue,
+        reverse,
+    })
+}
+
+/// A two-tier leaf-spine (folded Clos) fabric, the data-centre topology DCTCP
+/// was built for (Alizadeh et al., SIGCOMM 2010; Al-Fares et al., SIGCOMM
+/// 2008): `leaves` top-of-rack switches `leaf<i>`, each with `hosts_per_leaf`
+/// hosts `h<i>_<k>` on `host_link`s, and every leaf joined to each of `spines`
+/// switches `spine<j>` by a `fabric_link`. A host's queue toward its leaf is the
+/// `host_link` queue; a leaf's queue toward a host its `reverse_queue`. Hosts
+/// under different leaves are 4 hops apart through any spine, so with `ecmp`
+/// (the default here) each leaf spreads flows over its `spines` uplinks.
+fn read_leaf_spine(t: &mut Tab, net: &mut Net) -> Res<()> {
+    let leaves = t.uint("leaves", None, 1, 10_000)? as usize;
+    let spines = t.uint("spines", None, 1, 1_000)? as usize;
+    let hosts = t.uint("hosts_per_leaf", None, 1, 100_000)? as usize;
+    if leaves.saturating_mul(hosts) > 1_000_000 {
+        return Err(t.error(
+            "hosts_per_leaf",
+            &Value::from(hosts),
+            format!("at most 1 000 000 hosts in all ({leaves} leaves × {hosts} hosts)"),
+        ));
+    }
+    let host = read_link_kind(t, "host_link", "1000pkt")?;
+    let fabric = read_link_kind(t, "fabric_link", "1000pkt")?;
+    let spine_ids: Vec<usize> = (0..spines).map(|j| net.add_node(format!("spine{j}"))).collect();
+    let add = |net: &mut Net, from, to, k: &LinkKind, q: &QueueSpec| {
+        net.links.push(LinkSpec {
+            from,
+            to,
+            rate: k.rate,
+            delay: k.delay,
+            loss: k.loss,
+            queue: q.clone(),
+        })
+    };
+    for i in 0..leaves {
+        let leaf = net.add_node(format!("leaf{i}"));
+        for k in 0..hosts {
+            let h = net.add_node(format!("h{i}_{k}"));
+            add(net, h, leaf, &host, &host.queue);
+            add(net, leaf, h, &host, &host.reverse);
+        }
+        for &sp in &spine_ids {
+            add(net, leaf, sp, &fabric, &fabric.queue);
+            add(net, sp, leaf, &fabric, &fabric.reverse);
+        }
+    }
+    if net.bdp_rtt.is_none() {
+        // Two-way propagation between hosts under different leaves.
+        net.bdp_rtt = Some(Time(2 * 2 * (host.delay.0 + fabric.delay.0)));
+    }
+    Ok(())
+}
+
 fn read_graph(t: &mut Tab, net: &mut Net) -> Res<()> {
     let nodes = t
         .array("nodes")?
@@ -397,9 +483,15 @@ pub(super) fn read(root: &mut Tab, rng: &mut Rng) -> Res<Net> {
     let mut topo = root
         .table("topology")?
         .ok_or_else(|| root.missing("topology", "a [topology] table"))?;
-    let kind = topo.choice("kind", None, &["dumbbell", "graph"])?;
+    let kind = topo.choice("kind", None, &["dumbbell", "graph", "leaf_spine"])?;
+    let ecmp = topo.boolean("ecmp", kind == "leaf_spine")?;
     let mut net = Net {
-        dumbbell: kind == "dumbbell",
+        ecmp,
+        size_key: match kind.as_str() {
+            "dumbbell" => "topology.pairs",
+            "leaf_spine" => "topology.hosts_per_leaf",
+            _ => "topology.nodes",
+        },
         names: Vec::new(),
         index: HashMap::new(),
         links: Vec::new(),
@@ -428,6 +520,7 @@ pub(super) fn read(root: &mut Tab, rng: &mut Rng) -> Res<Net> {
     };
     match kind.as_str() {
         "dumbbell" => read_dumbbell(&mut topo, rng, &mut net)?,
+        "leaf_spine" => read_leaf_spine(&mut topo, &mut net)?,
         _ => read_graph(&mut topo, &mut net)?,
     }
     if let Some(r) = net.bdp_rtt {
@@ -452,9 +545,10 @@ impl Net {
     /// routers × nodes entries), routes it, and checks that every flow and
     /// workload pair has a path (and one back where its transport answers).
     pub(super) fn route(&self, plans: &[FlowPlan], pairs: &[PairEnds], limits: &Limits) -> Res<Vec<Route>> {
-        let (size_key, size) = match self.dumbbell {
-            true => ("topology.pairs", self.pairs.len().to_string()),
-            false => ("topology.nodes", format!("{} nodes", self.names.len())),
+        let size_key = self.size_key;
+        let size = match size_key {
+            "topology.pairs" => self.pairs.len().to_string(),
+            _ => format!("{} nodes", self.names.len()),
         };
         let nodes = self.names.len() as u64;
         let ends: Vec<(usize, usize)> = self.links.iter().map(|l| (l.from, l.to)).collect();
@@ -466,7 +560,7 @@ impl Net {
         let bytes =
             budget::network_bytes(routers, nodes, links).saturating_add(nflows.saturating_mul(budget::FLOW_BYTES));
         limits.check(size_key, size, &what, bytes, "use fewer nodes, links or flows")?;
-        let routes = routing::route(self.names.len(), &ends);
+        let routes = routing::route(self.names.len(), &ends, self.ecmp);
         let unreachable = |path: String, s: usize, d: usize| ScenarioError {
             path,
             value: format!("{:?} -> {:?}", self.names[s], self.names[d]),
@@ -498,8 +592,10 @@ impl Net {
             .unwrap_or_else(|| specs.iter().filter_map(|p| p.bdp_packet()).max().unwrap_or(1500));
         sim.nodes.reserve_exact(self.names.len());
         sim.links.reserve_exact(self.links.len());
-        for (name, r) in self.names.iter().zip(routes) {
-            sim.nodes.push(Node::new(name.clone(), r));
+        for (i, (name, r)) in self.names.iter().zip(routes).enumerate() {
+            let mut node = Node::new(name.clone(), r);
+            node.salt = routing::mix64(sim.seed ^ routing::mix64(STREAM_ECMP + i as u64));
+            sim.nodes.push(node);
         }
         let max_pkt = specs.iter().map(|p| p.max_packet()).max().unwrap_or(0);
         for (i, l) in self.links.iter().enumerate() {

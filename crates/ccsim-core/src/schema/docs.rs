@@ -41,7 +41,22 @@ pub const DOCS: &[(&str, &str)] = &[
     // topology
     (
         "topology.kind",
-        "\"dumbbell\" (pairs around a bottleneck R1->R2) or \"graph\" (nodes and links)",
+        "\"dumbbell\" (pairs around a bottleneck R1->R2), \"graph\" (nodes and links) or \"leaf_spine\" (a two-tier data-centre fabric)",
+    ),
+    (
+        "topology.ecmp",
+        "equal-cost multipath: routers spread flows over equal-cost next hops by a per-flow hash (default: true on leaf_spine, false otherwise)",
+    ),
+    ("topology.leaves", "leaf_spine: number of leaf (top-of-rack) switches leaf<i>"),
+    ("topology.spines", "leaf_spine: number of spine switches spine<j>, each linked to every leaf"),
+    ("topology.hosts_per_leaf", "leaf_spine: hosts h<i>_<k> under each leaf"),
+    (
+        "topology.host_link",
+        "leaf_spine: the host–leaf links {rate, delay, loss, queue (host to leaf), reverse_queue (leaf to host)}",
+    ),
+    (
+        "topology.fabric_link",
+        "leaf_spine: the leaf–spine links {rate, delay, loss, queue (leaf to spine), reverse_queue (spine to leaf)}",
     ),
     ("topology.pairs", "number of sender/receiver pairs of the dumbbell"),
     ("topology.bottleneck", "the R1–R2 link, both directions"),

@@ -32,13 +32,16 @@ impl Sim {
     /// leaves the slab only where it is delivered, seen by components or
     /// queued; one that cuts through the next queue keeps its slot.
     pub(super) fn forward<const T: bool>(&mut self, node: NodeId, in_link: Option<LinkId>, h: u32) {
-        let dst = self.slab.get(h).dst;
+        let (dst, flow) = {
+            let p = self.slab.get(h);
+            (p.dst, p.flow)
+        };
         if dst == node {
             let pkt = self.slab.take(h);
             self.deliver::<T>(pkt);
             return;
         }
-        let Some(out) = self.nodes[node.idx()].next_hop(dst) else {
+        let Some(out) = self.nodes[node.idx()].next_hop_for(dst, flow) else {
             debug_assert!(false, "routes are validated at build time");
             self.slab.release(h);
             self.counters.dropped += 1;
