@@ -1,0 +1,545 @@
+"""Today's congestion controls and AQMs in ns-3 (issue 27): a dumbbell of bulk flows with
+a chosen TCP (NewReno, CUBIC, BBR, Vegas, DCTCP) over a chosen bottleneck queue disc
+(FIFO drop-tail, CoDel, FQ-CoDel, PIE, or RED as a step marker at K packets).
+
+One description (:class:`ModernCase`) gives the ns-3 run here and the ccsim scenario
+(:func:`ccsim_scenario`), so both simulators carry the same traffic. ns-3 runs as one C++
+program (:data:`PROGRAM`) compiled once against the ``pip install ns3`` wheel (3.44), as
+:mod:`ccsim.validation.ns3.ns3tcp` does for the Westwood+ comparison.
+
+ns-3's conventions here, and how each is set:
+
+* the bottleneck's buffer is a traffic-control queue disc (``FifoQueueDisc`` for
+  drop-tail, ``CoDelQueueDisc``, ``FqCoDelQueueDisc``, ``PieQueueDisc``,
+  ``RedQueueDisc`` with ``MinTh = MaxTh = K`` and ``QW = 1`` for step marking) over a
+  device queue of one packet; ns-3's default FqCoDel on every other device is removed, so
+  the access links keep their device DropTail queues. The device queue holds one packet
+  waiting besides the one in transmission, so the disc's limit is ``buffer − 1``;
+* queueing delay is the queue disc's ``SojournTime`` trace (time from enqueue to dequeue
+  of every packet leaving the disc, over the measurement window), plus nothing for the
+  one-packet device queue;
+* ``SegmentSize`` = ``mss``, ``InitialCwnd`` 10, ``DelAckCount`` 1 (an ACK per segment),
+  ``MinRto`` 200 ms, SACK on, timestamps off, 16-MB socket buffers, ECN (``UseEcn
+  On``) where the case asks for it; point-to-point links carry a 2-byte PPP header, so
+  rates are scaled by 1002/1000 (as in ns3tcp);
+* counters: bottleneck utilization (IP bytes against the nominal rate), drops and marks
+  of the queue disc, per-flow goodput, each flow's entries into recovery and loss (their
+  times for flow 0, for CUBIC's epoch period), and flow 0's cwnd and pacing rate every
+  ``sample_ms`` (BBR's gain cycle and probe-RTT dips).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import random
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from ccsim.validation.ns3.ns3tcp import ns3_prefix
+
+PROGRAM = r"""
+// Dumbbell of bulk TCP flows over a chosen queue disc (ccsim.validation.ns3.modern).
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <vector>
+
+using namespace ns3;
+
+static double g_warmup = 0;
+static uint64_t g_txBytes = 0, g_drops = 0, g_marks = 0;
+static std::vector<double> g_sojourn;
+static std::vector<uint64_t> g_recov, g_loss, g_warmRx;
+static std::vector<double> g_recovTimes;
+static std::vector<Ptr<PacketSink>> g_sinks;
+static std::vector<Ptr<BulkSendApplication>> g_apps;
+static uint32_t g_cwnd0 = 0;
+static DataRate g_pacing0;
+
+static bool Warm() { return Simulator::Now().GetSeconds() >= g_warmup; }
+
+static void PhyTxBegin(Ptr<const Packet> p) { if (Warm()) g_txBytes += p->GetSize() - 2; }
+static void Drop(Ptr<const QueueDiscItem>) { if (Warm()) g_drops++; }
+static void Mark(Ptr<const QueueDiscItem>, const char*) { if (Warm()) g_marks++; }
+static void DevDrop(Ptr<const Packet>) { if (Warm()) g_drops++; }
+static void Sojourn(Time t) { if (Warm()) g_sojourn.push_back(t.GetSeconds()); }
+
+static void CongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t n)
+{
+    if (n == TcpSocketState::CA_RECOVERY) {
+        g_recov[i]++;
+        if (i == 0) g_recovTimes.push_back(Simulator::Now().GetSeconds());
+    } else if (n == TcpSocketState::CA_LOSS) {
+        g_loss[i]++;
+    }
+}
+static void Cwnd0(uint32_t, uint32_t n) { g_cwnd0 = n; }
+static void Pacing0(DataRate, DataRate n) { g_pacing0 = n; }
+
+static void Hook(uint32_t i)
+{
+    Ptr<Socket> s = g_apps[i]->GetSocket();
+    NS_ABORT_MSG_IF(!s, "no socket yet for flow " << i);
+    bool ok = s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, i));
+    if (i == 0) {
+        ok = ok && s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&Cwnd0));
+        ok = ok && s->TraceConnectWithoutContext("PacingRate", MakeCallback(&Pacing0));
+    }
+    NS_ABORT_MSG_IF(!ok, "cannot connect the traces of flow " << i);
+}
+
+static void Sample(double every)
+{
+    std::cout << "W " << Simulator::Now().GetSeconds() << " " << g_cwnd0 << " "
+              << g_pacing0.GetBitRate() << "\n";
+    Simulator::Schedule(Seconds(every), &Sample, every);
+}
+
+static void WarmUp()
+{
+    for (uint32_t i = 0; i < g_sinks.size(); i++) g_warmRx[i] = g_sinks[i]->GetTotalRx();
+}
+
+int main(int argc, char* argv[])
+{
+    std::string cc = "ns3::TcpNewReno", queue = "fifo", draws;
+    bool ecn = false;
+    uint32_t pairs = 1, mss = 1448, buffer = 100, stepK = 20;
+    double rateMbps = 10, delayMs = 20, accessMbps = 1000, duration = 30, warmup = 5;
+    double sampleMs = 10, codelTargetMs = 5, codelIntervalMs = 100, pieTargetMs = 15;
+    CommandLine cmd;
+    cmd.AddValue("cc", "TypeId", cc);
+    cmd.AddValue("queue", "fifo|codel|fqcodel|pie|step", queue);
+    cmd.AddValue("ecn", "ECN", ecn);
+    cmd.AddValue("pairs", "flows", pairs);
+    cmd.AddValue("mss", "segment size", mss);
+    cmd.AddValue("buffer", "bottleneck buffer, packets", buffer);
+    cmd.AddValue("k", "step marking threshold, packets", stepK);
+    cmd.AddValue("rate", "bottleneck Mb/s", rateMbps);
+    cmd.AddValue("delay", "bottleneck one-way delay ms", delayMs);
+    cmd.AddValue("accessRate", "access Mb/s", accessMbps);
+    cmd.AddValue("duration", "s", duration);
+    cmd.AddValue("warmup", "s", warmup);
+    cmd.AddValue("sample", "ms between cwnd samples of flow 0", sampleMs);
+    cmd.AddValue("codelTarget", "ms", codelTargetMs);
+    cmd.AddValue("codelInterval", "ms", codelIntervalMs);
+    cmd.AddValue("pieTarget", "ms", pieTargetMs);
+    cmd.AddValue("draws", "file: one line per pair, start_s access_delay_ms", draws);
+    cmd.Parse(argc, argv);
+    g_warmup = warmup;
+
+    std::vector<double> starts, delays;
+    std::ifstream in(draws);
+    double a, b;
+    while (in >> a >> b) { starts.push_back(a); delays.push_back(b); }
+    NS_ABORT_MSG_IF(starts.size() != pairs, "draws file has " << starts.size() << " lines");
+
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TypeId::LookupByName(cc)));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+    Config::SetDefault("ns3::TcpSocketBase::UseEcn",
+                       EnumValue(ecn ? TcpSocketState::On : TcpSocketState::Off));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(16 << 20));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(16 << 20));
+
+    NodeContainer routers, senders, receivers;
+    routers.Create(2);
+    senders.Create(pairs);
+    receivers.Create(pairs);
+    InternetStackHelper stack;
+    stack.InstallAll();
+
+    const double ppp = 1002.0 / 1000.0;
+    PointToPointHelper bottleneck;
+    bottleneck.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rateMbps * 1e6 * ppp)));
+    bottleneck.SetChannelAttribute("Delay", TimeValue(MicroSeconds(delayMs * 1000)));
+    bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("1p")));
+    NetDeviceContainer core = bottleneck.Install(routers.Get(0), routers.Get(1));
+
+    Ipv4AddressHelper addr;
+    TrafficControlHelper none;
+    addr.SetBase("10.255.0.0", "255.255.255.252");
+    addr.Assign(core);
+    none.Uninstall(core);
+    TrafficControlHelper tch;
+    std::string limit = std::to_string(buffer > 1 ? buffer - 1 : 1) + "p";
+    if (queue == "fifo") {
+        tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize(limit)));
+    } else if (queue == "codel") {
+        tch.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", QueueSizeValue(QueueSize(limit)),
+                             "Target", TimeValue(MilliSeconds(codelTargetMs)),
+                             "Interval", TimeValue(MilliSeconds(codelIntervalMs)),
+                             "UseEcn", BooleanValue(ecn));
+    } else if (queue == "fqcodel") {
+        tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "MaxSize", QueueSizeValue(QueueSize(limit)),
+                             "Target", StringValue(std::to_string(codelTargetMs) + "ms"),
+                             "Interval", StringValue(std::to_string(codelIntervalMs) + "ms"),
+                             "UseEcn", BooleanValue(ecn));
+    } else if (queue == "pie") {
+        tch.SetRootQueueDisc("ns3::PieQueueDisc", "MaxSize", QueueSizeValue(QueueSize(limit)),
+                             "QueueDelayReference", TimeValue(MilliSeconds(pieTargetMs)),
+                             "UseEcn", BooleanValue(ecn));
+    } else if (queue == "step") {
+        tch.SetRootQueueDisc("ns3::RedQueueDisc", "MaxSize", QueueSizeValue(QueueSize(limit)),
+                             "MinTh", DoubleValue(stepK), "MaxTh", DoubleValue(stepK),
+                             "QW", DoubleValue(1.0), "UseEcn", BooleanValue(true),
+                             "UseHardDrop", BooleanValue(false), "LInterm", DoubleValue(1.0),
+                             "MeanPktSize", UintegerValue(mss + 40));
+    } else {
+        NS_ABORT_MSG("unknown queue " << queue);
+    }
+    QueueDiscContainer qd = tch.Install(core.Get(0));
+
+    std::vector<Ipv4Address> dst(pairs);
+    for (uint32_t i = 0; i < pairs; i++) {
+        PointToPointHelper access;
+        access.SetDeviceAttribute("DataRate", DataRateValue(DataRate(accessMbps * 1e6 * ppp)));
+        access.SetChannelAttribute("Delay", TimeValue(NanoSeconds(int64_t(delays[i] * 1e6))));
+        access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("1000p")));
+        NetDeviceContainer left = access.Install(senders.Get(i), routers.Get(0));
+        NetDeviceContainer right = access.Install(routers.Get(1), receivers.Get(i));
+        std::ostringstream l, r;
+        l << "10." << (i / 250) << "." << (i % 250) << ".0";
+        r << "10." << (100 + i / 250) << "." << (i % 250) << ".0";
+        addr.SetBase(l.str().c_str(), "255.255.255.0");
+        addr.Assign(left);
+        addr.SetBase(r.str().c_str(), "255.255.255.0");
+        dst[i] = addr.Assign(right).GetAddress(1);
+        none.Uninstall(left);
+        none.Uninstall(right);
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    Ptr<QueueDisc> disc = qd.Get(0);
+    bool ok = core.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&PhyTxBegin));
+    ok = ok && disc->TraceConnectWithoutContext("Drop", MakeCallback(&Drop));
+    ok = ok && disc->TraceConnectWithoutContext("Mark", MakeCallback(&Mark));
+    ok = ok && disc->TraceConnectWithoutContext("SojournTime", MakeCallback(&Sojourn));
+    ok = ok && DynamicCast<PointToPointNetDevice>(core.Get(0))->GetQueue()->TraceConnectWithoutContext(
+                   "Drop", MakeCallback(&DevDrop));
+    NS_ABORT_MSG_IF(!ok, "cannot connect the bottleneck's traces");
+
+    g_recov.assign(pairs, 0);
+    g_loss.assign(pairs, 0);
+    g_warmRx.assign(pairs, 0);
+    for (uint32_t i = 0; i < pairs; i++) {
+        BulkSendHelper source("ns3::TcpSocketFactory", InetSocketAddress(dst[i], 5000));
+        source.SetAttribute("MaxBytes", UintegerValue(0));
+        source.SetAttribute("SendSize", UintegerValue(mss * 100));
+        ApplicationContainer s = source.Install(senders.Get(i));
+        s.Start(Seconds(starts[i]));
+        s.Stop(Seconds(duration + 1));
+        g_apps.push_back(DynamicCast<BulkSendApplication>(s.Get(0)));
+        PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), 5000));
+        ApplicationContainer k = sink.Install(receivers.Get(i));
+        k.Start(Seconds(0));
+        g_sinks.push_back(DynamicCast<PacketSink>(k.Get(0)));
+        Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &Hook, i);
+    }
+    Simulator::Schedule(Seconds(warmup), &WarmUp);
+    Simulator::Schedule(Seconds(starts[0]) + MilliSeconds(1), &Sample, sampleMs / 1000);
+    Simulator::Stop(Seconds(duration));
+    Simulator::Run();
+
+    std::sort(g_sojourn.begin(), g_sojourn.end());
+    double mean = 0;
+    for (double x : g_sojourn) mean += x;
+    size_t n = g_sojourn.size();
+    std::cout << "Q " << g_txBytes << " " << g_drops << " " << g_marks << " " << n << " "
+              << (n ? mean / n : 0) << " " << (n ? g_sojourn[size_t(0.95 * (n - 1))] : 0) << "\n";
+    for (uint32_t i = 0; i < pairs; i++) {
+        std::cout << "F " << i << " " << g_sinks[i]->GetTotalRx() << " " << g_warmRx[i] << " "
+                  << g_recov[i] << " " << g_loss[i] << "\n";
+    }
+    for (double t : g_recovTimes) std::cout << "R " << t << "\n";
+    Simulator::Destroy();
+    return 0;
+}
+"""
+
+#: ns-3's TypeIds of the congestion controls compared.
+NS3_CC = {
+    "newreno": "ns3::TcpNewReno",
+    "cubic": "ns3::TcpCubic",
+    "bbr": "ns3::TcpBbr",
+    "vegas": "ns3::TcpVegas",
+    "dctcp": "ns3::TcpDctcp",
+}
+QUEUES = ("fifo", "codel", "fqcodel", "pie", "step")
+
+
+@dataclasses.dataclass(frozen=True)
+class ModernCase:
+    """A dumbbell of ``pairs`` bulk flows of one congestion control over one bottleneck
+    queue, for ns-3 and ccsim alike."""
+
+    name: str
+    cc: str
+    queue: str = "fifo"
+    pairs: int = 1
+    rate_mbps: float = 10.0
+    #: Round-trip propagation time: 2 · (bottleneck delay + access delay), the
+    #: access delay being 1 ms plus each pair's draw of U[0, 1 ms).
+    rtt_ms: float = 20.0
+    #: Buffer in bandwidth-delay products (at rtt_ms and 1500-byte packets).
+    buffer_bdp: float = 1.0
+    #: Step-marking threshold K, packets (``queue = "step"``).
+    k: int = 20
+    ecn: bool = False
+    mss: int = 1448
+    duration_s: float = 30.0
+    warmup_s: float = 5.0
+    #: Flow starts are drawn from U[0, start_max_s).
+    start_max_s: float = 1.0
+
+    @property
+    def buffer_pkts(self) -> int:
+        bdp = self.rate_mbps * 1e6 * self.rtt_ms / 1e3 / 8 / 1500
+        return max(2, round(self.buffer_bdp * bdp))
+
+    @property
+    def bottleneck_delay_ms(self) -> float:
+        return self.rtt_ms / 2 - 1.5  # the access delays average 1.5 ms
+
+    def draw(self, seed: int) -> tuple[list[float], list[float]]:
+        """Start times (s) and access delays (ms) per pair for ``seed``: the same
+        numbers for ns-3 and ccsim."""
+        rng = random.Random(f"{self.name}/{seed}")
+        starts = [round(rng.uniform(0, self.start_max_s), 6) for _ in range(self.pairs)]
+        delays = [round(1.0 + rng.uniform(0, 1.0), 6) for _ in range(self.pairs)]
+        return starts, delays
+
+
+def binary() -> Path:
+    """The compiled program (built on first use; ~30 s)."""
+    prefix = ns3_prefix()
+    if prefix is None:
+        raise RuntimeError("ns-3 is not installed: pip install ns3")
+    key = hashlib.sha256((PROGRAM + str(prefix)).encode()).hexdigest()[:16]
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ccsim-ns3"
+    exe = cache / f"modern-{key}"
+    if exe.exists():
+        return exe
+    cache.mkdir(parents=True, exist_ok=True)
+    lib = prefix / "lib64"
+    libs = ["core", "network", "internet", "point-to-point", "applications", "traffic-control"]
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d) / "modern.cc"
+        src.write_text(PROGRAM)
+        tmp = Path(d) / "modern"
+        cmd = [
+            os.environ.get("CXX", "c++"),
+            "-std=c++20",
+            "-O2",
+            "-DNS3_BUILD_PROFILE_RELEASE",
+            "-DNS3_LOG_ENABLE",
+            "-DNS3_ASSERT_ENABLE",
+            f"-I{prefix / 'include'}",
+            str(src),
+            "-o",
+            str(tmp),
+            f"-L{lib}",
+            f"-Wl,-rpath,{lib}",
+            "-Wl,--no-as-needed",
+            *[f"-lns3.44-{m}" for m in libs],
+        ]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode:
+            raise RuntimeError(f"compiling the ns-3 program failed:\n{p.stderr[-3000:]}")
+        shutil.move(str(tmp), exe)
+    return exe
+
+
+def jain(x: list[float]) -> float:
+    """Jain's fairness index of ``x``."""
+    s, q = sum(x), sum(v * v for v in x)
+    return s * s / (len(x) * q) if q > 0 else float("nan")
+
+
+def run_ns3(case: ModernCase, seed: int, sample_ms: float = 10.0, timeout_s: float = 3600) -> dict:
+    """Runs ``case`` in ns-3 for ``seed``; returns utilization, drops, marks, queueing
+    delay (mean and 95th percentile, s), per-flow window goodputs, Jain's index,
+    recoveries and loss entries per flow, flow 0's recovery times and its sampled
+    cwnd (bytes) and pacing rate (bit/s) as ``(t, cwnd, pacing)`` rows."""
+    if case.cc not in NS3_CC or case.queue not in QUEUES:
+        raise ValueError(f"cc in {sorted(NS3_CC)}, queue in {QUEUES}")
+    starts, delays = case.draw(seed)
+    with tempfile.TemporaryDirectory() as d:
+        draws = Path(d) / "draws.txt"
+        draws.write_text("".join(f"{s} {a}\n" for s, a in zip(starts, delays)))
+        args = [
+            str(binary()),
+            f"--cc={NS3_CC[case.cc]}",
+            f"--queue={case.queue}",
+            f"--ecn={int(case.ecn or case.cc == 'dctcp')}",
+            f"--pairs={case.pairs}",
+            f"--mss={case.mss}",
+            f"--buffer={case.buffer_pkts}",
+            f"--k={case.k}",
+            f"--rate={case.rate_mbps}",
+            f"--delay={case.bottleneck_delay_ms}",
+            f"--duration={case.duration_s}",
+            f"--warmup={case.warmup_s}",
+            f"--sample={sample_ms}",
+            f"--draws={draws}",
+            f"--RngRun={seed}",
+        ]
+        out = subprocess.run(args, capture_output=True, text=True, timeout=timeout_s)
+    if out.returncode:
+        raise RuntimeError(f"ns-3 failed:\n{out.stderr[-3000:]}")
+    q, flows, recov, samples = None, [], [], []
+    for line in out.stdout.splitlines():
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "Q":
+            q = [float(x) for x in f[1:]]
+        elif f[0] == "F":
+            flows.append([int(x) for x in f[2:]])
+        elif f[0] == "R":
+            recov.append(float(f[1]))
+        elif f[0] == "W":
+            samples.append((float(f[1]), int(f[2]), int(f[3])))
+    if q is None or len(flows) != case.pairs:
+        raise RuntimeError(f"ns-3 printed no statistics:\n{out.stdout[-2000:]}")
+    window = case.duration_s - case.warmup_s
+    goodputs = [(f[0] - f[1]) * 8 / window for f in flows]
+    return {
+        "utilization": q[0] * 8 / (case.rate_mbps * 1e6 * window),
+        "drops": int(q[1]),
+        "marks": int(q[2]),
+        "delay_mean_s": q[4],
+        "delay_p95_s": q[5],
+        "goodputs": goodputs,
+        "jain": jain(goodputs),
+        "recoveries": sum(f[2] for f in flows),
+        "loss_entries": sum(f[3] for f in flows),
+        "recovery_times_flow0": recov,
+        "samples_flow0": samples,
+    }
+
+
+def epoch_period(times: list[float], after: float) -> float:
+    """Mean time between flow 0's entries into recovery after ``after`` seconds (CUBIC's
+    epoch length on a single flow), NaN with fewer than three."""
+    t = [x for x in times if x >= after]
+    if len(t) < 3:
+        return float("nan")
+    return (t[-1] - t[0]) / (len(t) - 1)
+
+
+#: The ccsim queue of each bottleneck kind (``limit`` added per case). The AQMs use the
+#: RFCs' defaults, as ns-3's do (CoDel 5/100 ms, PIE 15 ms).
+CCSIM_QUEUE = {
+    "fifo": {"kind": "droptail"},
+    "codel": {"kind": "codel", "target": "5ms", "interval": "100ms"},
+    "fqcodel": {"kind": "fq_codel", "target": "5ms", "interval": "100ms"},
+    "pie": {"kind": "pie", "target": "15ms"},
+    "step": {"kind": "red", "step": True},
+}
+
+
+def ccsim_scenario(case: ModernCase, seed: int, sample_ms: float = 10.0) -> dict:
+    """The ccsim scenario of ``case`` for ``seed``, with ns-3's conventions as set in
+    :data:`PROGRAM`: SACK, initial window 10, an ACK per segment, 200-ms minimum RTO,
+    a buffer of ``buffer_pkts`` packets waiting (ns-3: ``buffer − 1`` in the disc and one
+    in the device queue), the same start times and access delays."""
+    starts, delays = case.draw(seed)
+    q = dict(CCSIM_QUEUE[case.queue], limit=f"{case.buffer_pkts}pkt")
+    if case.queue == "step":
+        q["threshold"] = case.k
+    if case.ecn or case.cc == "dctcp":
+        q.setdefault("ecn", True)
+    flows = [
+        {
+            "src": f"s{i}",
+            "dst": f"d{i}",
+            "name": f"f{i}",
+            "cc": case.cc,
+            "mss": case.mss,
+            "init_cwnd": 10,
+            "sack": True,
+            "min_rto": "200ms",
+            "ecn": bool(case.ecn or case.cc == "dctcp"),
+            "start": f"{starts[i]}s",
+        }
+        for i in range(case.pairs)
+    ]
+    return {
+        "name": f"ns3-{case.name}",
+        "seed": seed,
+        "duration": f"{case.duration_s}s",
+        "warmup": f"{case.warmup_s}s",
+        "topology": {
+            "kind": "dumbbell",
+            "pairs": case.pairs,
+            "bottleneck": {
+                "rate": f"{case.rate_mbps}Mbps",
+                "delay": f"{case.bottleneck_delay_ms}ms",
+                "queue": q,
+            },
+            "access": {
+                "rate": "1Gbps",
+                "delay": [f"{d}ms" for d in delays],
+                "queue": {"kind": "droptail", "limit": "1000pkt"},
+            },
+        },
+        "flows": [
+            {k: v for k, v in f.items() if k not in ("src", "dst")} | {"pairs": [i]}
+            for i, f in enumerate(flows)
+        ],
+        "monitor": {"interval": f"{sample_ms}ms", "queues": [], "flows": ["f0"]},
+    }
+
+
+def run_ccsim(case: ModernCase, seed: int, sample_ms: float = 10.0) -> dict:
+    """Runs ``case`` in ccsim; the same metrics as :func:`run_ns3`."""
+    import ccsim
+
+    r = ccsim.run(ccsim_scenario(case, seed, sample_ms))
+    q = r.queue("R1->R2")
+    goodputs = r.flows["goodput_bps"].tolist()
+    f0 = r.timeseries.get("flow")
+    samples = []
+    if f0 is not None and len(f0):
+        samples = [(t, int(c), 0) for t, c in zip(f0["time_s"], f0["cwnd_bytes"])]
+    return {
+        "utilization": float(q["utilization"]),
+        "drops": int(q["drops"]),
+        "marks": int(q.get("marks", 0)),
+        "delay_mean_s": float(q.get("sojourn_mean_s", float("nan"))),
+        "delay_p95_s": float(q.get("sojourn_p95_s", float("nan"))),
+        "goodputs": goodputs,
+        "jain": jain(goodputs),
+        "samples_flow0": samples,
+    }
+
+
+def reduction_period(samples: list[tuple[float, int, int]], after: float, merge_s: float) -> float:
+    """Mean time between flow 0's window reductions after ``after`` seconds: CUBIC's
+    epoch length (and NewReno's sawtooth period), read the same way from both
+    simulators' samples. A reduction is cwnd falling by more than 10 % from one sample
+    to the next; reductions less than ``merge_s`` apart are one congestion event (ns-3's
+    PRR lowers cwnd over a round trip, in steps). NaN with fewer than three events."""
+    t: list[float] = []
+    for a, b in zip(samples, samples[1:]):
+        if b[0] >= after and b[1] < 0.9 * a[1] and (not t or b[0] - t[-1] >= merge_s):
+            t.append(b[0])
+    if len(t) < 3:
+        return float("nan")
+    return (t[-1] - t[0]) / (len(t) - 1)
