@@ -543,3 +543,137 @@ def reduction_period(samples: list[tuple[float, int, int]], after: float, merge_
     if len(t) < 3:
         return float("nan")
     return (t[-1] - t[0]) / (len(t) - 1)
+
+
+# --- the `modern` suite of `ccsim validate` ---------------------------------------------
+
+MARK_BEGIN = "<!-- ns3-modern:begin -->"
+MARK_END = "<!-- ns3-modern:end -->"
+
+
+def suite_cases(quick: bool) -> list[ModernCase]:
+    """Quick: each model once, 2 flows at 10 Mbps and RTT 20 ms, 1 BDP. Full: also 8
+    flows at 100 Mbps and RTT 100 ms, buffers of 0.5 and 2 BDP (issue 27's grid, the
+    50-flow and 100-Mbps/20-ms corners left out for ns-3's run time)."""
+    combos = [
+        ("cubic", "fifo"),
+        ("bbr", "fifo"),
+        ("vegas", "fifo"),
+        ("newreno", "codel"),
+        ("cubic", "codel"),
+        ("newreno", "fqcodel"),
+        ("cubic", "fqcodel"),
+        ("newreno", "pie"),
+        ("cubic", "pie"),
+        ("dctcp", "step"),
+    ]
+    cases = [
+        ModernCase(
+            f"{cc}/{q} 2×10M 20ms 1BDP",
+            cc,
+            q,
+            pairs=2,
+            rate_mbps=10,
+            rtt_ms=20,
+            buffer_bdp=1.0,
+            duration_s=20 if quick else 60,
+            warmup_s=5,
+        )
+        for cc, q in combos
+    ]
+    if not quick:
+        for cc, q in combos:
+            for b in (0.5, 2.0):
+                cases.append(
+                    ModernCase(
+                        f"{cc}/{q} 8×100M 100ms {b:g}BDP",
+                        cc,
+                        q,
+                        pairs=8,
+                        rate_mbps=100,
+                        rtt_ms=100,
+                        buffer_bdp=b,
+                        k=65,
+                        duration_s=60,
+                        warmup_s=10,
+                    )
+                )
+    return cases
+
+
+def _available(case: ModernCase) -> str:
+    """Why ccsim cannot run ``case`` yet (its cc module or queue kind is missing), or ''."""
+    import ccsim
+
+    try:
+        ccsim.resolve(ccsim_scenario(case, 1))
+    except ccsim.ScenarioError as e:
+        return str(e)
+    return ""
+
+
+def _one(job: tuple[ModernCase, int, str]) -> tuple[str, int, str, dict]:
+    case, seed, sim = job
+    m = run_ns3(case, seed) if sim == "ns-3" else run_ccsim(case, seed)
+    m["period_s"] = reduction_period(m.pop("samples_flow0"), case.warmup_s, 2 * case.rtt_ms / 1e3)
+    m.pop("recovery_times_flow0", None)
+    return case.name, seed, sim, m
+
+
+#: (quantity, format, absolute floor, relative floor) of the checks.
+CHECKS = [
+    ("utilization", "{:.3f}", 0.02, 0.0),
+    ("drops", "{:.0f}", 5.0, 0.25),
+    ("marks", "{:.0f}", 5.0, 0.25),
+    ("delay_mean_s", "{:.4f}", 0.001, 0.2),
+    ("delay_p95_s", "{:.4f}", 0.001, 0.2),
+    ("jain", "{:.3f}", 0.05, 0.0),
+    ("period_s", "{:.3f}", 0.0, 0.2),
+]
+
+
+def run_suite(quick: bool, only: str | None = None, jobs: int = 1, seeds: int | None = None):
+    """The ``modern`` suite of ``ccsim validate``: each case in ns-3 and ccsim over
+    seeds, compared per quantity with :func:`framework.paired_tolerance`."""
+    import concurrent.futures
+    import math
+    import statistics
+    import time
+
+    from ccsim.validation import framework
+
+    t0 = time.perf_counter()
+    n = seeds or (2 if quick else 5)
+    cases = [c for c in suite_cases(quick) if not only or only in c.name]
+    missing = {c.name: why for c in cases if (why := _available(c))}
+    todo = [
+        (c, s, sim)
+        for c in cases
+        if c.name not in missing
+        for s in range(1, n + 1)
+        for sim in ("ns-3", "ccsim")
+    ]
+    res: dict[str, dict[str, dict[int, dict]]] = {}
+    with concurrent.futures.ProcessPoolExecutor(max(1, jobs)) as ex:
+        for name, seed, sim, m in ex.map(_one, todo):
+            res.setdefault(name, {}).setdefault(sim, {})[seed] = m
+    verdicts, rows = [], []
+    for c in cases:
+        if c.name in missing:
+            rows.append(f"| {c.name} | not run in ccsim: {missing[c.name]} | | | |")
+            continue
+        by = res[c.name]
+        for q, fmt, floor, rel in CHECKS:
+            a = [by["ns-3"][s][q] for s in sorted(by["ns-3"])]
+            b = [by["ccsim"][s][q] for s in sorted(by["ccsim"])]
+            if any(isinstance(x, float) and math.isnan(x) for x in a + b):
+                if all(isinstance(x, float) and math.isnan(x) for x in a + b):
+                    continue  # nothing to compare (no reductions, say)
+                tol = float("nan")
+            else:
+                tol = framework.paired_tolerance(a, b, floor=floor, rel_floor=rel)
+            v = framework.Verdict(c.name, q, statistics.fmean(a), statistics.fmean(b), tol, fmt=fmt)
+            verdicts.append(v)
+            rows.append(v.row())
+    block = framework.VERDICT_HEAD + "\n" + "\n".join(rows)
+    return framework.SuiteResult(block, verdicts, n, time.perf_counter() - t0)
