@@ -450,7 +450,7 @@ CCSIM_QUEUE = {
     "codel": {"kind": "codel", "target": "5ms", "interval": "100ms"},
     "fqcodel": {"kind": "fq_codel", "target": "5ms", "interval": "100ms"},
     "pie": {"kind": "pie", "target": "15ms"},
-    "step": {"kind": "red", "step": True},
+    "step": {"kind": "step"},
 }
 
 
@@ -463,8 +463,8 @@ def ccsim_scenario(case: ModernCase, seed: int, sample_ms: float = 10.0) -> dict
     q = dict(CCSIM_QUEUE[case.queue], limit=f"{case.buffer_pkts}pkt")
     if case.queue == "step":
         q["threshold"] = case.k
-    if case.ecn or case.cc == "dctcp":
-        q.setdefault("ecn", True)
+    if case.ecn and case.queue in ("codel", "fqcodel", "pie"):
+        q["ecn"] = True  # (the step marker marks ECN-capable packets by design)
     flows = [
         {
             "src": f"s{i}",
