@@ -69,6 +69,8 @@ impl CcSpec for Params {
     }
     fn needs(&self) -> Needs {
         Needs {
+            // SACK recovery by default, as Linux and ns-3 (TcpSocketBase::Sack) run it
+            sack: true,
             ecn: Some("DCTCP reacts to the fraction of CE-marked bytes (RFC 8257 §3)"),
             accurate_ce: true,
             ..Needs::default()

@@ -81,6 +81,8 @@ impl CcSpec for Params {
     }
     fn needs(&self) -> Needs {
         Needs {
+            // SACK recovery by default, as Linux and ns-3 (TcpSocketBase::Sack) run it
+            sack: true,
             timestamps: true,
             ..Needs::default()
         }
