@@ -343,7 +343,7 @@ mod tests {
         while s.now < until {
             let n = s.cwnd / MSS;
             for _ in 0..n {
-                s.now = s.now + Time(rtt.0 / n);
+                s.now += Time(rtt.0 / n);
                 c.cong_avoid(s, MSS);
             }
             out.push((s.now.as_secs_f64(), s.cwnd as f64 / MSS as f64));
