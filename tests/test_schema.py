@@ -191,6 +191,11 @@ def known(s, path, value, engine_error: str) -> str | None:
         ("sack_blocks", "SACK needs sack_blocks > 0"),
         ("at least 1", "positive integers where 0 is meaningless"),
         ("bdp", "bdp buffers need bdp_rtt on a graph"),
+        (
+            "open interval",
+            "open intervals (CUBIC's beta and c, DCTCP's g): schema bounds are closed",
+        ),
+        ("above alpha", "Vegas alpha < beta"),
     ]
     for text, why in rules:
         if text in e:

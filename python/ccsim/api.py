@@ -127,29 +127,38 @@ class EcnWarning(UserWarning):
 
 def ecn_without_marking(resolved: dict) -> list[str]:
     """One message per flow of the resolved scenario with ``ecn = true`` when no queue
-    of the topology marks (``ecn = true`` on a ``red``/``ared`` queue, or a ``bmcc``
-    queue). BMCC flows are left out: their ECN bits carry the routers' load, and a
-    BMCC sender over routers that mark nothing is a valid experiment (the BMCC
-    paper's Fig. 4)."""
+    of the topology marks (``ecn = true`` on a ``red``/``ared`` queue, a ``step`` or a
+    ``bmcc`` queue). BMCC flows are left out: their ECN bits carry the routers' load, and
+    a BMCC sender over routers that mark nothing is a valid experiment (the BMCC
+    paper's Fig. 4). A DCTCP flow there is a valid run without meaning: it is NewReno."""
 
     def marks(v) -> bool:
         if isinstance(v, dict):
             return (
-                v.get("ecn") is True or v.get("kind") == "bmcc" or any(marks(x) for x in v.values())
+                v.get("ecn") is True
+                or v.get("kind") in ("bmcc", "step")
+                or any(marks(x) for x in v.values())
             )
         return isinstance(v, list) and any(marks(x) for x in v)
 
-    def bmcc(f: dict) -> bool:
+    def cc_is(f: dict, name: str) -> bool:
         cc = f.get("cc")
-        return cc == "bmcc" or (isinstance(cc, dict) and cc.get("kind") == "bmcc")
+        return cc == name or (isinstance(cc, dict) and cc.get("kind") == name)
+
+    def bmcc(f: dict) -> bool:
+        return cc_is(f, "bmcc")
 
     flows = [
         i for i, f in enumerate(resolved.get("flows", [])) if f.get("ecn") is True and not bmcc(f)
     ]
     if not flows or marks(resolved.get("topology")):
         return []
+    flows_ = resolved.get("flows", [])
     return [
-        f"flows[{i}].ecn: true, but no queue of the topology marks CE (it takes ecn = true on "
-        "a red or ared queue): this flow sees only drops"
+        f"flows[{i}].cc: DCTCP, but no queue of the topology marks CE (a step queue, or "
+        "ecn = true on a red or ared queue): without marks DCTCP is NewReno (RFC 8257 §3.4)"
+        if cc_is(flows_[i], "dctcp")
+        else f"flows[{i}].ecn: true, but no queue of the topology marks CE (it takes ecn = true "
+        "on a red or ared queue): this flow sees only drops"
         for i in flows
     ]

@@ -12,7 +12,11 @@
 //! ([`slow_start`], [`cong_avoid_ai`]) keep each algorithm short.
 
 pub mod bmcc;
+pub mod cubic;
+pub mod dctcp;
+pub mod hystart;
 pub mod reno;
+pub mod vegas;
 pub mod westwood;
 
 use crate::cfg::{Res, Tab};
@@ -215,6 +219,13 @@ pub struct Needs {
     /// The receiver feedback it needs (`feedback = {kind = ...}` is required):
     /// the kind and the reason.
     pub feedback: Option<(&'static str, &'static str)>,
+    /// RTT samples from every ACK's timestamp echo by default (`rtt_samples =
+    /// "timestamps"`): per-round RTT minima need more than one timed segment
+    /// per RTT (HyStart++, Vegas).
+    pub timestamps: bool,
+    /// The receiver echoes each segment's CE state exactly (RFC 8257 §3.2,
+    /// DCTCP) instead of holding ECE until CWR (RFC 3168 §6.1.3).
+    pub accurate_ce: bool,
 }
 
 /// A congestion-control module as configured: what a flow's `cc` key names
@@ -271,6 +282,9 @@ pub const MODULES: &[(&str, Reader)] = &[
         })))
     }),
     ("bmcc", |t| Ok(Arc::new(bmcc::Params::read(t)?))),
+    ("cubic", cubic::read),
+    ("dctcp", dctcp::read),
+    ("vegas", vegas::read),
 ];
 
 /// Names accepted by [`by_name`] and a flow's `cc` key.
@@ -335,7 +349,7 @@ mod tests {
         let v = serde_json::json!({});
         let mut t = Tab::new("cc".into(), &v).unwrap();
         assert_eq!(bmcc::Params::read(&mut t).unwrap(), bmcc::Params::default());
-        let e = by_name("cubic").err().unwrap();
+        let e = by_name("scalable").err().unwrap();
         assert!(e.contains("\"newreno\"") && e.contains("\"bmcc\""), "{e}");
     }
 

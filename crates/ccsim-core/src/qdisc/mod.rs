@@ -17,6 +17,7 @@ pub mod drr;
 pub mod fq;
 pub mod prio;
 pub mod red;
+pub mod step;
 
 use crate::cfg::{Res, ScenarioError, Tab};
 use crate::packet::{FlowId, Packet};
@@ -289,6 +290,7 @@ const READERS: &[(&str, Reader)] = &[
     ("drr", drr::read),
     ("prio_discard", prio::read),
     ("bmcc", bmcc::read),
+    ("step", step::read),
 ];
 
 /// Reads `kind` (default "droptail") and that kind's own keys from a queue table.

@@ -257,6 +257,33 @@ pub const DOCS: &[(&str, &str)] = &[
         "cc.rtt",
         "BMCC: the RTT that scales the MI/AI/MD updates: the smoothed RTT (srtt) or the minimum (min)",
     ),
+    ("cc.c", "CUBIC: the constant C of W_cubic(t) = C(t − K)³ + W_max, segments/s³, > 0 (RFC 9438: 0.4)"),
+    (
+        "cc.beta",
+        "CUBIC: β_cubic, the window kept at a reduction, in the open interval (0, 1) (RFC 9438: 0.7); Vegas: above this Diff (segments) cwnd shrinks by one segment per RTT",
+    ),
+    ("cc.fast_convergence", "CUBIC: fast convergence (RFC 9438 §4.7)"),
+    (
+        "cc.hystart",
+        "CUBIC: slow start \"off\" (RFC 5681) or \"hystart++\" (RFC 9406) in the initial slow start",
+    ),
+    ("cc.g", "DCTCP: the gain g of the α estimate, in (0, 1] (RFC 8257: 1/16)"),
+    ("cc.alpha_init", "DCTCP: the initial α, in [0, 1] (Linux and ns-3: 1)"),
+    ("cc.alpha", "Vegas: below this Diff (segments) cwnd grows by one segment per RTT"),
+    ("cc.gamma", "Vegas: above this Diff (segments) slow start ends"),
+    (
+        "queue.threshold",
+        "step: mark ECN-capable arrivals finding at least this many packets waiting (DCTCP's K)",
+    ),
+    (
+        "reverse_queue.threshold",
+        "step: mark ECN-capable arrivals finding at least this many packets waiting (DCTCP's K)",
+    ),
+    ("queue.non_ect", "step: a Not-ECT arrival above the threshold is dropped or let in"),
+    (
+        "reverse_queue.non_ect",
+        "step: a Not-ECT arrival above the threshold is dropped or let in",
+    ),
     ("transport.kind", "the connections' transport: tcp, blt or bully-tyrant"),
     ("on_ce", "BMCC feedback: a CE mark sets the estimate or a flag"),
     ("hash", "ADPM hash of the IP id"),

@@ -470,7 +470,12 @@ impl Tables<'_> {
                 }
             }
         }
-        let (req, req_per) = self.required(table, dname);
+        let (mut req, req_per) = self.required(table, dname);
+        // a `kind` without a default (a flow's `cc` and `feedback` tables)
+        // is required whatever the explorer dropped
+        if let Some((d, _, None)) = &disc {
+            req.insert(d.clone());
+        }
         let mut s = json!({
             "type": "object",
             "additionalProperties": false,

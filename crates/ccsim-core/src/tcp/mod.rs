@@ -12,7 +12,7 @@ mod rtt;
 pub mod scoreboard;
 mod sender;
 
-pub use receiver::{RecvParams, TcpReceiver};
+pub use receiver::{CeEcho, RecvParams, TcpReceiver};
 pub use rtt::{Estimator, RttEstimator, RttParams};
 pub use sender::{FullAck, LossState, LossWindow, RtoSsthresh, SendParams, TcpSender};
 

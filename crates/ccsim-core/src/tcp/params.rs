@@ -21,7 +21,7 @@
 //! waiting packets) is a queue matter, not a TCP one; docs/validation.md lists
 //! every difference measured.
 
-use super::{Estimator, FullAck, LossWindow, RecvParams, RtoSsthresh, RttParams, SendParams, INFINITE};
+use super::{CeEcho, Estimator, FullAck, LossWindow, RecvParams, RtoSsthresh, RttParams, SendParams, INFINITE};
 use crate::cc;
 use crate::cfg::{time_str, Res, Tab};
 use crate::units::Time;
@@ -151,7 +151,8 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
             "max_rto ≥ min_rto and a positive init_rto",
         ));
     }
-    let rtt_timestamps = t.choice("rtt_samples", Some("timed"), &["timed", "timestamps"])? == "timestamps";
+    let rtt_default = if needs.timestamps { "timestamps" } else { "timed" };
+    let rtt_timestamps = t.choice("rtt_samples", Some(rtt_default), &["timed", "timestamps"])? == "timestamps";
     let rwnd = t.size_or_inf("rwnd", "inf")?;
     if let Some(w) = rwnd.filter(|&w| w < mss as u64) {
         return Err(t.error(
@@ -247,6 +248,11 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
         ack_size,
         sack_blocks,
         feedback,
+        ce_echo: if needs.accurate_ce {
+            CeEcho::Dctcp
+        } else {
+            CeEcho::Rfc3168
+        },
     };
     Ok((snd, rcv, cc))
 }

@@ -9,7 +9,11 @@
 //! * Window field: free space of the receive buffer; in-order data is consumed
 //!   by the application at once, so only out-of-order bytes occupy it.
 //! * ECN (RFC 3168 §6.1.3): after a CE segment, set ECE on every ACK until a
-//!   segment with CWR arrives.
+//!   segment with CWR arrives. DCTCP's receiver ([`CeEcho::Dctcp`], RFC 8257
+//!   §3.2) instead echoes the CE state of the segments each ACK covers: ECE
+//!   iff the last segment was CE, and when the state changes with a delayed
+//!   ACK pending, that ACK is sent at once with the old state (the two-state
+//!   machine of RFC 8257 Figure 1); CWR is ignored.
 //! * SACK blocks (RFC 2018 §4) when enabled: the block holding the most
 //!   recently received segment first, then the other blocks, highest first.
 //! * Timestamp echo (RFC 7323): the ACK echoes the triggering segment's ts_val.
@@ -35,6 +39,18 @@ pub struct RecvParams {
     pub sack_blocks: u8,
     /// A receiver-side feedback mechanism writing into the ACKs' option.
     pub feedback: Option<Arc<dyn FeedbackSpec>>,
+    /// How CE marks are echoed.
+    pub ce_echo: CeEcho,
+}
+
+/// How the receiver echoes CE marks in the ECE flag.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum CeEcho {
+    /// RFC 3168 §6.1.3: ECE on every ACK from a CE segment until a CWR.
+    #[default]
+    Rfc3168,
+    /// RFC 8257 §3.2: ECE = the CE state of the segments acknowledged.
+    Dctcp,
 }
 
 impl Default for RecvParams {
@@ -45,6 +61,7 @@ impl Default for RecvParams {
             ack_size: 40,
             sack_blocks: 0,
             feedback: None,
+            ce_echo: CeEcho::Rfc3168,
         }
     }
 }
@@ -136,12 +153,23 @@ impl TcpReceiver {
 
     pub fn on_data(&mut self, pkt: &Packet, cx: &mut EndpointCtx) {
         self.stats.segments += 1;
-        if pkt.has(flags::CWR) {
-            self.ce_echo = false;
-        }
-        if pkt.ecn == crate::packet::Ecn::Ce {
-            self.ce_echo = true;
-            self.stats.ce_received += 1;
+        let ce = pkt.ecn == crate::packet::Ecn::Ce;
+        self.stats.ce_received += ce as u64;
+        match self.p.ce_echo {
+            CeEcho::Rfc3168 => {
+                if pkt.has(flags::CWR) {
+                    self.ce_echo = false;
+                }
+                self.ce_echo |= ce;
+            }
+            CeEcho::Dctcp => {
+                // RFC 8257 §3.2: on a change of the CE state, the pending
+                // delayed ACK goes out at once with the old state.
+                if ce != self.ce_echo && self.pending_segs > 0 {
+                    self.send_ack(cx, None);
+                }
+                self.ce_echo = ce;
+            }
         }
         self.last_ts = pkt.ts_val;
         if let Some(f) = self.feedback.as_mut() {
@@ -325,6 +353,61 @@ mod tests {
         };
         r.on_timer(&mut cx);
         assert_eq!(out[0].ack, 300);
+    }
+
+    /// RFC 8257 §3.2 (Figure 1) with delayed ACKs: segments CE-state 0 0 1 1
+    /// 1 0 with CWR on the third. ACK of 2 (ECE 0, two segments); the CE
+    /// segment 3 pends; 4 completes the pair (ECE 1); 5 pends; 6 (not CE)
+    /// changes the state: the pending ACK of 5 goes at once with ECE 1, then
+    /// 6 pends (its timer). CWR changes nothing.
+    #[test]
+    fn rfc8257_dctcp_echo_with_delayed_acks() {
+        let p = RecvParams {
+            delack: Some(Time::from_millis(100)),
+            ce_echo: CeEcho::Dctcp,
+            ..Default::default()
+        };
+        let mut r = TcpReceiver::new(p, FlowId(0), NodeId(1), NodeId(0));
+        let mut out = Vec::new();
+        for (i, ce) in [false, false, true, true, true, false].into_iter().enumerate() {
+            let mut s = seg(i as u64 * 100, 100);
+            s.ecn = if ce { Ecn::Ce } else { Ecn::Ect0 };
+            if i == 2 {
+                s.flags |= flags::CWR;
+            }
+            let mut cx = EndpointCtx {
+                now: Time::ZERO,
+                out: &mut out,
+            };
+            r.on_data(&s, &mut cx);
+        }
+        let got: Vec<(u64, bool)> = out.iter().map(|a| (a.ack, a.has(flags::ECE))).collect();
+        assert_eq!(got, vec![(200, false), (400, true), (500, true)]);
+        assert_eq!(r.next_wake(), Some(Time::from_millis(100)));
+        // Without delayed ACKs each ACK carries its own segment's state.
+        let mut r = TcpReceiver::new(
+            RecvParams {
+                ce_echo: CeEcho::Dctcp,
+                ..Default::default()
+            },
+            FlowId(0),
+            NodeId(1),
+            NodeId(0),
+        );
+        let mut out = Vec::new();
+        for (i, ce) in [true, false, true].into_iter().enumerate() {
+            let mut s = seg(i as u64 * 100, 100);
+            s.ecn = if ce { Ecn::Ce } else { Ecn::Ect0 };
+            r.on_data(
+                &s,
+                &mut EndpointCtx {
+                    now: Time::ZERO,
+                    out: &mut out,
+                },
+            );
+        }
+        let ece: Vec<bool> = out.iter().map(|a| a.has(flags::ECE)).collect();
+        assert_eq!(ece, vec![true, false, true]);
     }
 
     #[test]

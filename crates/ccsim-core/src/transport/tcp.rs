@@ -138,6 +138,7 @@ pub fn plain_receiver(ack_size: u32, env: &Env) -> TcpReceiver {
         ack_size,
         sack_blocks: 0,
         feedback: None,
+        ce_echo: Default::default(),
     };
     TcpReceiver::new(p, env.flow, env.dst, env.src)
 }

@@ -150,6 +150,7 @@ impl CcSpec for Params {
             ecn: Some("BMCC's packets are ECN-capable: routers mark the load in their ECN bits"),
             sack: true,
             feedback: Some(("bmcc", "the BMCC sender needs its receiver's load-factor estimate")),
+            ..Needs::default()
         }
     }
     fn with_feedback(&self, feedback: &dyn FeedbackSpec) -> Option<Arc<dyn CcSpec>> {

@@ -1,0 +1,242 @@
+//! DCTCP (RFC 8257, "Data Center TCP (DCTCP): TCP Congestion Control for
+//! Data Centers", 2017; Alizadeh et al., SIGCOMM 2010), the sender side.
+//!
+//! * §3.3: per window of data (a round: until the cumulative ACK passes
+//!   SND.NXT as it was when the window began, [`RoundCounter`]) the sender
+//!   counts the bytes acknowledged (`DCTCP.BytesAcked`) and those acknowledged
+//!   by ACKs with ECE (`DCTCP.BytesMarked`); at the window's end `M =
+//!   BytesMarked / BytesAcked` and `α ← (1 − g)·α + g·M`, g = 1/16.
+//! * §3.3: on an ECE, at most once per window of data (the sender's RFC 3168
+//!   gate, [`CongestionOps::ecn_echo`]): `cwnd ← cwnd·(1 − α/2)`, ssthresh
+//!   the same, at least two segments (Linux `dctcp_ssthresh`).
+//! * §3.4: a loss is answered as by standard TCP (Reno's halving).
+//! * The receiver echoes the CE state of each segment exactly (§3.2): the
+//!   module asks for it ([`Needs::accurate_ce`], `tcp/receiver.rs`), with ECN.
+//! * Window growth is Reno's (RFC 5681).
+//!
+//! Choices: α starts at 1 (`alpha_init`), as Linux (`dctcp_alpha_on_init` =
+//! 1024/1024) and ns-3 (`TcpDctcp::InitialAlpha` = 1); §3.3 leaves it open.
+//! As for RFC 3168 flows, the sender does not grow cwnd on an ACK carrying
+//! ECE (RFC 3168 §6.1.2; Linux grows on every ACK in the Open state): with
+//! step marking most ACKs of a marked episode carry ECE, so growth is a little
+//! slower than Linux's. No §3.5 ECN for SYN/ACK (there is no handshake).
+
+use super::hystart::RoundCounter;
+use super::{halve_flight, reno_cong_avoid, AckSample, CcSpec, CcState, CongestionOps, Needs};
+use crate::cfg::{Res, Tab};
+use serde_json::Value;
+use std::sync::Arc;
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Params {
+    /// Estimation gain g in (0, 1] (RFC 8257 §4.2: 1/16).
+    pub g: f64,
+    /// Initial α in [0, 1] (1, as Linux and ns-3).
+    pub alpha_init: f64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            g: 1.0 / 16.0,
+            alpha_init: 1.0,
+        }
+    }
+}
+
+impl Params {
+    pub fn read(t: &mut Tab) -> Res<Params> {
+        let d = Params::default();
+        let g = t.float("g", Some(d.g), 0.0, 1.0)?;
+        if g <= 0.0 {
+            return Err(t.error(
+                "g",
+                &Value::from(g),
+                "a number in the open interval (0, 1] (RFC 8257 §3.3: the estimation gain)",
+            ));
+        }
+        let alpha_init = t.float("alpha_init", Some(d.alpha_init), 0.0, 1.0)?;
+        Ok(Params { g, alpha_init })
+    }
+}
+
+impl CcSpec for Params {
+    fn name(&self) -> &'static str {
+        "dctcp"
+    }
+    fn build(&self) -> Box<dyn CongestionOps> {
+        Box::new(Dctcp::new(*self))
+    }
+    fn needs(&self) -> Needs {
+        Needs {
+            // SACK recovery by default, as Linux and ns-3 (TcpSocketBase::Sack) run it
+            sack: true,
+            ecn: Some("DCTCP reacts to the fraction of CE-marked bytes (RFC 8257 §3)"),
+            accurate_ce: true,
+            ..Needs::default()
+        }
+    }
+}
+
+pub struct Dctcp {
+    p: Params,
+    /// DCTCP.Alpha.
+    pub alpha: f64,
+    window: RoundCounter,
+    acked: u64,
+    marked: u64,
+    reductions: u64,
+}
+
+impl Dctcp {
+    pub fn new(p: Params) -> Dctcp {
+        Dctcp {
+            alpha: p.alpha_init,
+            p,
+            window: RoundCounter::default(),
+            acked: 0,
+            marked: 0,
+            reductions: 0,
+        }
+    }
+}
+
+impl CongestionOps for Dctcp {
+    fn name(&self) -> &'static str {
+        "dctcp"
+    }
+    fn ssthresh(&mut self, s: &CcState) -> u64 {
+        halve_flight(s)
+    }
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
+        reno_cong_avoid(s, acked);
+    }
+    fn pkts_acked(&mut self, s: &CcState, a: &AckSample) {
+        if a.acked == 0 {
+            return;
+        }
+        // §3.3: the window's end is checked before this ACK's bytes are counted
+        // into the next window (the ACK that passes SND.NXT closes it).
+        if self.window.on_ack(a.acked, s.flight) && self.acked > 0 {
+            let m = self.marked as f64 / self.acked as f64;
+            self.alpha = (1.0 - self.p.g) * self.alpha + self.p.g * m;
+            self.acked = 0;
+            self.marked = 0;
+        }
+        self.acked += a.acked;
+        if a.ece {
+            self.marked += a.acked;
+        }
+    }
+    fn ecn_echo(&mut self, s: &CcState) -> Option<u64> {
+        self.reductions += 1;
+        let w = s.cwnd as f64 * (1.0 - self.alpha / 2.0);
+        Some((w as u64).max(2 * s.mss))
+    }
+    fn trace(&self) -> Option<(&'static str, f64)> {
+        Some(("alpha", self.alpha))
+    }
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        vec![("ecn_reductions", self.reductions as f64), ("alpha", self.alpha)]
+    }
+}
+
+pub fn read(t: &mut Tab) -> Res<Arc<dyn CcSpec>> {
+    Ok(Arc::new(Params::read(t)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use crate::units::Time;
+
+    const MSS: u64 = 1000;
+
+    fn st(cwnd: u64) -> CcState {
+        CcState {
+            now: Time::ZERO,
+            mss: MSS,
+            cwnd,
+            ssthresh: u64::MAX,
+            flight: cwnd,
+            cwnd_cnt: 0,
+            byte_counting: true,
+            srtt: None,
+            min_rtt: None,
+        }
+    }
+
+    fn ack(ece: bool) -> AckSample {
+        AckSample {
+            acked: MSS,
+            ece,
+            ..AckSample::default()
+        }
+    }
+
+    /// Under a fixed marking probability p (each segment's ECE drawn
+    /// independently), α converges to p: α is an EWMA of the per-window
+    /// fractions, whose mean is p. With windows of 50 segments and g = 1/16,
+    /// after 400 windows α is within a few hundredths of p whatever α_0.
+    #[test]
+    fn alpha_converges_to_the_marking_fraction() {
+        for p in [0.0, 0.05, 0.3, 1.0] {
+            let mut d = Dctcp::new(Params::default());
+            let mut rng = Rng::new(7, 1);
+            let s = st(50 * MSS);
+            let mut alphas = Vec::new();
+            for w in 0..400 {
+                for _ in 0..50 {
+                    d.pkts_acked(&s, &ack(rng.uniform() < p));
+                }
+                if w >= 300 {
+                    alphas.push(d.alpha);
+                }
+            }
+            let mean = alphas.iter().sum::<f64>() / alphas.len() as f64;
+            assert!(
+                (mean - p).abs() < 0.02,
+                "p = {p}: mean α over the last 100 windows {mean}"
+            );
+        }
+    }
+
+    /// A hand-worked window: α_0 = 1, a window of 10 segments with 4 marked:
+    /// α = 15/16 + 4/10/16 = 0.9625 (computed when the next window begins).
+    #[test]
+    fn rfc8257_alpha_update_by_hand() {
+        let mut d = Dctcp::new(Params::default());
+        let s = st(10 * MSS);
+        for i in 0..10 {
+            d.pkts_acked(&s, &ack(i < 4));
+        }
+        assert_eq!(d.alpha, 1.0, "the window is not over yet");
+        d.pkts_acked(&s, &ack(false));
+        assert!((d.alpha - 0.9625).abs() < 1e-12, "{}", d.alpha);
+    }
+
+    /// α = 1: the window halves (as Reno on a loss); α = 0.2: it loses 10 %.
+    #[test]
+    fn window_halves_at_alpha_one() {
+        let mut d = Dctcp::new(Params::default());
+        assert_eq!(d.ecn_echo(&st(40 * MSS)), Some(20 * MSS));
+        d.alpha = 0.2;
+        assert_eq!(d.ecn_echo(&st(40 * MSS)), Some(36 * MSS));
+        d.alpha = 1.0;
+        assert_eq!(d.ecn_echo(&st(3 * MSS)), Some(2 * MSS), "at least two segments");
+    }
+
+    #[test]
+    fn g_out_of_range_is_refused() {
+        let j = serde_json::json!({"g": 0.0});
+        let mut t = Tab::new("flows[0].cc".into(), &j).unwrap();
+        let e = Params::read(&mut t).unwrap_err();
+        assert_eq!(e.path, "flows[0].cc.g");
+        let p = Params {
+            g: 0.5,
+            alpha_init: 0.0,
+        };
+        assert_eq!(p.needs().ecn.is_some(), p.needs().accurate_ce);
+    }
+}

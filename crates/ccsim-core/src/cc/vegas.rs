@@ -1,0 +1,276 @@
+//! TCP Vegas (L. S. Brakmo, L. L. Peterson, "TCP Vegas: End to End
+//! Congestion Avoidance on a Global Internet", IEEE JSAC 13(8), 1995, §3.2
+//! and §3.3), as ns-3's `TcpVegas` (src/internet/model/tcp-vegas.cc, after
+//! Linux `tcp_vegas.c`) runs it.
+//!
+//! * BaseRTT: the minimum RTT seen by the flow; per round (until the
+//!   cumulative ACK passes SND.NXT as it was when the round began) the
+//!   minimum RTT of the round's samples (`minRtt`) and their number.
+//! * Once per round, with more than two samples (fewer: Reno's growth):
+//!   `Diff = cwnd − cwnd·BaseRTT/minRtt` (segments; the paper's `(Expected −
+//!   Actual)·BaseRTT`). In slow start, if `Diff > γ` (1): cwnd =
+//!   min(cwnd, cwnd·BaseRTT/minRtt + 1) and ssthresh = max(min(ssthresh,
+//!   cwnd − 1), 2) — leave slow start (§3.3, "modified slow start"); else
+//!   slow start continues. In congestion avoidance, `Diff > β` (4): cwnd −=
+//!   1 segment and ssthresh likewise; `Diff < α` (2): cwnd += 1 segment;
+//!   else unchanged. Then ssthresh = max(ssthresh, 3/4·cwnd).
+//! * Between round ends: slow start grows as Reno's; congestion avoidance
+//!   does not grow.
+//! * Losses: Reno's halving and NewReno recovery; the round restarts when
+//!   recovery ends (ns-3 `EnableVegas` on `CA_OPEN`).
+//!
+//! Deviations: ns-3's `TcpVegas::GetSsThresh` answers a loss with
+//! max(min(ssthresh, cwnd − 1), 2) segments; we halve (Linux `tcp_vegas`
+//! uses `tcp_reno_ssthresh`, and the paper keeps Reno's reaction to a
+//! retransmission by dupacks — its §3.1 retransmission and ¾ decrease are
+//! not implemented). Vegas needs several RTT samples per round: the module
+//! asks for timestamp RTT samples (`Needs::timestamps`), as ns-3 and Linux
+//! measure every ACK. Slow start doubles each RTT (the paper's "every other
+//! RTT" is not implemented, nor is ns-3).
+
+use super::hystart::RoundCounter;
+use super::{halve_flight, reno_cong_avoid, slow_start, AckSample, CaEvent, CcSpec, CcState, CongestionOps, Needs};
+use crate::cfg::{Res, Tab};
+use crate::units::Time;
+use serde_json::Value;
+use std::sync::Arc;
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Params {
+    /// α, segments: below, cwnd grows by one per round (2).
+    pub alpha: u64,
+    /// β, segments: above, cwnd shrinks by one per round (4); α < β.
+    pub beta: u64,
+    /// γ, segments: above, slow start ends (1).
+    pub gamma: u64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            alpha: 2,
+            beta: 4,
+            gamma: 1,
+        }
+    }
+}
+
+impl Params {
+    pub fn read(t: &mut Tab) -> Res<Params> {
+        let d = Params::default();
+        let alpha = t.uint("alpha", Some(d.alpha), 0, 10_000)?;
+        let beta = t.uint("beta", Some(d.beta), 0, 10_000)?;
+        let gamma = t.uint("gamma", Some(d.gamma), 0, 10_000)?;
+        if alpha >= beta {
+            return Err(t.error(
+                "beta",
+                &Value::from(beta),
+                format!("a number of segments above alpha = {alpha} (Vegas needs α < β)"),
+            ));
+        }
+        Ok(Params { alpha, beta, gamma })
+    }
+}
+
+impl CcSpec for Params {
+    fn name(&self) -> &'static str {
+        "vegas"
+    }
+    fn build(&self) -> Box<dyn CongestionOps> {
+        Box::new(Vegas::new(*self))
+    }
+    fn needs(&self) -> Needs {
+        Needs {
+            // SACK recovery by default, as Linux and ns-3 (TcpSocketBase::Sack) run it
+            sack: true,
+            timestamps: true,
+            ..Needs::default()
+        }
+    }
+}
+
+pub struct Vegas {
+    p: Params,
+    base_rtt: Option<Time>,
+    round_min: Option<Time>,
+    samples: u32,
+    round: RoundCounter,
+    /// A round ended with the last ACK: adjust in `cong_avoid`.
+    round_end: bool,
+    /// The last Diff computed, segments.
+    diff: f64,
+}
+
+impl Vegas {
+    pub fn new(p: Params) -> Vegas {
+        Vegas {
+            p,
+            base_rtt: None,
+            round_min: None,
+            samples: 0,
+            round: RoundCounter::default(),
+            round_end: false,
+            diff: 0.0,
+        }
+    }
+
+    /// The once-per-round adjustment (ns-3 `TcpVegas::IncreaseWindow`);
+    /// `acked` is used if slow start continues.
+    fn adjust(&mut self, s: &mut CcState, acked: u64, base: Time, min: Time) {
+        let mss = s.mss;
+        let seg = s.cwnd / mss;
+        let target = seg as f64 * base.as_secs_f64() / min.as_secs_f64();
+        let diff = seg as f64 - target;
+        self.diff = diff;
+        let ss_thresh = |s: &CcState| (s.ssthresh.min(s.cwnd.saturating_sub(mss))).max(2 * mss);
+        if diff > self.p.gamma as f64 && s.cwnd < s.ssthresh {
+            // §3.3: slow start is too fast; leave it.
+            let seg = seg.min(target as u64 + 1);
+            s.cwnd = seg * mss;
+            s.ssthresh = ss_thresh(s);
+        } else if s.cwnd < s.ssthresh {
+            slow_start(s, acked);
+        } else {
+            let seg = if diff > self.p.beta as f64 {
+                // ssthresh from the window before the decrease (ns-3 order)
+                s.ssthresh = ss_thresh(s);
+                seg.saturating_sub(1).max(2)
+            } else if diff < self.p.alpha as f64 {
+                seg + 1
+            } else {
+                seg
+            };
+            s.cwnd = seg * mss;
+        }
+        s.ssthresh = s.ssthresh.max(3 * s.cwnd / 4);
+    }
+}
+
+impl CongestionOps for Vegas {
+    fn name(&self) -> &'static str {
+        "vegas"
+    }
+    fn ssthresh(&mut self, s: &CcState) -> u64 {
+        halve_flight(s)
+    }
+    fn pkts_acked(&mut self, s: &CcState, a: &AckSample) {
+        // The sample first: the ACK that ends a round counts in it (ns-3
+        // `PktsAcked` before `IncreaseWindow`).
+        if let Some(r) = a.rtt.filter(|r| *r > Time::ZERO) {
+            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
+            self.round_min = Some(self.round_min.map_or(r, |m| m.min(r)));
+            self.samples += 1;
+        }
+        if a.acked > 0 && !a.in_recovery && self.round.on_ack(a.acked, s.flight) {
+            self.round_end = true;
+        }
+    }
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
+        if !std::mem::take(&mut self.round_end) {
+            if s.cwnd < s.ssthresh {
+                slow_start(s, acked);
+            }
+            return;
+        }
+        match (self.samples > 2, self.base_rtt, self.round_min) {
+            (true, Some(base), Some(min)) => self.adjust(s, acked, base, min),
+            _ => reno_cong_avoid(s, acked),
+        }
+        self.samples = 0;
+        self.round_min = None;
+    }
+    fn cwnd_event(&mut self, _s: &mut CcState, ev: CaEvent) {
+        // ns-3 `CongestionStateSet`: Vegas restarts its round on leaving
+        // recovery (and is off during it).
+        if matches!(ev, CaEvent::ExitRecovery | CaEvent::Timeout | CaEvent::EnterRecovery) {
+            self.round.restart();
+            self.round_end = false;
+            self.samples = 0;
+            self.round_min = None;
+        }
+    }
+    fn trace(&self) -> Option<(&'static str, f64)> {
+        Some(("diff", self.diff))
+    }
+}
+
+pub fn read(t: &mut Tab) -> Res<Arc<dyn CcSpec>> {
+    Ok(Arc::new(Params::read(t)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    fn st(cwnd_segs: u64, ssthresh_segs: u64) -> CcState {
+        CcState {
+            now: Time::ZERO,
+            mss: MSS,
+            cwnd: cwnd_segs * MSS,
+            ssthresh: ssthresh_segs * MSS,
+            flight: cwnd_segs * MSS,
+            cwnd_cnt: 0,
+            byte_counting: true,
+            srtt: None,
+            min_rtt: None,
+        }
+    }
+
+    /// `n` ACKs of one segment with RTT `rtt_ms`; the flight stays as `s`
+    /// has it, so rounds are `s.flight / MSS` ACKs long. Returns cwnd in segments.
+    fn feed(v: &mut Vegas, s: &mut CcState, n: u64, rtt_ms: u64) -> u64 {
+        for _ in 0..n {
+            let a = AckSample {
+                acked: MSS,
+                rtt: Some(Time::from_millis(rtt_ms)),
+                ..AckSample::default()
+            };
+            v.pkts_acked(s, &a);
+            v.cong_avoid(s, MSS);
+        }
+        s.cwnd / MSS
+    }
+
+    /// Brakmo & Peterson §3.2 by hand: BaseRTT 100 ms, cwnd 20 (rounds of
+    /// 20 ACKs). A round at 105 ms: Diff = 20 − 20·100/105 = 0.95 < α: +1.
+    /// 115 ms: Diff = 2.6, in [α, β]: unchanged. 130 ms: Diff = 4.6 > β: −1.
+    #[test]
+    fn diff_moves_the_window_by_one_segment_per_round() {
+        let mut v = Vegas::new(Params::default());
+        let mut s = st(20, 10);
+        feed(&mut v, &mut s, 1, 100); // the first ACK begins a round; BaseRTT
+        assert_eq!(feed(&mut v, &mut s, 20, 105), 21);
+        s.cwnd = 20 * MSS;
+        assert_eq!(feed(&mut v, &mut s, 20, 115), 20);
+        assert!((v.diff - 20.0 * 15.0 / 115.0).abs() < 1e-9);
+        assert_eq!(feed(&mut v, &mut s, 20, 130), 19);
+        // ssthresh: raised to ¾·21 = 15.75 at the first round's end (≥ ¾·cwnd
+        // after every adjustment), then max(min(15.75, 20 − 1), 2) = 15.75
+        assert_eq!(s.ssthresh, 15_750);
+    }
+
+    /// §3.3: in slow start, Diff > γ ends it with cwnd ≈ the expected window.
+    #[test]
+    fn slow_start_ends_when_diff_exceeds_gamma() {
+        let mut v = Vegas::new(Params::default());
+        let mut s = st(4, 1_000_000);
+        // the first ACK (too few samples: Reno's slow start) 4 → 5
+        assert_eq!(feed(&mut v, &mut s, 1, 100), 5);
+        // a round of 4 ACKs at the base RTT: slow start goes on (+1 per ACK)
+        assert_eq!(feed(&mut v, &mut s, 4, 100), 9);
+        // at 200 ms: 12 segments at the round's end, Diff = 6 > γ: cwnd =
+        // min(12, 6 + 1) = 7, ssthresh = max(min(ssthresh, cwnd − 1), 2) = 6
+        assert_eq!(feed(&mut v, &mut s, 4, 200), 7);
+        assert_eq!(s.ssthresh, 6 * MSS);
+    }
+
+    #[test]
+    fn alpha_must_be_below_beta() {
+        let j = serde_json::json!({"alpha": 4, "beta": 4});
+        let mut t = Tab::new("flows[0].cc".into(), &j).unwrap();
+        let e = Params::read(&mut t).unwrap_err();
+        assert_eq!(e.path, "flows[0].cc.beta");
+    }
+}
