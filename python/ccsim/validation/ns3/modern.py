@@ -575,7 +575,9 @@ def suite_cases(quick: bool) -> list[ModernCase]:
             pairs=2,
             rate_mbps=10,
             rtt_ms=20,
-            buffer_bdp=1.0,
+            # a step marker needs a buffer above K (K = 5: about C·RTT/7, RFC 8257 §4.1)
+            buffer_bdp=4.0 if q == "step" else 1.0,
+            k=5,
             duration_s=20 if quick else 60,
             warmup_s=5,
         )
@@ -592,8 +594,8 @@ def suite_cases(quick: bool) -> list[ModernCase]:
                         pairs=8,
                         rate_mbps=100,
                         rtt_ms=100,
-                        buffer_bdp=b,
-                        k=65,
+                        buffer_bdp=max(b, 0.5) if q != "step" else 2.0,
+                        k=120,
                         duration_s=60,
                         warmup_s=10,
                     )
