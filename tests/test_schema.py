@@ -191,6 +191,8 @@ def known(s, path, value, engine_error: str) -> str | None:
         ("sack_blocks", "SACK needs sack_blocks > 0"),
         ("at least 1", "positive integers where 0 is meaningless"),
         ("bdp", "bdp buffers need bdp_rtt on a graph"),
+        ("a size between 1 B and 65535 B", "packet sizes within a 16-bit length"),
+        ("a time below interval", "CoDel's target below its interval"),
     ]
     for text, why in rules:
         if text in e:
