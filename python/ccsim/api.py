@@ -127,8 +127,8 @@ class EcnWarning(UserWarning):
 
 def ecn_without_marking(resolved: dict) -> list[str]:
     """One message per flow of the resolved scenario with ``ecn = true`` when no queue
-    of the topology marks (``ecn = true`` on a ``red``/``ared`` queue, or a ``bmcc``
-    queue). BMCC flows are left out: their ECN bits carry the routers' load, and a
+    of the topology marks (``ecn = true`` on a ``red``, ``ared``, ``codel``, ``fq_codel``
+    or ``pie`` queue, or a ``bmcc`` queue). BMCC flows are left out: their ECN bits carry the routers' load, and a
     BMCC sender over routers that mark nothing is a valid experiment (the BMCC
     paper's Fig. 4)."""
 
@@ -150,6 +150,6 @@ def ecn_without_marking(resolved: dict) -> list[str]:
         return []
     return [
         f"flows[{i}].ecn: true, but no queue of the topology marks CE (it takes ecn = true on "
-        "a red or ared queue): this flow sees only drops"
+        "a red, ared, codel, fq_codel or pie queue): this flow sees only drops"
         for i in flows
     ]
