@@ -8,7 +8,7 @@
 //! `[lo, lo + w)` has `lo ≥ 2^SUB_BITS · w`, so reporting its midpoint is off by
 //! at most `w/2 ≤ lo / 2^(SUB_BITS+1)`: a relative error of at most
 //! [`REL_ERROR`] = 2^-(SUB_BITS+1) (1/64 ≈ 1.6 %). Bins are allocated up to the
-//! largest value seen (about 1 600 counters, 13 KB, for values up to 1 s).
+//! largest value seen (828 counters, 6.6 KB, for values up to 1 s).
 //!
 //! Percentiles use the nearest-rank definition: the `q`-quantile of `n` samples
 //! is the smallest sample with at least `⌈q·n⌉` samples at or below it. The

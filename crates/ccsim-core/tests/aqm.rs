@@ -113,7 +113,6 @@ fn monitor_reports_the_mean_sojourn_per_interval() {
     }
     assert!(checked >= 8);
     assert_eq!(strs(col(&out, "ts_queue", "queue"))[0], "R1->R2");
-    let _ = fingerprint; // (shared helper, used by the AQM tests)
 }
 
 /// Four NewReno flows (ECN-capable if `ecn`) on the 10 Mbps / 10 ms
