@@ -277,7 +277,7 @@ def test_ecn_without_a_marking_queue_warns_in_one_line():
     assert r.returncode == 0
     assert r.stderr.strip() == (
         "ccsim: warning: flows[0].ecn: true, but no queue of the topology marks CE (it takes "
-        "ecn = true on a red or ared queue): this flow sees only drops"
+        "ecn = true on a red, ared, codel, fq_codel or pie queue): this flow sees only drops"
     )
     red = 'topology.bottleneck.queue={kind="red", limit="50pkt", min_th=5, max_th=15, ecn=true}'
     r = ccsim(

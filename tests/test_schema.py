@@ -196,6 +196,8 @@ def known(s, path, value, engine_error: str) -> str | None:
             "open intervals (CUBIC's beta and c, DCTCP's g): schema bounds are closed",
         ),
         ("above alpha", "Vegas alpha < beta"),
+        ("a size between 1 B and 65535 B", "packet sizes within a 16-bit length"),
+        ("a time below interval", "CoDel's target below its interval"),
     ]
     for text, why in rules:
         if text in e:

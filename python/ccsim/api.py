@@ -127,10 +127,11 @@ class EcnWarning(UserWarning):
 
 def ecn_without_marking(resolved: dict) -> list[str]:
     """One message per flow of the resolved scenario with ``ecn = true`` when no queue
-    of the topology marks (``ecn = true`` on a ``red``/``ared`` queue, a ``step`` or a
-    ``bmcc`` queue). BMCC flows are left out: their ECN bits carry the routers' load, and
-    a BMCC sender over routers that mark nothing is a valid experiment (the BMCC
-    paper's Fig. 4). A DCTCP flow there is a valid run without meaning: it is NewReno."""
+    of the topology marks (``ecn = true`` on a ``red``, ``ared``, ``codel``, ``fq_codel``
+    or ``pie`` queue, a ``step`` or a ``bmcc`` queue). BMCC flows are left out: their ECN
+    bits carry the routers' load, and a BMCC sender over routers that mark nothing is a
+    valid experiment (the BMCC paper's Fig. 4). A DCTCP flow there is a valid run without
+    meaning: it is NewReno."""
 
     def marks(v) -> bool:
         if isinstance(v, dict):
@@ -156,9 +157,10 @@ def ecn_without_marking(resolved: dict) -> list[str]:
     flows_ = resolved.get("flows", [])
     return [
         f"flows[{i}].cc: DCTCP, but no queue of the topology marks CE (a step queue, or "
-        "ecn = true on a red or ared queue): without marks DCTCP is NewReno (RFC 8257 §3.4)"
+        "ecn = true on a red, ared, codel, fq_codel or pie queue): without marks DCTCP is "
+        "NewReno (RFC 8257 §3.4)"
         if cc_is(flows_[i], "dctcp")
         else f"flows[{i}].ecn: true, but no queue of the topology marks CE (it takes ecn = true "
-        "on a red or ared queue): this flow sees only drops"
+        "on a red, ared, codel, fq_codel or pie queue): this flow sees only drops"
         for i in flows
     ]

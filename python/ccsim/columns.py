@@ -107,6 +107,16 @@ QUEUES = [
     ("mean_len_bytes", "B", f"time-average backlog {_W}"),
     ("max_len_pkts", "packets", f"largest backlog {_W}"),
     ("max_len_bytes", "B", f"largest backlog {_W}"),
+    (
+        "sojourn_mean_s",
+        "s",
+        "mean sojourn time (dequeue − enqueue) of the packets that left the queue "
+        f"{_W}; a packet that found the link idle counts 0; NaN if none left",
+    ),
+    ("sojourn_p50_s", "s", "median sojourn time (nearest rank, within 1/64 relative)"),
+    ("sojourn_p95_s", "s", "95th percentile of the sojourn time (same histogram)"),
+    ("sojourn_p99_s", "s", "99th percentile of the sojourn time (same histogram)"),
+    ("sojourn_max_s", "s", f"largest sojourn time {_W} (exact)"),
 ]
 
 #: ``trace`` (``[trace]``): one row per packet event. (name, unit, meaning)

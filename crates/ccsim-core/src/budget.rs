@@ -81,7 +81,7 @@ pub fn routing_bytes(routers: u64, nodes: u64) -> u64 {
 /// component or queue-discipline value (32 B), counted four times: the engine's vectors with the slack
 /// of growing them, and the two copies the Python layer makes (bytes, DataFrame).
 pub fn monitor_bytes(samples: u64, queues: u64, flows: u64, component_values: u64) -> u64 {
-    let per_sample = queues * 40 + flows * 80 + component_values * 32;
+    let per_sample = queues * 48 + flows * 80 + component_values * 32;
     samples.saturating_mul(per_sample).saturating_mul(4)
 }
 

@@ -24,6 +24,7 @@ pub mod components;
 pub mod endpoint;
 pub mod error;
 pub mod feedback;
+pub mod hist;
 pub mod link;
 pub mod monitor;
 pub mod network;

@@ -30,6 +30,7 @@
 //! its serialization ("lost on the wire"); the draw is made when the
 //! serialization starts, from the link's own stream, in the same order.
 
+use crate::hist::LogHist;
 use crate::packet::{LinkId, NodeId, Packet};
 use crate::qdisc::{DropReason, MarkReason, Qdisc};
 use crate::rng::Rng;
@@ -57,6 +58,9 @@ pub struct QueueStats {
     pub len_byte_ns: u128,
     pub max_pkts: u64,
     pub max_bytes: u64,
+    /// Sojourn times (dequeue − enqueue) of the packets that left the queue
+    /// for the transmitter; a packet that cut through an idle link counts 0.
+    pub sojourn: LogHist,
 }
 
 impl QueueStats {
@@ -103,6 +107,7 @@ impl QueueStats {
         d.busy_ns -= earlier.busy_ns;
         d.len_pkt_ns -= earlier.len_pkt_ns;
         d.len_byte_ns -= earlier.len_byte_ns;
+        d.sojourn = self.sojourn.since(&earlier.sojourn);
         d
     }
 }
@@ -290,6 +295,7 @@ impl Link {
         self.stats.arrival_bytes += size as u64;
         self.stats.max_pkts = self.stats.max_pkts.max(1);
         self.stats.max_bytes = self.stats.max_bytes.max(size as u64);
+        self.stats.sojourn.record(0);
     }
 
     /// Records the backlog maximum (call after the backlog grows).
@@ -395,6 +401,16 @@ pub fn queues_table(
         q.mean_bytes.push(s.len_byte_ns as f64 / w_ns);
         q.max_pkts.push(s.max_pkts as i64);
         q.max_bytes.push(s.max_bytes as i64);
+        let h = &s.sojourn;
+        for (col, v) in q.sojourn.iter_mut().zip([
+            h.mean_s(),
+            h.quantile_s(0.5),
+            h.quantile_s(0.95),
+            h.quantile_s(0.99),
+            if h.count > 0 { h.max_ns as f64 * 1e-9 } else { f64::NAN },
+        ]) {
+            col.push(v);
+        }
         q.loss.push(if s.arrivals > 0 {
             s.total_drops() as f64 / s.arrivals as f64
         } else {
@@ -429,11 +445,23 @@ pub fn queues_table(
         ("max_len_pkts", Column::I64(q.max_pkts)),
         ("max_len_bytes", Column::I64(q.max_bytes)),
     ]);
+    for (name, col) in SOJOURN_COLUMNS.iter().zip(q.sojourn) {
+        qcols.push((name, Column::F64(col)));
+    }
     Table {
         name: "queues",
         columns: qcols,
     }
 }
+
+/// The sojourn-time columns of the queue table, in the order of `QueueCols::sojourn`.
+const SOJOURN_COLUMNS: [&str; 5] = [
+    "sojourn_mean_s",
+    "sojourn_p50_s",
+    "sojourn_p95_s",
+    "sojourn_p99_s",
+    "sojourn_max_s",
+];
 
 #[derive(Default)]
 struct QueueCols {
@@ -457,6 +485,7 @@ struct QueueCols {
     max_pkts: Vec<i64>,
     max_bytes: Vec<i64>,
     loss: Vec<f64>,
+    sojourn: [Vec<f64>; 5],
 }
 
 #[cfg(test)]

@@ -81,6 +81,11 @@ pub struct QueueSeries {
     pub link: Vec<u32>,
     pub packets: Vec<i64>,
     pub bytes: Vec<i64>,
+    /// Mean sojourn time of the packets that left the queue since the
+    /// previous sample (NaN if none did), s.
+    pub sojourn: Vec<f64>,
+    /// Per selected queue: its sojourn count and sum at the previous sample.
+    last: Vec<(u64, u128)>,
 }
 
 /// Named values of queue disciplines (long format: one row per value).
@@ -123,9 +128,17 @@ pub struct CompSeries {
 impl Monitor {
     pub fn sample(&mut self, now: Time, links: &[Link], flows: &[Flow], nodes: &[Node]) {
         let t = now.secs();
-        for &i in &self.queues {
+        self.queue_ts.last.resize(self.queues.len(), (0, 0));
+        for (k, &i) in self.queues.iter().enumerate() {
             let l = &links[i];
             let q = &mut self.queue_ts;
+            let h = &l.stats.sojourn;
+            let (n0, s0) = std::mem::replace(&mut q.last[k], (h.count, h.sum_ns));
+            q.sojourn.push(if h.count > n0 {
+                (h.sum_ns - s0) as f64 / (h.count - n0) as f64 * 1e-9
+            } else {
+                f64::NAN
+            });
             q.time.push(t);
             q.link.push(i as u32);
             q.packets.push(l.qdisc.backlog_packets() as i64);
@@ -188,6 +201,7 @@ impl Monitor {
                     ),
                     ("packets", Column::I64(qt.packets.clone())),
                     ("bytes", Column::I64(qt.bytes.clone())),
+                    ("sojourn_mean_s", Column::F64(qt.sojourn.clone())),
                 ],
             });
             let dt = &m.qdisc_ts;

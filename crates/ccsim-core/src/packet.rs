@@ -160,6 +160,10 @@ pub struct Packet {
     pub fb: Feedback,
     /// True for a retransmitted segment.
     pub retx: bool,
+    /// When the packet entered the queue it is in (or last left): set by the
+    /// link as it offers the packet to its discipline, so that the sojourn
+    /// time is `dequeue time − enq` (RFC 8289 §5.1 timestamps; CoDel reads it).
+    pub enq: Time,
 }
 
 impl Packet {
@@ -185,6 +189,7 @@ impl Packet {
             ts_ecr: Time::ZERO,
             fb: Feedback::default(),
             retx: false,
+            enq: now,
         }
     }
     /// A data segment of `len` payload bytes from `seq`, with `header` bytes of

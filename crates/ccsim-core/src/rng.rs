@@ -10,7 +10,9 @@ pub struct Rng {
     s: [u64; 4],
 }
 
-fn splitmix64(x: &mut u64) -> u64 {
+/// SplitMix64 (Steele, Lea & Flood 2014): advances `x` and returns a well
+/// mixed 64-bit value of it; also a seeded hash (FQ-CoDel's flow hash).
+pub fn splitmix64(x: &mut u64) -> u64 {
     *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *x;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

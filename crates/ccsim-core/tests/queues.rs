@@ -449,8 +449,20 @@ fn discipline() -> impl Strategy<Value = Value> {
             prop::sample::select(vec!["300B", "1500B"])
         )
             .prop_map(|(l, d, q)| json!({"kind": "drr", "limit": l, "drop": d, "quantum": q})),
-        (limit, prop::sample::select(vec!["paper", "fixed"]))
+        (limit.clone(), prop::sample::select(vec!["paper", "fixed"]))
             .prop_map(|(l, v)| json!({"kind": "prio_discard", "limit": l, "variant": v})),
+        // AQMs with short targets, so that they act within the short runs
+        (limit.clone(), prop::bool::ANY).prop_map(|(l, ecn)| json!({"kind": "codel", "limit": l,
+            "target": "1ms", "interval": "20ms", "ecn": ecn})),
+        (
+            limit.clone(),
+            prop::bool::ANY,
+            prop::sample::select(vec![1u64, 2, 1024])
+        )
+            .prop_map(|(l, ecn, n)| json!({"kind": "fq_codel", "limit": l, "flows": n,
+            "target": "1ms", "interval": "20ms", "ecn": ecn, "quantum": "300B", "drop_batch": 2})),
+        (limit, prop::bool::ANY).prop_map(|(l, ecn)| json!({"kind": "pie", "limit": l,
+            "target": "2ms", "t_update": "5ms", "max_burst": "0s", "ecn": ecn})),
     ]
 }
 

@@ -11,10 +11,13 @@
 //! infinite buffer for fair queueing) still name the key path.
 
 pub mod bmcc;
+pub mod codel;
 pub mod conv;
 pub mod droptail;
 pub mod drr;
 pub mod fq;
+pub mod fq_codel;
+pub mod pie;
 pub mod prio;
 pub mod red;
 pub mod step;
@@ -291,6 +294,9 @@ const READERS: &[(&str, Reader)] = &[
     ("prio_discard", prio::read),
     ("bmcc", bmcc::read),
     ("step", step::read),
+    ("codel", codel::read),
+    ("fq_codel", fq_codel::read),
+    ("pie", pie::read),
 ];
 
 /// Reads `kind` (default "droptail") and that kind's own keys from a queue table.
@@ -328,7 +334,8 @@ pub(crate) mod testutil {
             }
         }
         /// Enqueues; returns true if the arrival stayed queued.
-        pub fn enq(&mut self, p: Packet) -> bool {
+        pub fn enq(&mut self, mut p: Packet) -> bool {
+            p.enq = self.now; // (as the link does)
             let uid = p.uid;
             let mut cx = QdiscCtx {
                 now: self.now,
@@ -345,6 +352,7 @@ pub(crate) mod testutil {
         }
         pub fn deq(&mut self) -> Option<Packet> {
             let peeked = self.q.peek().map(|p| p.uid);
+            let drops = self.drops.len();
             let mut cx = QdiscCtx {
                 now: self.now,
                 rng: &mut self.rng,
@@ -352,7 +360,11 @@ pub(crate) mod testutil {
                 marks: &mut self.marks,
             };
             let p = self.q.dequeue(&mut cx);
-            assert_eq!(p.as_ref().map(|p| p.uid), peeked, "peek agrees with dequeue");
+            if self.drops.len() == drops {
+                // (AQMs that drop at dequeue, CoDel, cannot tell which packet
+                // will leave before they decide)
+                assert_eq!(p.as_ref().map(|p| p.uid), peeked, "peek agrees with dequeue");
+            }
             p
         }
         /// Dequeues everything; returns the uids in order.

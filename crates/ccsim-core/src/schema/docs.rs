@@ -95,7 +95,7 @@ pub const DOCS: &[(&str, &str)] = &[
     ("reverse_queue", "queue of the reverse direction (default: as queue)"),
     (
         "queue.kind",
-        "queue discipline: droptail, red, ared, fq, drr, prio_discard, bmcc (docs/models/)",
+        "queue discipline: droptail, red, ared, fq, drr, prio_discard, bmcc, codel, fq_codel, pie (docs/models/)",
     ),
     (
         "queue.limit",
@@ -103,7 +103,7 @@ pub const DOCS: &[(&str, &str)] = &[
     ),
     (
         "reverse_queue.kind",
-        "queue discipline of the reverse direction: droptail, red, ared, fq, drr, prio_discard, bmcc",
+        "queue discipline of the reverse direction: droptail, red, ared, fq, drr, prio_discard, bmcc, codel, fq_codel, pie",
     ),
     (
         "reverse_queue.limit",
@@ -135,17 +135,47 @@ pub const DOCS: &[(&str, &str)] = &[
     ),
     (
         "alpha",
-        "Adaptive RED: additive increase of max_p per interval (Floyd, Gummadi & Shenker 2001)",
+        "Adaptive RED: additive increase of max_p per interval (Floyd, Gummadi & Shenker 2001); PIE: weight of the delay error, 1/s (default 0.125)",
     ),
     (
         "beta",
-        "Adaptive RED: multiplicative decrease factor of max_p per interval, in (0, 1)",
+        "Adaptive RED: multiplicative decrease factor of max_p per interval, in (0, 1); PIE: weight of the delay trend, 1/s (default 1.25)",
     ),
     (
         "bottom",
         "Adaptive RED: lower bound of max_p (\"auto\": from the link rate)",
     ),
-    ("quantum", "DRR quantum"),
+    ("quantum", "DRR / FQ-CoDel quantum: bytes a queue sends per round"),
+    (
+        "target",
+        "CoDel / FQ-CoDel: acceptable standing queue delay (RFC 8289, default 5 ms, below interval); PIE: target queue delay (RFC 8033, default 15 ms)",
+    ),
+    (
+        "queue.interval",
+        "CoDel / FQ-CoDel: window the sojourn must stay above target before drops start (default 100 ms); Adaptive RED: period of the max_p adaptation",
+    ),
+    (
+        "mtu",
+        "CoDel / FQ-CoDel: no drop while the queue holds at most this many bytes; PIE: no early drop below twice this",
+    ),
+    (
+        "queue.ecn",
+        "CoDel / FQ-CoDel / PIE: mark ECN-capable packets instead of dropping them (FQ-CoDel: on by default)",
+    ),
+    (
+        "queue.flows",
+        "FQ-CoDel: number of flow queues (hash buckets), default 1024",
+    ),
+    (
+        "reverse_queue.flows",
+        "FQ-CoDel: number of flow queues (hash buckets), default 1024",
+    ),
+    (
+        "drop_batch",
+        "FQ-CoDel: most packets dropped from the fattest queue at one overflow (Linux: 64)",
+    ),
+    ("t_update", "PIE: period of the drop-probability update (default 15 ms)"),
+    ("max_burst", "PIE: burst allowance before early drops (default 150 ms)"),
     (
         "drop",
         "fair queueing: drop from the tail or the head of the longest queue",

@@ -121,8 +121,9 @@ impl Sim {
 
     /// `enqueue` at an output of a node hosting components: keeps the queue
     /// view and reports the drops, then the arrival, to the components.
-    pub(super) fn enqueue_watched(&mut self, link: LinkId, pkt: Packet) {
+    pub(super) fn enqueue_watched(&mut self, link: LinkId, mut pkt: Packet) {
         let now = self.now();
+        pkt.enq = now;
         let li = link.idx();
         let uid = pkt.uid;
         let mut req = Requests::default();

@@ -13,6 +13,7 @@ impl Sim {
             l.integrate(now);
             l.stats.max_pkts = l.qdisc.backlog_packets() as u64;
             l.stats.max_bytes = l.qdisc.backlog_bytes();
+            l.stats.sojourn.max_ns = 0;
         }
         self.link_base = self.links.iter().map(|l| l.stats.clone()).collect();
         for f in &mut self.flows {

@@ -99,8 +99,9 @@ impl Sim {
     /// An arrival at a queue no component watches (`TAP`: and the taps record
     /// it; a constant, so that the untapped path has no trace of them).
     #[inline(always)]
-    pub(super) fn offer<const TAP: bool>(&mut self, link: LinkId, pkt: Packet) {
+    pub(super) fn offer<const TAP: bool>(&mut self, link: LinkId, mut pkt: Packet) {
         let now = self.now();
+        pkt.enq = now;
         let arrival = if TAP { Some(pkt.clone()) } else { None };
         let l = &mut self.links[link.idx()];
         l.count_arrival(now, pkt.size);
@@ -223,6 +224,9 @@ impl Sim {
             self.tap_dequeued(link, pkt.clone());
         }
         let l = &mut self.links[li];
+        if let Some(p) = &pkt {
+            l.stats.sojourn.record((now - p.enq).0);
+        }
         for m in self.mark_buf.drain(..) {
             l.stats.count_mark(m);
         }

@@ -353,21 +353,26 @@ def have_ns3() -> bool:
 
 def binary() -> Path:
     """The compiled program (built on first use; ~20 s)."""
+    return compile_program(PROGRAM, "dumbbell")
+
+
+def compile_program(program: str, stem: str) -> Path:
+    """``program`` compiled against the wheel (cached by its text; ~20-45 s)."""
     prefix = ns3_prefix()
     if prefix is None:
         raise RuntimeError("ns-3 is not installed: pip install ns3")
-    key = hashlib.sha256((PROGRAM + str(prefix)).encode()).hexdigest()[:16]
+    key = hashlib.sha256((program + str(prefix)).encode()).hexdigest()[:16]
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ccsim-ns3"
-    exe = cache / f"dumbbell-{key}"
+    exe = cache / f"{stem}-{key}"
     if exe.exists():
         return exe
     cache.mkdir(parents=True, exist_ok=True)
     lib = prefix / "lib64"
     libs = ["core", "network", "internet", "point-to-point", "applications", "traffic-control"]
     with tempfile.TemporaryDirectory() as d:
-        src = Path(d) / "dumbbell.cc"
-        src.write_text(PROGRAM)
-        tmp = Path(d) / "dumbbell"
+        src = Path(d) / f"{stem}.cc"
+        src.write_text(program)
+        tmp = Path(d) / stem
         cmd = [
             os.environ.get("CXX", "c++"),
             "-std=c++20",
