@@ -12,6 +12,7 @@
 //! ([`slow_start`], [`cong_avoid_ai`]) keep each algorithm short.
 
 pub mod bmcc;
+pub mod rate;
 pub mod reno;
 pub mod westwood;
 
@@ -23,6 +24,7 @@ use serde_json::Value;
 use std::fmt::Debug;
 use std::sync::Arc;
 
+pub use rate::{RateEstimator, RateSample};
 pub use reno::Reno;
 
 /// How the sender recovers from a loss indication by duplicate ACKs.
@@ -61,6 +63,17 @@ pub struct CcState {
     /// Smoothed RTT and minimum RTT observed, if any sample exists.
     pub srtt: Option<Time>,
     pub min_rtt: Option<Time>,
+    /// Bytes in the network: RFC 6675 `pipe` with SACK (SACKed and lost
+    /// bytes out, retransmitted ones in), else FlightSize less one segment
+    /// per duplicate ACK (Linux `tcp_packets_in_flight`).
+    pub pipe: u64,
+    /// Payload bytes delivered so far (`C.delivered` of the delivery-rate
+    /// estimator, [`rate`]).
+    pub delivered: u64,
+    /// The sender's pacing rate in payload bytes per second (0: unpaced), as
+    /// Linux `sk_pacing_rate`: a module that [`CongestionOps::paces`] sets it;
+    /// the sender spaces segments len/rate apart with its one timer.
+    pub pacing_rate: u64,
 }
 
 /// What one ACK told the sender.
@@ -77,6 +90,9 @@ pub struct AckSample {
     pub ece: bool,
     /// What the receiver's feedback mechanism attached to the ACK.
     pub feedback: Feedback,
+    /// The delivery-rate sample of this ACK (draft-cheng-iccrg-delivery-rate-
+    /// estimation §3.3), if it delivered data (cumulatively or by SACK).
+    pub rate: Option<RateSample>,
 }
 
 /// Congestion-avoidance events (Linux `tcp_ca_event` subset).
@@ -95,6 +111,9 @@ pub enum CaEvent {
 /// A congestion-control algorithm (Linux `tcp_congestion_ops`).
 pub trait CongestionOps: Send {
     fn name(&self) -> &'static str;
+    /// Seeds the algorithm's own random choices (BBR's start phase), once,
+    /// from the flow's random stream, when the sender is built.
+    fn init(&mut self, _seed: u64) {}
     /// Loss-recovery mechanics this algorithm runs with.
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
@@ -134,6 +153,12 @@ pub trait CongestionOps: Send {
         Some(self.ssthresh(s))
     }
     fn cwnd_event(&mut self, _s: &mut CcState, _ev: CaEvent) {}
+    /// Whether the module sets `CcState::pacing_rate` itself (BBR); if not,
+    /// the sender's `pacing` option may pace it from cwnd/srtt (Linux
+    /// `tcp_update_pacing_rate`).
+    fn paces(&self) -> bool {
+        false
+    }
     /// Mechanism state worth tracing (e.g. Westwood+'s bandwidth estimate).
     fn trace(&self) -> Option<(&'static str, f64)> {
         None
@@ -350,6 +375,9 @@ mod tests {
             byte_counting: true,
             srtt: None,
             min_rtt: None,
+            pipe: cwnd,
+            delivered: 0,
+            pacing_rate: 0,
         }
     }
 

@@ -221,6 +221,10 @@ pub const DOCS: &[(&str, &str)] = &[
         "send_jitter",
         "ns-2's overhead_: each burst waits a uniform random time in [0, send_jitter)",
     ),
+    (
+        "pacing",
+        "pace a module that sets no pacing rate at cwnd/srtt × 200 % (slow start) or 120 % (Linux); BBR always paces",
+    ),
     ("packet_size", "packet size"),
     ("size_dist", "datagram sizes: fixed or exponential"),
     ("gamma", "BLT: growth factor of the priority classes"),
