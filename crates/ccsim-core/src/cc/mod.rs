@@ -11,6 +11,7 @@
 //! boundaries from ACK arrivals, as in Linux. Shared helpers
 //! ([`slow_start`], [`cong_avoid_ai`]) keep each algorithm short.
 
+pub mod bbr;
 pub mod bmcc;
 pub mod rate;
 pub mod reno;
@@ -296,6 +297,7 @@ pub const MODULES: &[(&str, Reader)] = &[
         })))
     }),
     ("bmcc", |t| Ok(Arc::new(bmcc::Params::read(t)?))),
+    ("bbr", bbr::read),
 ];
 
 /// Names accepted by [`by_name`] and a flow's `cc` key.
