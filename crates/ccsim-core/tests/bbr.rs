@@ -76,7 +76,7 @@ fn single_flow_state_sequence_full_link_small_queue() {
 /// BBR v1 is cwnd-limited (2 BDP in flight in total), and the standing
 /// queue is about one BDP (Hock, Bless, Zitterbart, "Experimental
 /// evaluation of BBR congestion control", ICNP 2017, §IV): measured 55
-/// (2 flows) and 87 (8 flows) packets of a 100-packet buffer.
+/// (2 flows) and 88 (8 flows) packets of a 100-packet buffer.
 #[test]
 fn several_flows_probe_rtt_and_share() {
     for n in [2u64, 8] {

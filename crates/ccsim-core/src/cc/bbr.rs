@@ -29,17 +29,16 @@
 //! * Loss (Linux `bbr_set_cwnd_to_recover_or_restore`): on entering
 //!   recovery cwnd is saved and set to in flight + one segment, packet
 //!   conservation (cwnd ≥ in flight + newly delivered) holds for one round,
-//!   then the model's cwnd applies again; leaving recovery restores
-//!   max(cwnd, saved cwnd). ssthresh is not lowered.
+//!   then the model's cwnd applies again; leaving recovery, or the loss
+//!   state of a timeout (cwnd = 1 segment, regrowing by the delivered
+//!   bytes), restores max(cwnd, saved cwnd). ssthresh is not lowered.
 //!
 //! Deviations: BtlBw's window max is exact (a monotonic deque) where Linux
 //! keeps Nichols' three-sample approximation; no 1 % pacing margin
 //! (`bbr_pacing_margin_percent`), no long-term (policer) bandwidth model
 //! (`lt_bw`), no idle restart (ccsim's bulk senders never go idle), no
 //! `losses` in the rate sample (conservation enters with recovery, not per
-//! lost packet); after a timeout cwnd regrows from one segment by the bytes
-//! each ACK delivers instead of restoring the saved cwnd when the loss state
-//! ends. ECN echoes are ignored (BBR v1).
+//! lost packet). ECN echoes are ignored (BBR v1).
 
 use super::{AckSample, CaEvent, CcSpec, CcState, CongestionOps, Needs, RateSample};
 use crate::cfg::{Res, Tab};
@@ -491,7 +490,7 @@ impl CongestionOps for Bbr {
                 self.next_rtt_delivered = s.delivered;
                 s.cwnd = (s.pipe + s.mss).max(s.mss);
             }
-            CaEvent::ExitRecovery => {
+            CaEvent::ExitRecovery | CaEvent::ExitLoss => {
                 self.in_recovery = false;
                 self.packet_conservation = false;
                 s.cwnd = s.cwnd.max(self.prior_cwnd);

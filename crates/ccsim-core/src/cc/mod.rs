@@ -107,6 +107,9 @@ pub enum CaEvent {
     ExitRecovery,
     /// Window reduced in response to an ECN echo.
     EcnReduce,
+    /// The loss state after a timeout ended: the cumulative ACK reached
+    /// `recover` (Linux leaves `TCP_CA_Loss`).
+    ExitLoss,
 }
 
 /// A congestion-control algorithm (Linux `tcp_congestion_ops`).

@@ -133,6 +133,9 @@ impl TcpSender {
                 } else {
                     LossState::Loss { rto_streak: 0 }
                 };
+                if full {
+                    self.ca_event(now, CaEvent::ExitLoss);
+                }
                 if !controlled {
                     self.grow(now, acked);
                 }
