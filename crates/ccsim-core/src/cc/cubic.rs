@@ -321,6 +321,9 @@ mod tests {
             byte_counting: true,
             srtt: Some(srtt),
             min_rtt: Some(srtt),
+            pipe: 0,
+            delivered: 0,
+            pacing_rate: 0,
         }
     }
 

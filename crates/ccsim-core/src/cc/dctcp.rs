@@ -164,6 +164,9 @@ mod tests {
             byte_counting: true,
             srtt: None,
             min_rtt: None,
+            pipe: 0,
+            delivered: 0,
+            pacing_rate: 0,
         }
     }
 

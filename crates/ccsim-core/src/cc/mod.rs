@@ -11,10 +11,12 @@
 //! boundaries from ACK arrivals, as in Linux. Shared helpers
 //! ([`slow_start`], [`cong_avoid_ai`]) keep each algorithm short.
 
+pub mod bbr;
 pub mod bmcc;
 pub mod cubic;
 pub mod dctcp;
 pub mod hystart;
+pub mod rate;
 pub mod reno;
 pub mod vegas;
 pub mod westwood;
@@ -27,6 +29,7 @@ use serde_json::Value;
 use std::fmt::Debug;
 use std::sync::Arc;
 
+pub use rate::{RateEstimator, RateSample};
 pub use reno::Reno;
 
 /// How the sender recovers from a loss indication by duplicate ACKs.
@@ -65,6 +68,17 @@ pub struct CcState {
     /// Smoothed RTT and minimum RTT observed, if any sample exists.
     pub srtt: Option<Time>,
     pub min_rtt: Option<Time>,
+    /// Bytes in the network: RFC 6675 `pipe` with SACK (SACKed and lost
+    /// bytes out, retransmitted ones in), else FlightSize less one segment
+    /// per duplicate ACK (Linux `tcp_packets_in_flight`).
+    pub pipe: u64,
+    /// Payload bytes delivered so far (`C.delivered` of the delivery-rate
+    /// estimator, [`rate`]).
+    pub delivered: u64,
+    /// The sender's pacing rate in payload bytes per second (0: unpaced), as
+    /// Linux `sk_pacing_rate`: a module that [`CongestionOps::paces`] sets it;
+    /// the sender spaces segments len/rate apart with its one timer.
+    pub pacing_rate: u64,
 }
 
 /// What one ACK told the sender.
@@ -81,6 +95,9 @@ pub struct AckSample {
     pub ece: bool,
     /// What the receiver's feedback mechanism attached to the ACK.
     pub feedback: Feedback,
+    /// The delivery-rate sample of this ACK (draft-cheng-iccrg-delivery-rate-
+    /// estimation §3.3), if it delivered data (cumulatively or by SACK).
+    pub rate: Option<RateSample>,
 }
 
 /// Congestion-avoidance events (Linux `tcp_ca_event` subset).
@@ -94,11 +111,17 @@ pub enum CaEvent {
     ExitRecovery,
     /// Window reduced in response to an ECN echo.
     EcnReduce,
+    /// The loss state after a timeout ended: the cumulative ACK reached
+    /// `recover` (Linux leaves `TCP_CA_Loss`).
+    ExitLoss,
 }
 
 /// A congestion-control algorithm (Linux `tcp_congestion_ops`).
 pub trait CongestionOps: Send {
     fn name(&self) -> &'static str;
+    /// Seeds the algorithm's own random choices (BBR's start phase), once,
+    /// from the flow's random stream, when the sender is built.
+    fn init(&mut self, _seed: u64) {}
     /// Loss-recovery mechanics this algorithm runs with.
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
@@ -138,6 +161,12 @@ pub trait CongestionOps: Send {
         Some(self.ssthresh(s))
     }
     fn cwnd_event(&mut self, _s: &mut CcState, _ev: CaEvent) {}
+    /// Whether the module sets `CcState::pacing_rate` itself (BBR); if not,
+    /// the sender's `pacing` option may pace it from cwnd/srtt (Linux
+    /// `tcp_update_pacing_rate`).
+    fn paces(&self) -> bool {
+        false
+    }
     /// Mechanism state worth tracing (e.g. Westwood+'s bandwidth estimate).
     fn trace(&self) -> Option<(&'static str, f64)> {
         None
@@ -285,6 +314,7 @@ pub const MODULES: &[(&str, Reader)] = &[
     ("cubic", cubic::read),
     ("dctcp", dctcp::read),
     ("vegas", vegas::read),
+    ("bbr", bbr::read),
 ];
 
 /// Names accepted by [`by_name`] and a flow's `cc` key.
@@ -364,6 +394,9 @@ mod tests {
             byte_counting: true,
             srtt: None,
             min_rtt: None,
+            pipe: cwnd,
+            delivered: 0,
+            pacing_rate: 0,
         }
     }
 

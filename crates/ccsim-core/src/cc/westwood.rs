@@ -241,6 +241,9 @@ mod tests {
             byte_counting: true,
             srtt: Some(Time::from_millis(srtt_ms)),
             min_rtt: Some(Time::from_millis(min_rtt_ms)),
+            pipe: 0,
+            delivered: 0,
+            pacing_rate: 0,
         }
     }
 

@@ -262,10 +262,13 @@ pub fn explore(seeds: &[Value]) -> Explored {
         for k in &rec.keys {
             let kp = join(&k.path, &k.key);
             let pat = pattern(&kp);
-            // required keys: drop each key without a default once
-            if k.default.is_none() && probed.insert((pat.clone(), format!("{:?}", k.chosen))) {
+            // required keys: drop each key without a default once (once it
+            // could be dropped: `cc = "bbr"` reads `kind` from no table)
+            let probe = (pat.clone(), format!("{:?}", k.chosen));
+            if k.default.is_none() && !probed.contains(&probe) {
                 let mut t = s.clone();
                 if remove(&mut t, &kp) {
+                    probed.insert(probe);
                     all.merge(trace(&t).1);
                 }
             }

@@ -85,6 +85,7 @@ pub const KEYS: &[&str] = &[
     "max_rto",
     "min_rto",
     "mss",
+    "pacing",
     "partial_ack_timer",
     "rto_ssthresh",
     "rtt_estimator",
@@ -204,6 +205,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
         _ => RtoSsthresh::Window,
     };
     let send_jitter = t.time("send_jitter", Some("0s"))?;
+    let pacing = t.boolean("pacing", false)?;
     let snd = SendParams {
         mss,
         header,
@@ -223,6 +225,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
         rto_ssthresh,
         loss_window,
         send_jitter,
+        pacing,
     };
     let feedback = match t.table("feedback")? {
         Some(mut f) => {

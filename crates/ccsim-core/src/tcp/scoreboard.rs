@@ -187,6 +187,17 @@ impl Scoreboard {
         Some((s, end))
     }
 
+    /// Calls `f(start, end)` for each un-SACKed run inside [from, to): what a
+    /// SACK block for [from, to) would newly SACK (costs the runs, not the
+    /// bytes).
+    pub fn each_unsacked(&self, from: u64, to: u64, mut f: impl FnMut(u64, u64)) {
+        let mut at = from;
+        while let Some((s, e)) = self.hole_at_or_after(at, to) {
+            f(s, e);
+            at = e;
+        }
+    }
+
     /// `SetPipe()`: bytes in the network estimated for [una, high_data),
     /// un-SACKed bytes below `lost` counting as lost. With U(a, b) the
     /// un-SACKed bytes of [a, b): pipe = U(una, high_data) − U(una, lost) +

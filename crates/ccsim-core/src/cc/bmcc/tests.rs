@@ -28,6 +28,9 @@ fn st(w: f64, rtt_ms: u64, now_ms: u64) -> CcState {
         byte_counting: true,
         srtt: Some(ms(rtt_ms)),
         min_rtt: Some(ms(rtt_ms)),
+        pipe: 0,
+        delivered: 0,
+        pacing_rate: 0,
     }
 }
 

@@ -24,7 +24,21 @@ impl TcpSender {
         let ece = self.p.ecn && pkt.has(flags::ECE);
         // RFC 6675 Update(): record the SACK blocks.
         let una = pkt.ack.min(self.snd_max).max(self.snd_una);
-        let newly_sacked = self.board.as_mut().map(|b| b.update(una, &pkt.sack_blocks()));
+        let blocks = pkt.sack_blocks();
+        if let Some(b) = self.board.as_ref() {
+            // Delivery-rate estimation (§3.3): the segments these blocks
+            // newly SACK are delivered (before the scoreboard records them).
+            let rate = &mut self.rate;
+            for &(s, e) in blocks.iter() {
+                b.each_unsacked(s.max(una), e.min(self.snd_max), |s, e| rate.on_sacked(s, e, cx.now));
+            }
+        }
+        if pkt.ack > self.snd_una {
+            self.rate.on_cum_ack(una, cx.now);
+        } else if self.board.is_none() && pkt.ack == self.snd_una && self.snd_max > self.snd_una {
+            self.rate.on_dupack(cx.now);
+        }
+        let newly_sacked = self.board.as_mut().map(|b| b.update(una, &blocks));
         if pkt.ack > self.snd_una {
             let echo = self.p.rtt_timestamps.then_some(pkt.ts_ecr);
             self.on_new_ack(pkt.ack.min(self.snd_max), ece, pkt.fb, echo, cx);
@@ -37,6 +51,9 @@ impl TcpSender {
                 self.on_dupack(ece, pkt.fb, cx);
             }
         }
+        // An ACK that was neither new nor duplicate leaves no sample behind.
+        self.rate.sample(cx.now, None);
+        self.update_pacing_rate();
         self.try_send(cx);
     }
 
@@ -71,6 +88,7 @@ impl TcpSender {
             in_recovery: self.in_recovery(),
             ece,
             feedback: fb,
+            rate: self.rate.sample(now, self.rtt.min_rtt()),
         };
         let controlled = self.observe(now, &sample);
 
@@ -115,6 +133,9 @@ impl TcpSender {
                 } else {
                     LossState::Loss { rto_streak: 0 }
                 };
+                if full {
+                    self.ca_event(now, CaEvent::ExitLoss);
+                }
                 if !controlled {
                     self.grow(now, acked);
                 }

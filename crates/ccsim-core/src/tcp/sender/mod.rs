@@ -70,7 +70,7 @@
 use super::rtt::{RttEstimator, RttParams};
 use super::scoreboard::Scoreboard;
 use super::INFINITE;
-use crate::cc::{CaEvent, CcState, CongestionOps, Recovery};
+use crate::cc::{CaEvent, CcState, CongestionOps, RateEstimator, Recovery};
 use crate::packet::{FlowId, NodeId};
 use crate::rng::Rng;
 use crate::units::Time;
@@ -133,8 +133,14 @@ pub struct SendParams {
     pub loss_window: LossWindow,
     /// ns-2 `overhead_`: before each window-driven burst the sender waits a
     /// uniform random time in [0, send_jitter) (zero = off). Retransmissions on
-    /// duplicate and partial ACKs are not delayed (as ns-2).
+    /// duplicate and partial ACKs are not delayed (as ns-2). Not applied
+    /// while the sender is paced.
     pub send_jitter: Time,
+    /// Pace a module that sets no pacing rate itself at cwnd/srtt × 200 % in
+    /// slow start (cwnd < ssthresh/2), × 120 % after (Linux
+    /// `tcp_update_pacing_rate`, `sysctl_tcp_pacing_ss_ratio` /
+    /// `_ca_ratio`). Modules that pace (BBR) always do.
+    pub pacing: bool,
 }
 
 impl Default for SendParams {
@@ -158,6 +164,7 @@ impl Default for SendParams {
             rto_ssthresh: RtoSsthresh::Window,
             loss_window: LossWindow::Flight,
             send_jitter: Time::ZERO,
+            pacing: false,
         }
     }
 }
@@ -267,8 +274,17 @@ pub struct TcpSender {
     /// The timed segment: its first and past-the-end sequence numbers, send time.
     timed: Option<(u64, u64, Time)>,
     rto_at: Option<Time>,
-    /// Time of a pending jittered burst (`send_jitter`).
+    /// Time of a pending jittered burst (`send_jitter`), or of the next paced
+    /// departure: the sender's one sending timer.
     send_at: Option<Time>,
+    /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation).
+    rate: RateEstimator,
+    /// Pacing rate in payload bytes/s (0: unpaced); `next_send`: earliest
+    /// time of the next paced departure (Linux `tcp_wstamp_ns`).
+    pacing_rate: u64,
+    next_send: Time,
+    /// The module sets its own pacing rate ([`CongestionOps::paces`]).
+    cc_paces: bool,
     jitter_rng: Rng,
     ecn_recover: Option<u64>,
     /// Highest sequence sent when an ECN echo last reduced the window, until a
@@ -292,10 +308,15 @@ impl TcpSender {
     ) -> Self {
         let recovery = cc.recovery();
         let per_ack_hooks = cc.per_ack_hooks();
+        let cc_paces = cc.paces();
         let mss = p.mss as u64;
         let board = p.sack.then(Scoreboard::new);
         // The clock phase of a tick-based estimator (ns-2 `boot_time_`).
         let phase = rng.uniform();
+        // The algorithm's seed: a draw of a copy of the stream, so the
+        // stream itself (the `send_jitter` delays) is as without it.
+        let mut cc = cc;
+        cc.init(rng.clone().next_u64());
         TcpSender {
             cwnd: p.init_cwnd.max(1) as u64 * mss,
             ssthresh: p.init_ssthresh,
@@ -320,6 +341,10 @@ impl TcpSender {
             timed: None,
             rto_at: None,
             send_at: None,
+            rate: RateEstimator::new(mss),
+            pacing_rate: 0,
+            next_send: Time::ZERO,
+            cc_paces,
             jitter_rng: rng,
             ecn_recover: None,
             ecn_reduced: None,
@@ -385,7 +410,16 @@ impl TcpSender {
     pub fn cc_stats(&self) -> Vec<(&'static str, f64)> {
         self.cc.stats()
     }
-    /// Time of the next timer: retransmission (or persist), or a jittered burst.
+    /// The pacing rate in payload bytes/s (0: unpaced).
+    pub fn pacing_rate(&self) -> u64 {
+        self.pacing_rate
+    }
+    /// Payload bytes delivered (the delivery-rate estimator's `C.delivered`).
+    pub fn delivered(&self) -> u64 {
+        self.rate.delivered()
+    }
+    /// Time of the next timer: retransmission (or persist), or a jittered
+    /// burst or paced departure.
     pub fn next_wake(&self) -> Option<Time> {
         match (self.rto_at, self.send_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -410,6 +444,21 @@ impl TcpSender {
         }
     }
 
+    /// Bytes in the network (see [`CcState::pipe`]).
+    fn pipe(&self) -> u64 {
+        match (&self.board, self.state) {
+            (Some(b), LossState::Loss { .. }) => b.pipe(self.snd_una, self.snd_max, self.recover_point()),
+            (Some(b), LossState::SackRecovery) => b.pipe(
+                self.snd_una,
+                self.snd_max,
+                b.lost_boundary(self.snd_una, self.p.dupthresh, self.mss()),
+            ),
+            // Before recovery nothing counts as lost yet: SACKed bytes are out.
+            (Some(b), _) => self.flight().saturating_sub(b.sacked_bytes()),
+            (None, _) => self.flight().saturating_sub(self.dupacks as u64 * self.mss()),
+        }
+    }
+
     fn recover_point(&self) -> u64 {
         self.recover.unwrap_or(self.snd_una)
     }
@@ -425,6 +474,9 @@ impl TcpSender {
             byte_counting: self.p.byte_counting,
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
+            pipe: self.pipe(),
+            delivered: self.rate.delivered(),
+            pacing_rate: self.pacing_rate,
         }
     }
 
@@ -432,6 +484,24 @@ impl TcpSender {
         self.cwnd = s.cwnd.max(self.mss());
         self.ssthresh = s.ssthresh;
         self.cwnd_cnt = s.cwnd_cnt;
+        if self.cc_paces {
+            self.pacing_rate = s.pacing_rate;
+        }
+    }
+
+    /// Linux `tcp_update_pacing_rate` for a module that does not pace itself
+    /// (`pacing = true`): max(cwnd, in flight)/srtt × 200 % while cwnd <
+    /// ssthresh/2, else × 120 %.
+    fn update_pacing_rate(&mut self) {
+        if !self.p.pacing || self.cc_paces {
+            return;
+        }
+        let Some(srtt) = self.rtt.srtt().filter(|t| *t > Time::ZERO) else {
+            return;
+        };
+        let ratio = if self.cwnd < self.ssthresh / 2 { 200 } else { 120 };
+        let w = self.cwnd.max(self.snd_max - self.snd_una) as u128;
+        self.pacing_rate = (w * ratio * 1_000_000_000 / 100 / srtt.as_nanos() as u128) as u64;
     }
 
     /// Runs the algorithm's event hook and applies what it changed.

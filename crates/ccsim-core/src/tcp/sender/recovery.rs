@@ -36,6 +36,9 @@ impl TcpSender {
         };
         let mut pipe = board.pipe(self.snd_una, self.snd_max, lost);
         while self.cwnd >= pipe + mss {
+            if self.paced_out(cx.now) {
+                return;
+            }
             let new_len = (self.p.size - self.snd_max).min(mss);
             let new_ok = self.snd_max < self.p.size && self.snd_max + new_len <= self.snd_una.saturating_add(self.rwnd);
             let board = self.board.as_mut().expect("SACK in use");
@@ -178,6 +181,7 @@ impl TcpSender {
             in_recovery: self.in_recovery(),
             ece,
             feedback: fb,
+            rate: self.rate.sample(now, self.rtt.min_rtt()),
         };
         self.observe(now, &sample);
         match self.state {

@@ -35,6 +35,15 @@ impl TcpSender {
         }
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
+        // Delivery-rate snapshot (draft-cheng-iccrg-delivery-rate-estimation §3.2).
+        let outstanding = self.snd_max - self.snd_una;
+        self.rate.on_send(seq, len as u64, cx.now, outstanding, retx);
+        // Pacing (Linux `tcp_update_skb_after_send`): the next departure is
+        // len/rate after this one, or after now if the sender was idle.
+        if self.pacing_rate > 0 {
+            let gap = len as u128 * 1_000_000_000 / self.pacing_rate as u128;
+            self.next_send = self.next_send.max(cx.now) + Time::from_nanos(gap as u64);
+        }
         if retx {
             self.stats.retransmits += 1;
             // Karn (RFC 6298 §3): the timed segment's ACK would be ambiguous.
@@ -65,6 +74,26 @@ impl TcpSender {
         self.snd_max = self.snd_max.max(self.snd_nxt);
     }
 
+    /// Whether pacing lets a segment leave now; if not, the sending timer is
+    /// set for the next departure (one pending wakeup per flow, as Linux's
+    /// pacing hrtimer).
+    pub(super) fn paced_out(&mut self, now: Time) -> bool {
+        if self.pacing_rate == 0 || self.next_send <= now {
+            return false;
+        }
+        self.send_at = Some(self.next_send);
+        true
+    }
+
+    /// §3.4 of the delivery-rate draft: nothing left to send and room in the
+    /// window marks an application-limited phase.
+    pub(super) fn check_app_limited(&mut self) {
+        if self.snd_max >= self.p.size && self.snd_max - self.snd_una < self.window() {
+            let pipe = self.pipe();
+            self.rate.mark_app_limited(pipe);
+        }
+    }
+
     /// Sends whatever the window allows, now or after the jitter delay.
     pub(super) fn try_send(&mut self, cx: &mut EndpointCtx) {
         if !self.started || self.completed.is_some() {
@@ -75,7 +104,7 @@ impl TcpSender {
             self.sack_send(cx);
             return;
         }
-        if self.p.send_jitter > Time::ZERO {
+        if self.p.send_jitter > Time::ZERO && self.pacing_rate == 0 {
             // ns-2 `send_much` with `overhead_`: nothing goes out while a
             // delayed burst is pending; a new opportunity schedules one.
             if self.send_at.is_none() && self.next_fits(self.snd_una.saturating_add(self.window())).is_some() {
@@ -97,8 +126,12 @@ impl TcpSender {
         }
         let limit = self.snd_una.saturating_add(self.window());
         while let Some(len) = self.next_fits(limit) {
+            if self.paced_out(cx.now) {
+                return;
+            }
             self.send_next(cx, len);
         }
+        self.check_app_limited();
         // Closed receiver window with nothing outstanding: arm a persist probe.
         if self.snd_una == self.snd_max && self.snd_nxt < self.p.size && self.rto_at.is_none() {
             self.arm_rto(cx.now);

@@ -773,3 +773,118 @@ fn send_jitter_delays_bursts_in_order() {
     let again = Harness::new("newreno", 3, |p| p.send_jitter = Time::from_millis(10));
     assert_eq!(again.s.next_wake(), Some(t), "same seed, same delay");
 }
+
+/// A pacing test algorithm: a fixed window and pacing rate; records the
+/// delivery-rate sample of each ACK.
+struct Paced {
+    rate: u64,
+    samples: std::sync::Arc<std::sync::Mutex<Vec<Option<crate::cc::RateSample>>>>,
+}
+
+impl CongestionOps for Paced {
+    fn name(&self) -> &'static str {
+        "paced"
+    }
+    fn ssthresh(&mut self, s: &CcState) -> u64 {
+        s.cwnd
+    }
+    fn cong_avoid(&mut self, _s: &mut CcState, _acked: u64) {}
+    fn cong_control(&mut self, s: &mut CcState, a: &AckSample) -> bool {
+        self.samples.lock().unwrap().push(a.rate);
+        s.pacing_rate = self.rate;
+        true
+    }
+    fn paces(&self) -> bool {
+        true
+    }
+}
+
+/// Pacing (Linux `sk_pacing_rate`): at 10⁶ B/s, 1000-B segments leave
+/// exactly 1 ms apart, each released by the sender's one timer (one
+/// pending wakeup: `next_wake` is the next departure); ACKs arriving in
+/// between send nothing early. The first window goes out at once (no rate
+/// is set before the first ACK), as Linux before its first RTT sample.
+#[test]
+fn paced_departures_are_len_over_rate_apart() {
+    let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let cc = Box::new(Paced {
+        rate: 1_000_000,
+        samples: samples.clone(),
+    });
+    let mut h = Harness::with_cc(cc, 10, |_| ());
+    assert_eq!(h.sent.len(), 10);
+    h.at(20);
+    // Five segments acknowledged: the window opens by five, pacing lets one go.
+    assert_eq!(seqs(&h.ack(5000, |_| ())), vec![10_000]);
+    let mut times = vec![h.now];
+    while let Some(t) = h.s.next_wake().filter(|&t| t < Time::from_millis(30)) {
+        h.now = t;
+        let out = h.timer();
+        if out.is_empty() {
+            break;
+        }
+        assert_eq!(out.len(), 1, "one segment per wakeup");
+        times.push(t);
+    }
+    let gaps: Vec<Time> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    assert_eq!(gaps, vec![Time::from_millis(1); 4], "{times:?}");
+    // An ACK between departures sends nothing early.
+    h.now = times[4] + Time::from_micros(300);
+    assert!(h.ack(6000, |_| ()).is_empty());
+    assert_eq!(h.s.next_wake(), Some(times[4] + Time::from_millis(1)));
+    // The delivery-rate sample reached the algorithm: 5 segments delivered,
+    // first flight sent at 0 and acknowledged at 20 ms.
+    let s = samples.lock().unwrap()[0].expect("a sample");
+    assert_eq!((s.delivered, s.newly_delivered), (5000, 5000));
+    assert_eq!(s.interval, Some(Time::from_millis(20)));
+    assert_eq!(s.rtt, Some(Time::from_millis(20)));
+}
+
+/// `pacing = true` paces a module that sets no rate (Linux
+/// `tcp_update_pacing_rate`): cwnd/srtt × 200 % in slow start (cwnd <
+/// ssthresh/2), × 120 % after.
+#[test]
+fn linux_pacing_rate_from_cwnd_and_srtt() {
+    let mut h = Harness::new("newreno", 10, |p| p.pacing = true);
+    assert_eq!(h.s.pacing_rate(), 0, "no srtt yet");
+    h.at(100);
+    h.ack(1000, |_| ());
+    // srtt = 100 ms, cwnd = 11 segments, slow start: 2 × 11 000 B / 0.1 s.
+    assert_eq!(h.s.pacing_rate(), 220_000);
+    let mut h = Harness::new("newreno", 10, |p| {
+        p.pacing = true;
+        p.init_ssthresh = 10 * MSS;
+    });
+    h.at(100);
+    h.ack(1000, |_| ());
+    // Congestion avoidance: cwnd = 10 000 (+ 100 B), 1.2 × in flight
+    // (10 000 B: max(cwnd, in flight) is 10 100) / 0.1 s.
+    assert_eq!(h.s.pacing_rate(), 1_200 * h.s.cwnd().max(10_000) / 100);
+}
+
+/// SACKed segments are delivered when SACKed (the rate sample of a
+/// duplicate ACK counts them), and the cumulative ACK then counts only the
+/// retransmitted hole.
+#[test]
+fn sack_delivery_feeds_the_rate_sample() {
+    let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let cc = Box::new(Paced {
+        rate: 0,
+        samples: samples.clone(),
+    });
+    let mut h = Harness::with_cc(cc, 4, |p| p.sack = true);
+    h.at(40);
+    h.ack(0, with_sack(&[(1000, 3000)]));
+    h.ack(0, with_sack(&[(1000, 4000)]));
+    assert_eq!(h.s.delivered(), 3000);
+    let got: Vec<u64> = samples
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|s| s.unwrap().newly_delivered)
+        .collect();
+    assert_eq!(got, vec![2000, 1000]);
+    h.at(80);
+    h.ack(4000, |_| ());
+    assert_eq!(h.s.delivered(), 4000);
+}

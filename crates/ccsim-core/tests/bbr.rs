@@ -1,0 +1,147 @@
+//! BBR v1 on a dumbbell (docs/models/bbr.md): one flow through a drop-tail
+//! bottleneck fills the link with a small standing queue; the pacing rate
+//! follows the PROBE_BW gain cycle and dips in PROBE_RTT.
+
+mod common;
+
+use ccsim_core::output::Output;
+use serde_json::json;
+
+/// `pairs` BBR flows, `rate`, two-way propagation 40 ms, buffer `b` BDP.
+fn dumbbell(pairs: u64, rate: &str, b: f64, duration: &str, cc: serde_json::Value) -> Output {
+    let s = json!({
+        "seed": 1, "duration": duration, "warmup": "5s",
+        "topology": {"kind": "dumbbell", "pairs": pairs,
+            // 2 × (18 ms + 1 ms + 1 ms) = 40 ms two-way propagation.
+            "bottleneck": {"rate": rate, "delay": "18ms",
+                           "queue": {"kind": "droptail", "limit": format!("{b}bdp")}},
+            "access": {"rate": "1Gbps", "delay": "1ms"}},
+        "flows": [{"pairs": "all", "cc": cc, "mss": 960, "header": 40}],
+        "monitor": {"interval": "10ms", "queues": ["R1->R2"]}
+    });
+    ccsim_core::run(&s.to_string()).expect("run")
+}
+
+fn ts(o: &Output, name: &str) -> Vec<f64> {
+    common::f64s(common::col(o, "ts_flow", name))
+}
+
+/// One flow, 10 Mbps, RTT 40 ms (BDP = 50 packets of 1000 B), buffer 2 BDP.
+/// Expected (Cardwell et al. 2016, Fig. 2/3): STARTUP paces at 2/ln 2 ×
+/// BtlBw, DRAIN at its inverse, then PROBE_BW cycles 1.25, 0.75, 1 × 6 of
+/// BtlBw = 9.6 Mbps of payload (10 Mbps × 960/1000); the link is full and
+/// the queue is what one 1.25 phase adds and the 0.75 phase takes away: a
+/// mean below 0.1 BDP (measured: utilization 0.9995, 1.57 packets, no drops).
+#[test]
+fn single_flow_state_sequence_full_link_small_queue() {
+    let o = dumbbell(1, "10Mbps", 2.0, "30s", json!("bbr"));
+    let util = common::queue_value(&o, "R1->R2", "utilization");
+    let q = common::queue_value(&o, "R1->R2", "mean_len_pkts");
+    let drops = common::queue_value(&o, "R1->R2", "drops");
+    eprintln!(
+        "util {util:.4} mean queue {q:.2} pkts drops {drops} {}",
+        o.summary["cc"]
+    );
+    assert!(util > 0.99, "{util}");
+    assert!(q < 5.0, "{q}");
+    assert_eq!(drops, 0.0);
+    let bw = 9.6e6 / 8.0;
+    assert!((o.summary["cc"]["f0"]["btl_bw_bytes_per_s"].as_f64().unwrap() / bw - 1.0).abs() < 0.01);
+    // The pacing rate (cc_state, B/s) as gains of BtlBw, in order of change.
+    let mut gains: Vec<f64> = Vec::new();
+    for r in ts(&o, "cc_state") {
+        let g = (r / bw * 1000.0).round() / 1000.0;
+        if r > 0.0 && gains.last() != Some(&g) {
+            gains.push(g);
+        }
+    }
+    let high = 2.0 / std::f64::consts::LN_2;
+    let startup = gains
+        .iter()
+        .position(|&g| (g - high).abs() < 0.01)
+        .expect("startup at 2.885 × BtlBw");
+    let drain = gains
+        .iter()
+        .position(|&g| (g - 1.0 / high).abs() < 0.01)
+        .expect("drain");
+    assert!(startup < drain, "{gains:?}");
+    let cycle = &gains[drain + 1..];
+    assert!(cycle.len() > 20, "{gains:?}");
+    assert!(cycle.iter().all(|g| [0.75, 1.0, 1.25].contains(g)), "{cycle:?}");
+    assert!(cycle.contains(&1.25) && cycle.contains(&0.75));
+}
+
+/// Two flows: neither sees the queue empty, so RTprop expires and PROBE_RTT
+/// runs (every 10 s); the flows share the link about equally. Eight flows:
+/// BBR v1 is cwnd-limited (2 BDP in flight in total), and the standing
+/// queue is about one BDP (Hock, Bless, Zitterbart, "Experimental
+/// evaluation of BBR congestion control", ICNP 2017, §IV): measured 55
+/// (2 flows) and 88 (8 flows) packets of a 100-packet buffer.
+#[test]
+fn several_flows_probe_rtt_and_share() {
+    for n in [2u64, 8] {
+        let o = dumbbell(n, "10Mbps", 2.0, "30s", json!("bbr"));
+        let util = common::queue_value(&o, "R1->R2", "utilization");
+        let q = common::queue_value(&o, "R1->R2", "mean_len_pkts");
+        let g = common::flow_values(&o, "goodput_bps");
+        let jain = g.iter().sum::<f64>().powi(2) / (n as f64 * g.iter().map(|x| x * x).sum::<f64>());
+        eprintln!("{n} flows: util {util:.4} queue {q:.1} pkts jain {jain:.3}");
+        assert!(util > 0.98, "{util}");
+        assert!(jain > 0.95, "{jain}");
+        assert!((25.0..100.0).contains(&q), "{q}");
+        for f in 0..n {
+            let s = &o.summary["cc"][format!("f{f}")];
+            assert!(s["probe_rtts"].as_f64().unwrap() >= 1.0, "{s}");
+            assert_eq!(s["mode"], 2.0, "back in PROBE_BW");
+        }
+    }
+}
+
+/// A gain ≤ 0 is refused with the key named.
+#[test]
+fn bad_gain_is_a_scenario_error() {
+    for key in ["cwnd_gain", "high_gain", "probe_gain"] {
+        let s = json!({
+            "duration": "1s",
+            "topology": {"kind": "dumbbell", "pairs": 1,
+                "bottleneck": {"rate": "10Mbps", "delay": "10ms"}, "access": {"rate": "1Gbps", "delay": "1ms"}},
+            "flows": [{"pairs": "all", "cc": {"kind": "bbr", key: 0}}]
+        });
+        let e = ccsim_core::run(&s.to_string()).err().expect("refused").to_string();
+        assert!(
+            e.contains(&format!("flows[0].cc.{key}")) && e.contains("[0.01, 100]"),
+            "{e}"
+        );
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}
+
+/// Pacing costs at most one wakeup per paced segment: the events of the
+/// 8-flow run with BBR, against NewReno (not paced) and NewReno paced at
+/// cwnd/srtt (`pacing = true`).
+#[test]
+fn pacing_events_per_packet() {
+    let run = |cc: serde_json::Value, pacing: bool| {
+        let s = json!({
+            "seed": 1, "duration": "20s",
+            "topology": {"kind": "dumbbell", "pairs": 8,
+                "bottleneck": {"rate": "10Mbps", "delay": "18ms", "queue": {"kind": "droptail", "limit": "1bdp"}},
+                "access": {"rate": "1Gbps", "delay": "1ms"}},
+            "flows": [{"pairs": "all", "cc": cc, "mss": 960, "header": 40, "pacing": pacing}]
+        });
+        let o = ccsim_core::run(&s.to_string()).expect("run");
+        let sent: f64 = common::flow_values(&o, "packets_sent").iter().sum();
+        (o.summary["events"].as_f64().unwrap(), sent)
+    };
+    let (reno, reno_sent) = run(json!("newreno"), false);
+    let (paced, paced_sent) = run(json!("newreno"), true);
+    let (bbr, bbr_sent) = run(json!("bbr"), false);
+    eprintln!(
+        "events/segment: newreno {:.2}, paced newreno {:.2}, bbr {:.2}",
+        reno / reno_sent,
+        paced / paced_sent,
+        bbr / bbr_sent
+    );
+    assert!(paced / paced_sent <= reno / reno_sent + 1.0);
+    assert!(bbr / bbr_sent <= reno / reno_sent + 1.0);
+}
