@@ -11,7 +11,7 @@ the reference's version. Where a reference is not installed, its suites are skip
 with one line saying how to install it.
 
 >>> [s.name for s in SUITES]
-['tcp', 'queues', 'bmcc-mix', 'blt-tcp', 'buc-fifo', 'westwood']
+['tcp', 'queues', 'bmcc-mix', 'blt-tcp', 'buc-fifo', 'westwood', 'modern']
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ccsim.validation.framework import VERDICT_HEAD, Suite, SuiteResult, Verdict
 from ccsim.validation.mdblock import read_block, replace_block
 from ccsim.validation.ns2 import blt_tcp, bmcc_mix, buc_fifo, queues, tcp
 from ccsim.validation.ns2.ns2tcp import have_ns
-from ccsim.validation.ns3 import ns3tcp, westwood
+from ccsim.validation.ns3 import modern, ns3tcp, westwood
 
 
 def _ns2_suite(name: str, title: str, module, minutes: tuple[float, float]) -> Suite:
@@ -84,6 +84,18 @@ SUITES: list[Suite] = [
         (westwood.MARK_BEGIN, westwood.MARK_END),
         westwood.run_suite,
         (3.0, 30.0),
+    ),
+    Suite(
+        "modern",
+        "Today's congestion control and AQM: CUBIC, BBR, Vegas over drop-tail; NewReno and "
+        "CUBIC over CoDel, FQ-CoDel, PIE; DCTCP over step marking",
+        "ns-3",
+        "the `ns3` Python package and a C++ compiler",
+        ns3tcp.have_ns3,
+        ns3.INSTALL,
+        (modern.MARK_BEGIN, modern.MARK_END),
+        modern.run_suite,
+        (2.0, 40.0),
     ),
 ]
 

@@ -31,15 +31,12 @@ ns-3's conventions here, and how each is set:
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import os
 import random
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
-from ccsim.validation.ns3.ns3tcp import ns3_prefix
+from ccsim.validation.ns3.ns3tcp import compile_program
 
 PROGRAM = r"""
 // Dumbbell of bulk TCP flows over a chosen queue disc (ccsim.validation.ns3.modern).
@@ -326,43 +323,8 @@ class ModernCase:
 
 
 def binary() -> Path:
-    """The compiled program (built on first use; ~30 s)."""
-    prefix = ns3_prefix()
-    if prefix is None:
-        raise RuntimeError("ns-3 is not installed: pip install ns3")
-    key = hashlib.sha256((PROGRAM + str(prefix)).encode()).hexdigest()[:16]
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ccsim-ns3"
-    exe = cache / f"modern-{key}"
-    if exe.exists():
-        return exe
-    cache.mkdir(parents=True, exist_ok=True)
-    lib = prefix / "lib64"
-    libs = ["core", "network", "internet", "point-to-point", "applications", "traffic-control"]
-    with tempfile.TemporaryDirectory() as d:
-        src = Path(d) / "modern.cc"
-        src.write_text(PROGRAM)
-        tmp = Path(d) / "modern"
-        cmd = [
-            os.environ.get("CXX", "c++"),
-            "-std=c++20",
-            "-O2",
-            "-DNS3_BUILD_PROFILE_RELEASE",
-            "-DNS3_LOG_ENABLE",
-            "-DNS3_ASSERT_ENABLE",
-            f"-I{prefix / 'include'}",
-            str(src),
-            "-o",
-            str(tmp),
-            f"-L{lib}",
-            f"-Wl,-rpath,{lib}",
-            "-Wl,--no-as-needed",
-            *[f"-lns3.44-{m}" for m in libs],
-        ]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode:
-            raise RuntimeError(f"compiling the ns-3 program failed:\n{p.stderr[-3000:]}")
-        shutil.move(str(tmp), exe)
-    return exe
+    """The compiled program (built on first use, cached by its text)."""
+    return compile_program(PROGRAM, "modern")
 
 
 def jain(x: list[float]) -> float:
@@ -569,7 +531,7 @@ def suite_cases(quick: bool) -> list[ModernCase]:
     ]
     cases = [
         ModernCase(
-            f"{cc}/{q} 2×10M 20ms 1BDP",
+            f"{cc}/{q} 2×10M 20ms {4 if q == 'step' else 1}BDP",
             cc,
             q,
             pairs=2,
@@ -645,7 +607,7 @@ def run_suite(quick: bool, only: str | None = None, jobs: int = 1, seeds: int | 
     from ccsim.validation import framework
 
     t0 = time.perf_counter()
-    n = seeds or (2 if quick else 5)
+    n = seeds or (5 if quick else 10)
     cases = [c for c in suite_cases(quick) if not only or only in c.name]
     missing = {c.name: why for c in cases if (why := _available(c))}
     todo = [
@@ -673,7 +635,7 @@ def run_suite(quick: bool, only: str | None = None, jobs: int = 1, seeds: int | 
                     continue  # nothing to compare (no reductions, say)
                 tol = float("nan")
             else:
-                tol = framework.paired_tolerance(a, b, floor=floor, rel_floor=rel)
+                tol = framework.paired_tolerance(a, b, floor=floor, rel_floor=rel, level=0.95)
             v = framework.Verdict(c.name, q, statistics.fmean(a), statistics.fmean(b), tol, fmt=fmt)
             verdicts.append(v)
             rows.append(v.row())

@@ -1,0 +1,43 @@
+"""The `modern` suite (ccsim.validation.ns3.modern): every case is one description that
+ccsim runs (no model missing), the verdict logic, and, where ns-3 is installed, one case
+in both simulators."""
+
+import math
+
+import ccsim
+import pytest
+from ccsim.validation.ns3 import modern, ns3tcp
+
+
+def test_every_case_runs_in_ccsim_and_names_are_unique():
+    for quick in (True, False):
+        cases = modern.suite_cases(quick)
+        assert len({c.name for c in cases}) == len(cases)
+        for c in cases:
+            assert modern._available(c) == "", c.name
+            sc = modern.ccsim_scenario(c, 1)
+            assert (
+                ccsim.resolve(sc)["topology"]["bottleneck"]["queue"]["limit"]
+                == f"{c.buffer_pkts}pkt"
+            )
+
+
+def test_reduction_period_counts_an_event_once():
+    # cwnd samples every 10 ms: two steps down 20 ms apart are one event; events 1 s apart.
+    samples = []
+    for k in range(5):
+        t0 = k * 1.0
+        samples += [(t0, 100, 0), (t0 + 0.01, 80, 0), (t0 + 0.03, 60, 0), (t0 + 0.5, 100, 0)]
+    assert modern.reduction_period(samples, 0.0, 0.1) == pytest.approx(1.0)
+    assert math.isnan(modern.reduction_period(samples[:6], 0.0, 0.1))
+
+
+@pytest.mark.skipif(not ns3tcp.have_ns3(), reason="ns-3 not installed (pip install ns3)")
+def test_one_case_in_both_simulators():
+    c = modern.ModernCase("t", "newreno", "codel", pairs=2, duration_s=10, warmup_s=3)
+    a, b = modern.run_ns3(c, 1), modern.run_ccsim(c, 1)
+    for m in (a, b):
+        assert 0.9 < m["utilization"] < 1.01
+        assert m["drops"] > 0 and m["marks"] == 0
+        assert 0.002 < m["delay_mean_s"] < 0.02  # CoDel's 5-ms target
+    assert abs(a["delay_p95_s"] - b["delay_p95_s"]) < 0.005
