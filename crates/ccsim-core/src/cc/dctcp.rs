@@ -128,6 +128,10 @@ impl CongestionOps for Dctcp {
             self.marked += a.acked;
         }
     }
+    fn grow_on_ece(&self) -> bool {
+        true
+    }
+
     fn ecn_echo(&mut self, s: &CcState) -> Option<u64> {
         self.reductions += 1;
         let w = s.cwnd as f64 * (1.0 - self.alpha / 2.0);

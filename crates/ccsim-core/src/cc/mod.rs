@@ -160,6 +160,16 @@ pub trait CongestionOps: Send {
     fn ecn_echo(&mut self, s: &CcState) -> Option<u64> {
         Some(self.ssthresh(s))
     }
+    /// Whether the window grows on an ACK of new data that carries ECN-Echo.
+    /// False by default: RFC 3168 §6.1.2 ("SHOULD NOT increase the congestion
+    /// window in response to the receipt of an ECN-Echo ACK"), as ns-2 does.
+    /// DCTCP answers true: its echo reports the marking fraction, not a
+    /// congestion event, and Linux grows on such ACKs (`tcp_may_raise_cwnd`
+    /// asks only for data acked) before its once-per-window reduction.
+    /// Asked once, when the sender is built.
+    fn grow_on_ece(&self) -> bool {
+        false
+    }
     fn cwnd_event(&mut self, _s: &mut CcState, _ev: CaEvent) {}
     /// Whether the module sets `CcState::pacing_rate` itself (BBR); if not,
     /// the sender's `pacing` option may pace it from cwnd/srtt (Linux

@@ -143,7 +143,7 @@ impl TcpSender {
             LossState::Open => {
                 if ece && self.ecn_recover.is_none_or(|r| ack > r) {
                     self.ecn_reduce(now);
-                } else if !controlled && !ece {
+                } else if !controlled && (!ece || self.grow_on_ece) {
                     // RFC 3168 §6.1.2: "The sender SHOULD NOT increase the
                     // congestion window in response to the receipt of an
                     // ECN-Echo ACK packet" (ns-2 `recv_newack_helper` too).

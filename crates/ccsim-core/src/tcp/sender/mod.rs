@@ -251,6 +251,8 @@ pub struct TcpSender {
     recovery: Recovery,
     /// The algorithm's `per_ack_hooks()`: whether `observe` calls it.
     per_ack_hooks: bool,
+    /// The algorithm's `grow_on_ece()`: whether an ECN-Echo ACK may grow cwnd.
+    grow_on_ece: bool,
     flow: FlowId,
     src: NodeId,
     dst: NodeId,
@@ -308,6 +310,7 @@ impl TcpSender {
     ) -> Self {
         let recovery = cc.recovery();
         let per_ack_hooks = cc.per_ack_hooks();
+        let grow_on_ece = cc.grow_on_ece();
         let cc_paces = cc.paces();
         let mss = p.mss as u64;
         let board = p.sack.then(Scoreboard::new);
@@ -325,6 +328,7 @@ impl TcpSender {
             cc,
             recovery,
             per_ack_hooks,
+            grow_on_ece,
             flow,
             src,
             dst,

@@ -233,6 +233,27 @@ fn rfc3168_ecn_halves_once_per_window_and_sets_cwr() {
     assert_eq!(h.s.stats.ecn_reductions, 1);
 }
 
+/// After the once-per-window reduction, a further ECN-Echo ACK of new data
+/// leaves NewReno's window alone (RFC 3168 §6.1.2) but grows DCTCP's (its echo
+/// is the marking fraction, and Linux grows on it: `tcp_may_raise_cwnd`).
+#[test]
+fn an_ece_ack_grows_dctcp_but_not_newreno() {
+    let grown = |cc: &str| {
+        let mut h = Harness::new(cc, 10, |p| p.ecn = true);
+        h.at(100);
+        h.ack(1000, |a| a.flags |= flags::ECE); // the window's one reduction
+        let after = h.s.cwnd();
+        // The rest of the window, every ACK echoing CE: no second reduction, and
+        // (byte counting) one segment of growth once a window's worth is acked.
+        for ack in (2000..=10_000).step_by(1000) {
+            h.ack(ack, |a| a.flags |= flags::ECE);
+        }
+        h.s.cwnd() as i64 - after as i64
+    };
+    assert_eq!(grown("newreno"), 0);
+    assert!(grown("dctcp") > 0, "DCTCP grows on an ECE ACK");
+}
+
 /// RFC 7323 §4.1 (RTTM): with timestamps every ACK of new data is a
 /// sample (100 ms, then 150 ms: SRTT 106.25 ms), where one timed segment
 /// per window gives one (the second ACK covers no timed segment).
