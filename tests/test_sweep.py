@@ -493,3 +493,32 @@ def test_aggregate_warns_when_replications_are_identical():
         warnings.simplefilter("error")  # different values, or a single run: no warning
         sw.aggregate(df[df["buf"] == 20], by="buf", metrics="util")
         sw.aggregate(df.head(1), by="buf", metrics="util")
+
+
+def test_a_store_query_interrupted_by_ctrl_c_counts_as_ctrl_c():
+    """DuckDB turns a SIGINT that arrives during a statement into its own error; the
+    sweep treats that as Ctrl-C (message, KeyboardInterrupt), not as a crash. A real
+    query, interrupted from another thread as SIGINT would."""
+    import threading
+    import time
+
+    import duckdb
+
+    con = duckdb.connect()
+    caught = []
+
+    def long_query():
+        try:
+            con.execute("SELECT count(*) FROM range(100000000000) t")
+        except BaseException as e:  # the error is the subject of the test
+            caught.append(e)
+
+    t = threading.Thread(target=long_query)
+    t.start()
+    time.sleep(0.3)
+    con.interrupt()
+    t.join(30)
+    assert caught and sw._interrupted_query(caught[0])
+    assert sw._interrupted_query(RuntimeError("Query interrupted"))
+    assert not sw._interrupted_query(RuntimeError("disk full"))
+    assert not sw._interrupted_query(ValueError("interrupted"))

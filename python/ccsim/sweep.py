@@ -138,6 +138,18 @@ def _scalar(value: Any) -> Any:
     return canonical_json(value)
 
 
+def _interrupted_query(e: BaseException) -> bool:
+    """Ctrl-C that arrived while DuckDB was executing a statement of the store: DuckDB
+    handles SIGINT itself during a query, rolls the statement back and raises its own
+    error (``duckdb.InterruptException``, or a ``RuntimeError`` "Query interrupted" in
+    some versions) instead of Python's ``KeyboardInterrupt``."""
+    import duckdb
+
+    return isinstance(e, duckdb.InterruptException) or (
+        isinstance(e, RuntimeError) and "interrupted" in str(e).lower()
+    )
+
+
 def run_sweep(
     points: Iterable[Point] | Sweep,
     results_dir=DEFAULT_RESULTS_DIR,
@@ -256,7 +268,9 @@ def run_sweep(
                 run_dask(todo, scheduler, metrics, keep_timeseries, rec)
             elif todo:
                 run_local(todo, jobs, metrics, keep_timeseries, rec)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Exception) as e:
+            if not isinstance(e, KeyboardInterrupt) and not _interrupted_query(e):
+                raise
             bar.close()
             left = len(todo) + len(invalid) - rec.done - len(rec.failed)
             print(
@@ -265,7 +279,9 @@ def run_sweep(
                 file=sys.stderr,
                 flush=True,
             )
-            raise
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            raise KeyboardInterrupt from e
         bar.close()
         ran = rec.done + len(rec.failed)
         if rec.failed:
