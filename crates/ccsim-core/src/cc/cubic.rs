@@ -447,4 +447,47 @@ mod tests {
         assert!(p.hystart && p.needs().timestamps);
         assert_eq!(p.beta, 0.5);
     }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// Whatever the ACK times, sizes, RTTs and losses: congestion
+            /// avoidance never shrinks cwnd and grows it by at most half a
+            /// segment per segment acknowledged (the 1.5·cwnd clamp of §4.4)
+            /// unless the Reno-friendly W_est (which grows by at most one
+            /// segment per window) is above it; a reduction keeps
+            /// max(β·W, 2 segments) and W_max is positive.
+            #[test]
+            fn window_stays_within_the_rfc_bounds(
+                events in proptest::collection::vec((0u64..50, 1u64..4, 1u64..300, 0u8..20), 1..400),
+                beta in 0.05f64..0.95,
+                c in 0.01f64..4.0,
+            ) {
+                let p = Params { c, beta, ..Params::default() };
+                let mut cc = Cubic::new(p);
+                let mut s = st(10, 10, Time::ZERO, Time::from_millis(50));
+                for (dt, segs, rtt, loss) in events {
+                    s.now += Time::from_millis(dt);
+                    s.srtt = Some(Time::from_millis(rtt));
+                    if loss == 0 {
+                        s.flight = s.cwnd;
+                        let w = cc.ssthresh(&s);
+                        prop_assert_eq!(w, ((s.cwnd as f64 * beta) as u64).max(2 * MSS));
+                        prop_assert!(cc.w_max > 0.0);
+                        s.cwnd = w;
+                        s.ssthresh = w;
+                        continue;
+                    }
+                    let before = s.cwnd;
+                    cc.cong_avoid(&mut s, segs * MSS);
+                    prop_assert!(s.cwnd >= before);
+                    let est = cc.epoch.map_or(0.0, |e| e.w_est * MSS as f64);
+                    let bound = (before + segs * MSS / 2 + 1) as f64;
+                    prop_assert!(s.cwnd as f64 <= bound.max(est + 1.0), "{} -> {} (W_est {})", before, s.cwnd, est);
+                }
+            }
+        }
+    }
 }

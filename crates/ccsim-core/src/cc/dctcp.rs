@@ -246,4 +246,30 @@ mod tests {
         };
         assert_eq!(p.needs().ecn.is_some(), p.needs().accurate_ce);
     }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// α stays in [0, 1] and the ECN response keeps cwnd·(1 − α/2) ∈
+            /// [cwnd/2, cwnd] (at least two segments), for any ACK sequence.
+            #[test]
+            fn alpha_stays_a_fraction(
+                acks in proptest::collection::vec((1u64..3, any::<bool>(), 1u64..60), 1..500),
+                g in 0.001f64..1.0,
+                alpha_init in 0.0f64..=1.0,
+            ) {
+                let mut d = Dctcp::new(Params { g, alpha_init });
+                for (segs, ece, flight) in acks {
+                    let s = st(flight * MSS);
+                    d.pkts_acked(&s, &AckSample { acked: segs * MSS, ece, ..AckSample::default() });
+                    prop_assert!((0.0..=1.0).contains(&d.alpha));
+                    let w = d.ecn_echo(&s).unwrap();
+                    prop_assert!(w <= s.cwnd.max(2 * MSS));
+                    prop_assert!(2 * w + 2 >= s.cwnd);
+                }
+            }
+        }
+    }
 }
