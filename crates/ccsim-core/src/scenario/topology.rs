@@ -290,7 +290,9 @@ fn read_dumbbell(t: &mut Tab, rng: &mut Rng, net: &mut Net) -> Res<()> {
     Ok(())
 }
 
-/// One kind of link of a generated topology: rate, delay, loss and queue.
+/// What a link table gives: rate, delay, loss, its queue and its reverse
+/// direction's queue (a graph's `links[i]`, a leaf-spine's `host_link` and
+/// `fabric_link`).
 struct LinkKind {
     rate: Rate,
     delay: Time,
@@ -299,23 +301,47 @@ struct LinkKind {
     reverse: QueueSpec,
 }
 
+impl LinkKind {
+    /// Reads `rate`, `delay`, `loss`, `queue` and `reverse_queue` of the link table `l`.
+    fn read(l: &mut Tab, default_limit: &str) -> Res<LinkKind> {
+        let rate = l.rate("rate", None)?;
+        let delay = l.time("delay", None)?;
+        let loss = l.float("loss", Some(0.0), 0.0, 1.0)?;
+        let queue = read_queue(l, "queue", default_limit)?;
+        let reverse = read_reverse_queue(l, &queue, default_limit)?;
+        Ok(LinkKind {
+            rate,
+            delay,
+            loss,
+            queue,
+            reverse,
+        })
+    }
+
+    /// Adds `from -> to` with the queue, and, if `duplex`, `to -> from` with the
+    /// reverse queue.
+    fn add(&self, net: &mut Net, from: usize, to: usize, duplex: bool) {
+        let dirs = [(from, to, &self.queue), (to, from, &self.reverse)];
+        for (a, b, q) in dirs.into_iter().take(if duplex { 2 } else { 1 }) {
+            net.links.push(LinkSpec {
+                from: a,
+                to: b,
+                rate: self.rate,
+                delay: self.delay,
+                loss: self.loss,
+                queue: q.clone(),
+            });
+        }
+    }
+}
+
 fn read_link_kind(t: &mut Tab, key: &'static str, default_limit: &str) -> Res<LinkKind> {
     let mut l = t
         .table(key)?
         .ok_or_else(|| t.missing(key, "a table with rate, delay and optionally queue, loss"))?;
-    let rate = l.rate("rate", None)?;
-    let delay = l.time("delay", None)?;
-    let loss = l.float("loss", Some(0.0), 0.0, 1.0)?;
-    let queue = read_queue(&mut l, "queue", default_limit)?;
-    let reverse = read_reverse_queue(&mut l, &queue, default_limit)?;
+    let kind = LinkKind::read(&mut l, default_limit)?;
     t.put(key, l.finish()?);
-    Ok(LinkKind {
-        rate,
-        delay,
-        loss,
-        queue,
-        reverse,
-    })
+    Ok(kind)
 }
 
 /// A two-tier leaf-spine (folded Clos) fabric, the data-centre topology DCTCP
@@ -340,26 +366,14 @@ fn read_leaf_spine(t: &mut Tab, net: &mut Net) -> Res<()> {
     let host = read_link_kind(t, "host_link", "1000pkt")?;
     let fabric = read_link_kind(t, "fabric_link", "1000pkt")?;
     let spine_ids: Vec<usize> = (0..spines).map(|j| net.add_node(format!("spine{j}"))).collect();
-    let add = |net: &mut Net, from, to, k: &LinkKind, q: &QueueSpec| {
-        net.links.push(LinkSpec {
-            from,
-            to,
-            rate: k.rate,
-            delay: k.delay,
-            loss: k.loss,
-            queue: q.clone(),
-        })
-    };
     for i in 0..leaves {
         let leaf = net.add_node(format!("leaf{i}"));
         for k in 0..hosts {
             let h = net.add_node(format!("h{i}_{k}"));
-            add(net, h, leaf, &host, &host.queue);
-            add(net, leaf, h, &host, &host.reverse);
+            host.add(net, h, leaf, true);
         }
         for &sp in &spine_ids {
-            add(net, leaf, sp, &fabric, &fabric.queue);
-            add(net, sp, leaf, &fabric, &fabric.reverse);
+            fabric.add(net, leaf, sp, true);
         }
     }
     if net.bdp_rtt.is_none() {
@@ -410,30 +424,9 @@ fn read_graph(t: &mut Tab, net: &mut Net) -> Res<()> {
         if from == to {
             return Err(l.error("to", &Value::String(net.names[to].clone()), "a node other than `from`"));
         }
-        let rate = l.rate("rate", None)?;
-        let delay = l.time("delay", None)?;
-        let loss = l.float("loss", Some(0.0), 0.0, 1.0)?;
+        let kind = LinkKind::read(&mut l, "1000pkt")?;
         let duplex = l.boolean("duplex", true)?;
-        let q = read_queue(&mut l, "queue", "1000pkt")?;
-        let rq = read_reverse_queue(&mut l, &q, "1000pkt")?;
-        net.links.push(LinkSpec {
-            from,
-            to,
-            rate,
-            delay,
-            loss,
-            queue: q,
-        });
-        if duplex {
-            net.links.push(LinkSpec {
-                from: to,
-                to: from,
-                rate,
-                delay,
-                loss,
-                queue: rq,
-            });
-        }
+        kind.add(net, from, to, duplex);
         out.push(l.finish()?);
     }
     t.put("links", Value::Array(out));
