@@ -206,7 +206,7 @@ pub const DOCS: &[(&str, &str)] = &[
     ("stop", "end of the window (default: the end of the run)"),
     (
         "conventions",
-        "defaults of several TCP keys: \"ccsim\", or \"ns2\" for ns-2.35's one-way TCP (docs/models/tcp.md)",
+        "defaults of several TCP keys: \"ccsim\", \"ns2\" for ns-2.35's one-way TCP, or \"ns3\" for ns-3.44's TCP (docs/models/tcp.md)",
     ),
     (
         "cc",
@@ -245,7 +245,7 @@ pub const DOCS: &[(&str, &str)] = &[
     ),
     (
         "loss_window",
-        "what fast retransmit and ECN halve: FlightSize or min(cwnd, rwnd)",
+        "what fast retransmit and ECN reduce: FlightSize, min(cwnd, rwnd), or RFC 6675's pipe (ns-3)",
     ),
     (
         "rto_ssthresh",
@@ -269,6 +269,10 @@ pub const DOCS: &[(&str, &str)] = &[
     (
         "pacing",
         "pace a module that sets no pacing rate at cwnd/srtt × 200 % (slow start) or 120 % (Linux); BBR always paces",
+    ),
+    (
+        "cwr_hold",
+        "no window growth for the round trip after an ECN reduction (Linux's and ns-3's CWR state)",
     ),
     ("cc.high_gain", "BBR STARTUP pacing and cwnd gain (> 0; 2/ln 2)"),
     ("cc.drain_gain", "BBR DRAIN pacing gain (> 0; ln 2 / 2)"),

@@ -5,17 +5,30 @@
 //! `conventions` selects the defaults of the keys where simulators and RFCs
 //! differ (each key can still be set on its own):
 //!
-//! | key | `"ccsim"` (default) | `"ns2"` (ns-2.35 one-way TCP) |
-//! |---|---|---|
-//! | `init_rto` | 1 s (RFC 6298) | 3 s (`rtxcur_init_`) |
-//! | `rtt_estimator`, `rtt_tick` | RFC 6298, exact | ns-2 fixed point, 10 ms (`tcpTick_`) |
-//! | `limited_transmit` | off | on (`singledup_ 1`) |
-//! | `byte_counting` | on (RFC 3465) | off: SMSS²/cwnd per ACK (`cwnd_ += 1/cwnd_`) |
-//! | `loss_window` | `"flight"` (RFC 5681 eq. 4) | `"cwnd"` (`slowdown` halves `window()`) |
-//! | `full_ack` | `"ssthresh"` (RFC 6582 option 2) | `"keep"` (`dupwnd_ = 0`, `cwnd_` kept) |
-//! | `ecn_retransmissions` | off (RFC 3168 §6.1.5: Not-ECT) | on (`output` sets ECT on every segment) |
+//! | key | `"ccsim"` (default) | `"ns2"` (ns-2.35 one-way TCP) | `"ns3"` (ns-3.44 `TcpSocketBase`) |
+//! |---|---|---|---|
+//! | `init_rto` | 1 s (RFC 6298) | 3 s (`rtxcur_init_`) | 1 s (`RttEstimator::InitialEstimation`) |
+//! | `min_rto` | 0.2 s | 0.2 s | 1 s (`MinRto`) |
+//! | `clock_granularity` | 0 | 0 | 1 ms (`ClockGranularity`) |
+//! | `rtt_estimator`, `rtt_tick` | RFC 6298, exact | ns-2 fixed point, 10 ms (`tcpTick_`) | RFC 6298, exact (`RttMeanDeviation`) |
+//! | `rtt_samples` | one timed segment per RTT | the same | every ACK (`Timestamp`, or the send history without it) |
+//! | `init_cwnd` | 2 | 2 | 10 (`InitialCwnd`) |
+//! | `delayed_ack`, `delack_timeout` | off, 100 ms | off, 100 ms | on, 200 ms (`DelAckCount` 2, `DelAckTimeout`) |
+//! | `sack` | off | off | on (`Sack`) |
+//! | `header` | 40 B | 40 B | 52 B (timestamps option, `Timestamp`) |
+//! | `limited_transmit` | off | on (`singledup_ 1`) | on (`LimitedTransmit`) |
+//! | `byte_counting` | on (RFC 3465) | off: SMSS²/cwnd per ACK (`cwnd_ += 1/cwnd_`) | off (`TcpNewReno::CongestionAvoidance`) |
+//! | `loss_window` | `"flight"` (RFC 5681 eq. 4) | `"cwnd"` (`slowdown` halves `window()`) | `"pipe"` (`GetSsThresh(tcb, BytesInFlight())`); `"cwnd"` with `cc = "cubic"` (`TcpCubic` reduces whole segments of cwnd) |
+//! | `full_ack` | `"ssthresh"` (RFC 6582 option 2) | `"keep"` (`dupwnd_ = 0`, `cwnd_` kept) | `"ssthresh"` |
+//! | `ecn_retransmissions` | off (RFC 3168 §6.1.5: Not-ECT) | on (`output` sets ECT on every segment) | off |
+//! | `cwr_hold` | off (RFC 3168 §6.1.2) | off | on: no growth for a round trip after an ECN reduction (`CA_CWR`) |
 //!
-//! Both share IW 2, min RTO 0.2 s, max RTO 60 s, dupthresh 3, NewReno's
+//! ns-3 recovers by Proportional Rate Reduction (RFC 6937, `TcpPrrRecovery`),
+//! ccsim by RFC 6675's pipe; the two send the same amount over a recovery
+//! and end it at ssthresh (docs/validation.md compares them). ns-3's default
+//! `SegmentSize` (536 B) is a scenario's choice, not a convention: set `mss`.
+//!
+//! All three share max RTO 60 s, dupthresh 3, NewReno's
 //! Impatient timer, and a timeout halving the window in use (`rto_ssthresh =
 //! "window"`). ns-2's buffer convention (a DropTail `limit_` N holds N − 1
 //! waiting packets) is a queue matter, not a TCP one; docs/validation.md lists
@@ -31,6 +44,14 @@ use std::sync::Arc;
 /// Defaults selected by `conventions`.
 struct Conventions {
     init_rto: &'static str,
+    min_rto: &'static str,
+    clock_granularity: &'static str,
+    per_ack_rtt: bool,
+    init_cwnd: u64,
+    delayed_ack: bool,
+    delack_timeout: &'static str,
+    sack: bool,
+    header: u64,
     rtt_estimator: &'static str,
     rtt_tick: &'static str,
     limited_transmit: bool,
@@ -38,10 +59,19 @@ struct Conventions {
     loss_window: &'static str,
     full_ack: &'static str,
     ecn_retransmissions: bool,
+    cwr_hold: bool,
 }
 
 const CCSIM: Conventions = Conventions {
     init_rto: "1s",
+    min_rto: "200ms",
+    clock_granularity: "0s",
+    per_ack_rtt: false,
+    init_cwnd: 2,
+    delayed_ack: false,
+    delack_timeout: "100ms",
+    sack: false,
+    header: 40,
     rtt_estimator: "rfc6298",
     rtt_tick: "0s",
     limited_transmit: false,
@@ -49,10 +79,19 @@ const CCSIM: Conventions = Conventions {
     loss_window: "flight",
     full_ack: "ssthresh",
     ecn_retransmissions: false,
+    cwr_hold: false,
 };
 
 const NS2: Conventions = Conventions {
     init_rto: "3s",
+    min_rto: "200ms",
+    clock_granularity: "0s",
+    per_ack_rtt: false,
+    init_cwnd: 2,
+    delayed_ack: false,
+    delack_timeout: "100ms",
+    sack: false,
+    header: 40,
     rtt_estimator: "ns2",
     rtt_tick: "10ms",
     limited_transmit: true,
@@ -60,6 +99,27 @@ const NS2: Conventions = Conventions {
     loss_window: "cwnd",
     full_ack: "keep",
     ecn_retransmissions: true,
+    cwr_hold: false,
+};
+
+const NS3: Conventions = Conventions {
+    init_rto: "1s",
+    min_rto: "1s",
+    clock_granularity: "1ms",
+    per_ack_rtt: true,
+    init_cwnd: 10,
+    delayed_ack: true,
+    delack_timeout: "200ms",
+    sack: true,
+    header: 52,
+    rtt_estimator: "rfc6298",
+    rtt_tick: "0s",
+    limited_transmit: true,
+    byte_counting: false,
+    loss_window: "pipe",
+    full_ack: "ssthresh",
+    ecn_retransmissions: false,
+    cwr_hold: true,
 };
 
 /// Every key [`read`] accepts (other transports refuse them by name).
@@ -69,6 +129,7 @@ pub const KEYS: &[&str] = &[
     "cc",
     "clock_granularity",
     "conventions",
+    "cwr_hold",
     "delack_timeout",
     "delayed_ack",
     "dupthresh",
@@ -108,27 +169,31 @@ pub const KEYS: &[&str] = &[
 /// the receiver's `on_ce` selects the original or the modified scheme (§6.1)
 /// for both ends.
 pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
-    let conv = match t.choice("conventions", Some("ccsim"), &["ccsim", "ns2"])?.as_str() {
+    let conv = match t
+        .choice("conventions", Some("ccsim"), &["ccsim", "ns2", "ns3"])?
+        .as_str()
+    {
         "ns2" => &NS2,
+        "ns3" => &NS3,
         _ => &CCSIM,
     };
     let cc = cc::read(t)?;
     let needs = cc.needs();
     let mss = t.uint("mss", Some(1460), 1, 65_495)? as u32;
-    let header = t.uint("header", Some(40), 0, 1000)? as u32;
+    let header = t.uint("header", Some(conv.header), 0, 1000)? as u32;
     let ack_size = t.uint("ack_size", Some(40), 1, 1500)? as u32;
     let size = t.size_or_inf("size", "inf")?;
     if size == Some(0) {
         return Err(t.error("size", &Value::from(0), "a positive size or \"inf\""));
     }
-    let init_cwnd = t.uint("init_cwnd", Some(2), 1, 10_000)? as u32;
+    let init_cwnd = t.uint("init_cwnd", Some(conv.init_cwnd), 1, 10_000)? as u32;
     let init_ssthresh = t.size_or_inf("init_ssthresh", "inf")?;
     let dupthresh = t.uint("dupthresh", Some(3), 1, 1000)? as u32;
     let rtt = RttParams {
         init_rto: t.time("init_rto", Some(conv.init_rto))?,
-        min_rto: t.time("min_rto", Some("200ms"))?,
+        min_rto: t.time("min_rto", Some(conv.min_rto))?,
         max_rto: t.time("max_rto", Some("60s"))?,
-        granularity: t.time("clock_granularity", Some("0s"))?,
+        granularity: t.time("clock_granularity", Some(conv.clock_granularity))?,
         tick: t.time("rtt_tick", Some(conv.rtt_tick))?,
         estimator: match t
             .choice("rtt_estimator", Some(conv.rtt_estimator), &["rfc6298", "ns2"])?
@@ -152,7 +217,11 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
             "max_rto ≥ min_rto and a positive init_rto",
         ));
     }
-    let rtt_default = if needs.timestamps { "timestamps" } else { "timed" };
+    let rtt_default = if needs.timestamps || conv.per_ack_rtt {
+        "timestamps"
+    } else {
+        "timed"
+    };
     let rtt_timestamps = t.choice("rtt_samples", Some(rtt_default), &["timed", "timestamps"])? == "timestamps";
     let rwnd = t.size_or_inf("rwnd", "inf")?;
     if let Some(w) = rwnd.filter(|&w| w < mss as u64) {
@@ -162,8 +231,8 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
             format!("a receive buffer of at least one MSS ({mss} B) or \"inf\""),
         ));
     }
-    let delayed = t.boolean("delayed_ack", false)?;
-    let delack_timeout = t.time("delack_timeout", Some("100ms"))?;
+    let delayed = t.boolean("delayed_ack", conv.delayed_ack)?;
+    let delack_timeout = t.time("delack_timeout", Some(conv.delack_timeout))?;
     let ecn = t.boolean("ecn", needs.ecn.is_some())?;
     if let (Some(why), false) = (needs.ecn, ecn) {
         return Err(t.error(
@@ -186,15 +255,22 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
     let partial_timer = t.choice("partial_ack_timer", Some("first"), &["first", "every"])?;
     // SACK (RFC 2018 option, RFC 6675 recovery) needs both ends: the sender
     // willing (`sack`) and the receiver sending blocks (`sack_blocks`).
-    let sack = t.boolean("sack", needs.sack)?;
+    let sack = t.boolean("sack", needs.sack || conv.sack)?;
     let sack_blocks = t.uint("sack_blocks", Some(if sack { 3 } else { 0 }), 0, 4)? as u8;
     let limited_transmit = t.boolean("limited_transmit", conv.limited_transmit)?;
     let byte_counting = t.boolean("byte_counting", conv.byte_counting)?;
+    // ns-3 hands BytesInFlight() to every module, but TcpCubic (as Linux's
+    // bictcp_recalc_ssthresh) reduces from cwnd in whole segments.
+    let loss_window_default = match (conv.loss_window, cc.name()) {
+        ("pipe", "cubic") => "cwnd",
+        (w, _) => w,
+    };
     let loss_window = match t
-        .choice("loss_window", Some(conv.loss_window), &["flight", "cwnd"])?
+        .choice("loss_window", Some(loss_window_default), &["flight", "cwnd", "pipe"])?
         .as_str()
     {
         "cwnd" => LossWindow::Cwnd,
+        "pipe" => LossWindow::Pipe,
         _ => LossWindow::Flight,
     };
     let rto_ssthresh = match t
@@ -206,6 +282,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
     };
     let send_jitter = t.time("send_jitter", Some("0s"))?;
     let pacing = t.boolean("pacing", false)?;
+    let cwr_hold = t.boolean("cwr_hold", conv.cwr_hold)?;
     let snd = SendParams {
         mss,
         header,
@@ -226,6 +303,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
         loss_window,
         send_jitter,
         pacing,
+        cwr_hold,
     };
     let feedback = match t.table("feedback")? {
         Some(mut f) => {
@@ -288,6 +366,35 @@ mod tests {
         );
         assert_eq!(d["byte_counting"], true);
         assert_eq!(d["full_ack"], "ssthresh");
+    }
+
+    #[test]
+    fn ns3_conventions_are_ns3_defaults() {
+        let r = resolved(json!({"conventions": "ns3", "cc": "newreno"}));
+        for (key, want) in [
+            ("init_rto", json!("1s")),
+            ("min_rto", json!("1s")),
+            ("clock_granularity", json!("0.001s")),
+            ("rtt_samples", json!("timestamps")),
+            ("init_cwnd", json!(10)),
+            ("delayed_ack", json!(true)),
+            ("delack_timeout", json!("0.2s")),
+            ("sack", json!(true)),
+            ("header", json!(52)),
+            ("limited_transmit", json!(true)),
+            ("byte_counting", json!(false)),
+            ("loss_window", json!("pipe")),
+            ("full_ack", json!("ssthresh")),
+            ("ecn_retransmissions", json!(false)),
+            ("cwr_hold", json!(true)),
+        ] {
+            assert_eq!(r[key], want, "{key}");
+        }
+        let cubic = resolved(json!({"conventions": "ns3", "cc": "cubic"}));
+        assert_eq!(cubic["loss_window"], "cwnd", "TcpCubic reduces from cwnd");
+        let own = resolved(json!({"conventions": "ns3", "sack": false, "header": 40, "rtt_samples": "timed"}));
+        assert_eq!((own["sack"].as_bool(), own["header"].as_u64()), (Some(false), Some(40)));
+        assert_eq!(own["rtt_samples"], "timed", "an explicit key wins");
     }
 
     #[test]

@@ -141,9 +141,14 @@ impl TcpSender {
                 }
             }
             LossState::Open => {
+                // `cwr_hold`: no growth in the round trip after an ECN reduction.
+                let held = self.cwr_until.is_some_and(|r| ack <= r);
+                if !held {
+                    self.cwr_until = None;
+                }
                 if ece && self.ecn_recover.is_none_or(|r| ack > r) {
                     self.ecn_reduce(now);
-                } else if !controlled && (!ece || self.grow_on_ece) {
+                } else if !controlled && !held && (!ece || self.grow_on_ece) {
                     // RFC 3168 §6.1.2: "The sender SHOULD NOT increase the
                     // congestion window in response to the receipt of an
                     // ECN-Echo ACK packet" (ns-2 `recv_newack_helper` too).

@@ -141,6 +141,12 @@ pub struct SendParams {
     /// `tcp_update_pacing_rate`, `sysctl_tcp_pacing_ss_ratio` /
     /// `_ca_ratio`). Modules that pace (BBR) always do.
     pub pacing: bool,
+    /// Hold the window for the round trip after an ECN reduction: no growth
+    /// until the cumulative ACK passes what was sent when the echo arrived
+    /// (Linux's and ns-3's CWR state: `tcp_cong_control` calls no
+    /// `cong_avoid` while `tcp_in_cwnd_reduction`). Off: RFC 3168 §6.1.2
+    /// only forbids growth on the ECN-Echo ACKs themselves (ns-2 too).
+    pub cwr_hold: bool,
 }
 
 impl Default for SendParams {
@@ -165,6 +171,7 @@ impl Default for SendParams {
             loss_window: LossWindow::Flight,
             send_jitter: Time::ZERO,
             pacing: false,
+            cwr_hold: false,
         }
     }
 }
@@ -209,6 +216,13 @@ pub enum LossWindow {
     /// fraction: ssthresh becomes whole segments, cwnd keeps the fraction
     /// (at timeouts too).
     Cwnd,
+    /// RFC 6675's pipe when the reduction is made: FlightSize less the bytes
+    /// SACKed and those deemed lost (IsLost), or without SACK less one segment
+    /// per duplicate ACK. ns-3's convention (`TcpSocketBase` passes
+    /// `BytesInFlight()` to `GetSsThresh`), a segment per SACKed or lost
+    /// segment below FlightSize: about four segments lower at a fast
+    /// retransmit, which matters at the small windows AQMs leave.
+    Pipe,
 }
 
 /// Counters for the flow table.
@@ -293,6 +307,8 @@ pub struct TcpSender {
     /// loss response: a loss within that window is not answered again.
     ecn_reduced: Option<u64>,
     cwr_pending: bool,
+    /// With `cwr_hold`: the window is held until the cumulative ACK passes this.
+    cwr_until: Option<u64>,
     started: bool,
     completed: Option<Time>,
     pub stats: SenderStats,
@@ -352,6 +368,7 @@ impl TcpSender {
             jitter_rng: rng,
             ecn_recover: None,
             ecn_reduced: None,
+            cwr_until: None,
             cwr_pending: false,
             started: false,
             completed: None,

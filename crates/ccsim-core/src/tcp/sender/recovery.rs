@@ -112,6 +112,14 @@ impl TcpSender {
         st.flight = match self.p.loss_window {
             LossWindow::Flight => st.flight - self.limited_bytes,
             LossWindow::Cwnd => self.cwnd.min(self.rwnd),
+            LossWindow::Pipe => match &self.board {
+                Some(b) => b.pipe(
+                    self.snd_una,
+                    self.snd_max,
+                    b.lost_boundary(self.snd_una, self.p.dupthresh, self.mss()),
+                ),
+                None => st.flight.saturating_sub(self.dupacks as u64 * self.mss()),
+            },
         };
         st
     }
@@ -126,7 +134,7 @@ impl TcpSender {
     fn set_ssthresh(&mut self, w: u64) -> u64 {
         let mss = self.mss();
         match self.p.loss_window {
-            LossWindow::Flight => {
+            LossWindow::Flight | LossWindow::Pipe => {
                 self.ssthresh = w;
                 w
             }
@@ -167,6 +175,9 @@ impl TcpSender {
         self.cwnd_cnt = 0;
         self.ecn_recover = Some(self.snd_max);
         self.cwr_pending = true;
+        if self.p.cwr_hold {
+            self.cwr_until = Some(self.snd_max);
+        }
         self.stats.ecn_reductions += 1;
         self.ca_event(now, CaEvent::EcnReduce);
     }

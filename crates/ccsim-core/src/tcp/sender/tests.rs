@@ -254,6 +254,46 @@ fn an_ece_ack_grows_dctcp_but_not_newreno() {
     assert!(grown("dctcp") > 0, "DCTCP grows on an ECE ACK");
 }
 
+/// `cwr_hold` (Linux's and ns-3's CWR state): after the ECN reduction the
+/// window is held until the cumulative ACK passes what was sent when the echo
+/// came (10 000 here: the flight of nine segments exceeds the halved window,
+/// so the window's ACKs release nothing); without it, byte counting grows
+/// cwnd over the same ACKs. Growth resumes past that point.
+#[test]
+fn cwr_hold_keeps_the_window_for_a_round_trip() {
+    let run = |hold: bool| {
+        let mut h = Harness::new("newreno", 10, |p| {
+            p.ecn = true;
+            p.cwr_hold = hold;
+        });
+        h.at(100);
+        h.ack(1000, |a| a.flags |= flags::ECE);
+        let reduced = h.s.cwnd();
+        for ack in (2000..=10_000).step_by(1000) {
+            h.ack(ack, |_| ());
+        }
+        (reduced, h.s.cwnd())
+    };
+    let (reduced, held) = run(true);
+    assert_eq!(held, reduced, "no growth in CWR");
+    let (reduced, grown) = run(false);
+    assert!(grown > reduced, "RFC 3168 grows on the ACKs without ECE");
+
+    let mut h = Harness::new("newreno", 10, |p| {
+        p.ecn = true;
+        p.cwr_hold = true;
+    });
+    h.at(100);
+    h.ack(1000, |a| a.flags |= flags::ECE);
+    let reduced = h.s.cwnd();
+    let mut ack = 2000;
+    while ack <= 20_000 {
+        h.ack(ack, |_| ());
+        ack += 1000;
+    }
+    assert!(h.s.cwnd() > reduced, "past the CWR window the window grows again");
+}
+
 /// RFC 7323 §4.1 (RTTM): with timestamps every ACK of new data is a
 /// sample (100 ms, then 150 ms: SRTT 106.25 ms), where one timed segment
 /// per window gives one (the second ACK covers no timed segment).
@@ -614,6 +654,32 @@ fn rfc6675_one_loss_pipe_and_exit() {
     assert_eq!(h.s.loss_state(), LossState::Open);
     assert_eq!(h.s.stats.fast_retransmits, 1);
     assert_eq!(h.s.stats.retransmits, 1);
+}
+
+/// ns-3's loss window (`loss_window = "pipe"`): the same single loss as
+/// above halves RFC 6675's pipe at the third SACK, 10 000 − 3000 SACKed −
+/// 1000 lost = 6000 → ssthresh 3 MSS, where FlightSize gives 5 MSS.
+#[test]
+fn loss_window_pipe_halves_rfc6675_pipe() {
+    for (window, ssthresh) in [(LossWindow::Pipe, 3 * MSS), (LossWindow::Flight, 5 * MSS)] {
+        let mut h = Harness::new("newreno", 10, |p| {
+            p.sack = true;
+            p.loss_window = window;
+        });
+        h.at(100);
+        h.ack(0, with_sack(&[(1000, 2000)]));
+        h.ack(0, with_sack(&[(1000, 3000)]));
+        let out = h.ack(0, with_sack(&[(1000, 4000)]));
+        assert_eq!(seqs(&out), vec![0]);
+        assert_eq!((h.s.ssthresh(), h.s.cwnd()), (ssthresh, ssthresh), "{window:?}");
+    }
+    // Without SACK, one segment per duplicate ACK: (10 − 3) / 2 segments.
+    let mut h = Harness::new("newreno", 10, |p| p.loss_window = LossWindow::Pipe);
+    h.at(100);
+    for _ in 0..3 {
+        h.ack(0, |_| ());
+    }
+    assert_eq!(h.s.ssthresh(), 3500);
 }
 
 /// Several losses in one window (0, 3 and 6 of 10) are all retransmitted
