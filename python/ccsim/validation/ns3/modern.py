@@ -15,13 +15,26 @@ ns-3's conventions here, and how each is set:
   device queue of one packet; ns-3's default FqCoDel on every other device is removed, so
   the access links keep their device DropTail queues. The device queue holds one packet
   waiting besides the one in transmission, so the disc's limit is ``buffer − 1``;
-* queueing delay is the queue disc's ``SojournTime`` trace (time from enqueue to dequeue
-  of every packet leaving the disc, over the measurement window), plus nothing for the
-  one-packet device queue;
+* queueing delay is each packet's time from entering the disc to the start of its
+  transmission (a packet tag set at the disc's ``Enqueue``, read at the device's
+  ``PhyTxBegin``): the wait in the one-packet device queue included, as ccsim's queue
+  counts it (the disc's own ``SojournTime`` leaves that service time out);
+* ns-3's AQMs see only the disc's part of the wait, and its RED counts the disc's
+  packets: ccsim's AQM targets are one service time (one 1488-byte packet at the
+  bottleneck rate) longer and its step threshold one packet higher, the same control
+  point on the whole wait;
+* recovery is RFC 6937 PRR (:class:`PrrOnce` in the program), ns-3.44's
+  ``TcpPrrRecovery`` with its DeliveredData counted once: 3.44 adds a segment per
+  duplicate ACK to the SACK-derived count (ns-3 issue #1350, fixed upstream after 3.44),
+  which sends 1.4 segments per ACK in a CUBIC recovery, drops about four packets per
+  congestion event where one is lost, and reduces twice (``recovery = "prr"`` runs 3.44's
+  own);
 * ``SegmentSize`` = ``mss``, ``InitialCwnd`` 10, ``DelAckCount`` 1 (an ACK per segment),
   ``MinRto`` 200 ms, SACK on, timestamps off, 16-MB socket buffers, ECN (``UseEcn
   On``) where the case asks for it; point-to-point links carry a 2-byte PPP header, so
-  rates are scaled by 1002/1000 (as in ns3tcp);
+  rates are scaled by 1002/1000 (as in ns3tcp). ccsim's flows take ``conventions =
+  "ns3"`` and the same three changes (``delayed_ack = false``, ``min_rto = "200ms"``,
+  ``header = 40``);
 * counters: bottleneck utilization (IP bytes against the nominal rate), drops and marks
   of the queue disc, per-flow goodput, each flow's entries into recovery and loss (their
   times for flow 0, for CUBIC's epoch period), and flow 0's cwnd and pacing rate every
@@ -57,6 +70,24 @@ using namespace ns3;
 static double g_warmup = 0;
 static uint64_t g_txBytes = 0, g_drops = 0, g_marks = 0;
 static std::vector<double> g_sojourn;
+
+// The time a packet entered the bottleneck's disc, carried as a packet tag (segments
+// of one bulk flow share their packet uid: TCP cuts them from one buffer).
+class EnqTag : public Tag
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CcsimEnqTag").SetParent<Tag>().AddConstructor<EnqTag>();
+        return tid;
+    }
+    TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+    uint32_t GetSerializedSize() const override { return 8; }
+    void Serialize(TagBuffer b) const override { b.WriteDouble(t); }
+    void Deserialize(TagBuffer b) override { t = b.ReadDouble(); }
+    void Print(std::ostream& os) const override { os << t; }
+    double t = 0;
+};
 static std::vector<uint64_t> g_recov, g_loss, g_warmRx;
 static std::vector<double> g_recovTimes;
 static std::vector<Ptr<PacketSink>> g_sinks;
@@ -64,13 +95,80 @@ static std::vector<Ptr<BulkSendApplication>> g_apps;
 static uint32_t g_cwnd0 = 0;
 static DataRate g_pacing0;
 
+// RFC 6937 Proportional Rate Reduction with DeliveredData counted once. ns-3 3.44's
+// TcpPrrRecovery adds a segment for every duplicate ACK on top of the SACK-derived
+// DeliveredData its caller passes (ns-3 issue #1350, fixed upstream in July 2026), so with
+// SACK it sends about 2·ssthresh/RecoverFS segments per ACK in recovery (1.4 for CUBIC):
+// the queue that overflowed keeps overflowing, and a second reduction follows.
+class PrrOnce : public TcpRecoveryOps
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CcsimPrrOnce")
+                                .SetParent<TcpRecoveryOps>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<PrrOnce>();
+        return tid;
+    }
+    std::string GetName() const override { return "PrrOnce"; }
+    void EnterRecovery(Ptr<TcpSocketState> tcb, uint32_t, uint32_t unAck, uint32_t delivered) override
+    {
+        m_out = 0;
+        m_delivered = 0;
+        m_recoverFs = std::max<uint32_t>(unAck, 1); // RecoverFS = snd.nxt - snd.una
+        DoRecovery(tcb, delivered, true);
+    }
+    void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t delivered, bool isDupAck) override
+    {
+        // without SACK a duplicate ACK stands for one delivered segment (RFC 6937 §3)
+        if (isDupAck && !s_sack && m_delivered < m_recoverFs) delivered += tcb->m_segmentSize;
+        if (delivered == 0) return;
+        m_delivered += delivered;
+        const int64_t mss = tcb->m_segmentSize, pipe = tcb->m_bytesInFlight;
+        const int64_t ssthresh = tcb->m_ssThresh;
+        int64_t send;
+        if (pipe > ssthresh) {
+            send = (m_delivered * ssthresh + m_recoverFs - 1) / m_recoverFs - m_out;
+        } else { // slow-start reduction bound, as 3.44
+            int64_t limit = std::max<int64_t>(m_delivered - m_out, delivered);
+            if (tcb->m_isRetransDataAcked) limit += mss;
+            send = std::min<int64_t>(limit, ssthresh - pipe);
+        }
+        send = std::max<int64_t>(send, m_out > 0 ? 0 : mss); // the fast retransmit
+        tcb->m_cWnd = static_cast<uint32_t>(std::max<int64_t>(pipe + send, 0));
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+    void ExitRecovery(Ptr<TcpSocketState> tcb) override { tcb->m_cWndInfl = tcb->m_cWnd; }
+    void UpdateBytesSent(uint32_t n) override { m_out += n; }
+    Ptr<TcpRecoveryOps> Fork() override { return CopyObject<PrrOnce>(this); }
+
+    static bool s_sack;
+
+  private:
+    int64_t m_out{0}, m_delivered{0}, m_recoverFs{1};
+};
+bool PrrOnce::s_sack = true;
+
 static bool Warm() { return Simulator::Now().GetSeconds() >= g_warmup; }
 
-static void PhyTxBegin(Ptr<const Packet> p) { if (Warm()) g_txBytes += p->GetSize() - 2; }
+// Queueing delay as ccsim measures it: from entering the disc to the start of transmission,
+// the wait in the one-packet device queue included (the disc's own SojournTime leaves it out).
+static void PhyTxBegin(Ptr<const Packet> p)
+{
+    EnqTag tag;
+    if (p->PeekPacketTag(tag) && Warm()) g_sojourn.push_back(Simulator::Now().GetSeconds() - tag.t);
+    if (Warm()) g_txBytes += p->GetSize() - 2;
+}
+static void Enqueue(Ptr<const QueueDiscItem> i)
+{
+    EnqTag tag;
+    tag.t = Simulator::Now().GetSeconds();
+    i->GetPacket()->AddPacketTag(tag);
+}
 static void Drop(Ptr<const QueueDiscItem>) { if (Warm()) g_drops++; }
 static void Mark(Ptr<const QueueDiscItem>, const char*) { if (Warm()) g_marks++; }
 static void DevDrop(Ptr<const Packet>) { if (Warm()) g_drops++; }
-static void Sojourn(Time t) { if (Warm()) g_sojourn.push_back(t.GetSeconds()); }
 
 static void CongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t n)
 {
@@ -110,7 +208,7 @@ static void WarmUp()
 
 int main(int argc, char* argv[])
 {
-    std::string cc = "ns3::TcpNewReno", queue = "fifo", draws;
+    std::string cc = "ns3::TcpNewReno", queue = "fifo", draws, recovery = "prr-once";
     bool ecn = false;
     uint32_t pairs = 1, mss = 1448, buffer = 100, stepK = 20;
     double rateMbps = 10, delayMs = 20, accessMbps = 1000, duration = 30, warmup = 5;
@@ -132,6 +230,7 @@ int main(int argc, char* argv[])
     cmd.AddValue("codelTarget", "ms", codelTargetMs);
     cmd.AddValue("codelInterval", "ms", codelIntervalMs);
     cmd.AddValue("pieTarget", "ms", pieTargetMs);
+    cmd.AddValue("recovery", "prr (3.44's own) | prr-once (DeliveredData counted once)", recovery);
     cmd.AddValue("draws", "file: one line per pair, start_s access_delay_ms", draws);
     cmd.Parse(argc, argv);
     g_warmup = warmup;
@@ -145,6 +244,10 @@ int main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TypeId::LookupByName(cc)));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    NS_ABORT_MSG_IF(recovery != "prr" && recovery != "prr-once", "recovery: prr or prr-once");
+    if (recovery == "prr-once") {
+        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(PrrOnce::GetTypeId()));
+    }
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
     Config::SetDefault("ns3::TcpSocketBase::UseEcn",
                        EnumValue(ecn ? TcpSocketState::On : TcpSocketState::Off));
@@ -226,7 +329,7 @@ int main(int argc, char* argv[])
     bool ok = core.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&PhyTxBegin));
     ok = ok && disc->TraceConnectWithoutContext("Drop", MakeCallback(&Drop));
     ok = ok && disc->TraceConnectWithoutContext("Mark", MakeCallback(&Mark));
-    ok = ok && disc->TraceConnectWithoutContext("SojournTime", MakeCallback(&Sojourn));
+    ok = ok && disc->TraceConnectWithoutContext("Enqueue", MakeCallback(&Enqueue));
     ok = ok && DynamicCast<PointToPointNetDevice>(core.Get(0))->GetQueue()->TraceConnectWithoutContext(
                    "Drop", MakeCallback(&DevDrop));
     NS_ABORT_MSG_IF(!ok, "cannot connect the bottleneck's traces");
@@ -333,7 +436,13 @@ def jain(x: list[float]) -> float:
     return s * s / (len(x) * q) if q > 0 else float("nan")
 
 
-def run_ns3(case: ModernCase, seed: int, sample_ms: float = 10.0, timeout_s: float = 3600) -> dict:
+def run_ns3(
+    case: ModernCase,
+    seed: int,
+    sample_ms: float = 10.0,
+    timeout_s: float = 3600,
+    recovery: str = "prr-once",
+) -> dict:
     """Runs ``case`` in ns-3 for ``seed``; returns utilization, drops, marks, queueing
     delay (mean and 95th percentile, s), per-flow window goodputs, Jain's index,
     recoveries and loss entries per flow, flow 0's recovery times and its sampled
@@ -359,6 +468,7 @@ def run_ns3(case: ModernCase, seed: int, sample_ms: float = 10.0, timeout_s: flo
             f"--warmup={case.warmup_s}",
             f"--sample={sample_ms}",
             f"--draws={draws}",
+            f"--recovery={recovery}",
             f"--RngRun={seed}",
         ]
         out = subprocess.run(args, capture_output=True, text=True, timeout=timeout_s)
@@ -418,13 +528,21 @@ CCSIM_QUEUE = {
 
 def ccsim_scenario(case: ModernCase, seed: int, sample_ms: float = 10.0) -> dict:
     """The ccsim scenario of ``case`` for ``seed``, with ns-3's conventions as set in
-    :data:`PROGRAM`: SACK, initial window 10, an ACK per segment, 200-ms minimum RTO,
-    a buffer of ``buffer_pkts`` packets waiting (ns-3: ``buffer − 1`` in the disc and one
-    in the device queue), the same start times and access delays."""
+    :data:`PROGRAM` (``conventions = "ns3"`` less delayed ACKs, timestamps and the 1-s
+    minimum RTO), a buffer of ``buffer_pkts`` packets waiting (ns-3: ``buffer − 1`` in
+    the disc and one in the device queue), AQM targets and the step threshold moved by
+    the device queue's one packet, the same start times and access delays."""
     starts, delays = case.draw(seed)
     q = dict(CCSIM_QUEUE[case.queue], limit=f"{case.buffer_pkts}pkt")
+    # ns-3's disc sits above a device queue holding one packet: its AQM sees the disc's
+    # part of the wait only, and its RED counts the disc's packets. ccsim's queue is the
+    # whole wait, so the same control point is one service time (one packet) further.
+    service_ms = (case.mss + 40) * 8 / (case.rate_mbps * 1e3)
+    for key in ("target",):
+        if key in q:
+            q[key] = f"{float(q[key].removesuffix('ms')) + service_ms:.6g}ms"
     if case.queue == "step":
-        q["threshold"] = case.k
+        q["threshold"] = case.k + 1
     if case.ecn and case.queue in ("codel", "fqcodel", "pie"):
         q["ecn"] = True  # (the step marker marks ECN-capable packets by design)
     flows = [
@@ -434,9 +552,12 @@ def ccsim_scenario(case: ModernCase, seed: int, sample_ms: float = 10.0) -> dict
             "name": f"f{i}",
             "cc": case.cc,
             "mss": case.mss,
-            "init_cwnd": 10,
-            "sack": True,
+            # ns-3's defaults, less what PROGRAM changes: an ACK per segment, a 200-ms
+            # minimum RTO, no timestamps option (and so 40-byte headers)
+            "conventions": "ns3",
+            "delayed_ack": False,
             "min_rto": "200ms",
+            "header": 40,
             "ecn": bool(case.ecn or case.cc == "dctcp"),
             "start": f"{starts[i]}s",
         }
@@ -607,7 +728,7 @@ def run_suite(quick: bool, only: str | None = None, jobs: int = 1, seeds: int | 
     from ccsim.validation import framework
 
     t0 = time.perf_counter()
-    n = seeds or (5 if quick else 10)
+    n = seeds or 10
     cases = [c for c in suite_cases(quick) if not only or only in c.name]
     missing = {c.name: why for c in cases if (why := _available(c))}
     todo = [
