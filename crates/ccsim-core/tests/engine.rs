@@ -214,11 +214,13 @@ fn scenario_strategy() -> impl Strategy<Value = Value> {
         prop::bool::ANY,
         prop::bool::ANY,
         prop::bool::ANY,
+        // ns3: PRR, the pipe loss window, CWR hold, per-ACK RTT samples
+        prop::sample::select(vec!["ccsim", "ns2", "ns3"]),
     )
-        .prop_map(|(pairs, rate, delay, limit, loss, cc, size, seed, udp, delack, sack)| {
+        .prop_map(|(pairs, rate, delay, limit, loss, cc, size, seed, udp, delack, sack, conv)| {
             let mut flows = vec![json!({"pairs": "all", "cc": cc, "size": size, "mss": 1000,
                 "delayed_ack": delack, "start": {"uniform": ["0s", "0.5s"]}, "rwnd": "64KB",
-                "sack": sack})];
+                "sack": sack, "conventions": conv})];
             if udp {
                 flows.push(json!({"kind": "poisson", "pairs": [0], "rate": "500kbps", "size_dist": "exponential"}));
             }

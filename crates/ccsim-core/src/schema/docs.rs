@@ -274,6 +274,10 @@ pub const DOCS: &[(&str, &str)] = &[
         "cwr_hold",
         "no window growth for the round trip after an ECN reduction (Linux's and ns-3's CWR state)",
     ),
+    (
+        "prr",
+        "Proportional Rate Reduction (RFC 6937) in SACK recovery and after an ECN reduction (Linux, ns-3)",
+    ),
     ("cc.high_gain", "BBR STARTUP pacing and cwnd gain (> 0; 2/ln 2)"),
     ("cc.drain_gain", "BBR DRAIN pacing gain (> 0; ln 2 / 2)"),
     ("cc.cwnd_gain", "BBR PROBE_BW cwnd gain (> 0; 2)"),

@@ -22,11 +22,10 @@
 //! | `full_ack` | `"ssthresh"` (RFC 6582 option 2) | `"keep"` (`dupwnd_ = 0`, `cwnd_` kept) | `"ssthresh"` |
 //! | `ecn_retransmissions` | off (RFC 3168 §6.1.5: Not-ECT) | on (`output` sets ECT on every segment) | off |
 //! | `cwr_hold` | off (RFC 3168 §6.1.2) | off | on: no growth for a round trip after an ECN reduction (`CA_CWR`) |
+//! | `prr` | off: RFC 6675 recovery at ssthresh, ECN reductions at once | off | on: Proportional Rate Reduction (RFC 6937, `TcpPrrRecovery`) |
 //!
-//! ns-3 recovers by Proportional Rate Reduction (RFC 6937, `TcpPrrRecovery`),
-//! ccsim by RFC 6675's pipe; the two send the same amount over a recovery
-//! and end it at ssthresh (docs/validation.md compares them). ns-3's default
-//! `SegmentSize` (536 B) is a scenario's choice, not a convention: set `mss`.
+//! ns-3's default `SegmentSize` (536 B) is a scenario's choice, not a
+//! convention: set `mss`.
 //!
 //! All three share max RTO 60 s, dupthresh 3, NewReno's
 //! Impatient timer, and a timeout halving the window in use (`rto_ssthresh =
@@ -60,6 +59,7 @@ struct Conventions {
     full_ack: &'static str,
     ecn_retransmissions: bool,
     cwr_hold: bool,
+    prr: bool,
 }
 
 const CCSIM: Conventions = Conventions {
@@ -80,18 +80,11 @@ const CCSIM: Conventions = Conventions {
     full_ack: "ssthresh",
     ecn_retransmissions: false,
     cwr_hold: false,
+    prr: false,
 };
 
 const NS2: Conventions = Conventions {
     init_rto: "3s",
-    min_rto: "200ms",
-    clock_granularity: "0s",
-    per_ack_rtt: false,
-    init_cwnd: 2,
-    delayed_ack: false,
-    delack_timeout: "100ms",
-    sack: false,
-    header: 40,
     rtt_estimator: "ns2",
     rtt_tick: "10ms",
     limited_transmit: true,
@@ -99,7 +92,7 @@ const NS2: Conventions = Conventions {
     loss_window: "cwnd",
     full_ack: "keep",
     ecn_retransmissions: true,
-    cwr_hold: false,
+    ..CCSIM
 };
 
 const NS3: Conventions = Conventions {
@@ -120,6 +113,7 @@ const NS3: Conventions = Conventions {
     full_ack: "ssthresh",
     ecn_retransmissions: false,
     cwr_hold: true,
+    prr: true,
 };
 
 /// Every key [`read`] accepts (other transports refuse them by name).
@@ -148,6 +142,7 @@ pub const KEYS: &[&str] = &[
     "mss",
     "pacing",
     "partial_ack_timer",
+    "prr",
     "rto_ssthresh",
     "rtt_estimator",
     "rtt_samples",
@@ -283,6 +278,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
     let send_jitter = t.time("send_jitter", Some("0s"))?;
     let pacing = t.boolean("pacing", false)?;
     let cwr_hold = t.boolean("cwr_hold", conv.cwr_hold)?;
+    let prr = t.boolean("prr", conv.prr)?;
     let snd = SendParams {
         mss,
         header,
@@ -304,6 +300,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
         send_jitter,
         pacing,
         cwr_hold,
+        prr,
     };
     let feedback = match t.table("feedback")? {
         Some(mut f) => {
@@ -387,6 +384,7 @@ mod tests {
             ("full_ack", json!("ssthresh")),
             ("ecn_retransmissions", json!(false)),
             ("cwr_hold", json!(true)),
+            ("prr", json!(true)),
         ] {
             assert_eq!(r[key], want, "{key}");
         }

@@ -38,7 +38,12 @@ impl TcpSender {
         } else if self.board.is_none() && pkt.ack == self.snd_una && self.snd_max > self.snd_una {
             self.rate.on_dupack(cx.now);
         }
+        let sacked_before = self.board.as_ref().map_or(0, |b| b.sacked_bytes());
         let newly_sacked = self.board.as_mut().map(|b| b.update(una, &blocks));
+        // RFC 6937 DeliveredData: the change in snd.una plus the change in
+        // SACKed bytes (without SACK, the cumulative ACK's advance).
+        let sacked_after = self.board.as_ref().map_or(0, |b| b.sacked_bytes());
+        let delivered = (una - self.snd_una + sacked_after).saturating_sub(sacked_before);
         if pkt.ack > self.snd_una {
             let echo = self.p.rtt_timestamps.then_some(pkt.ts_ecr);
             self.on_new_ack(pkt.ack.min(self.snd_max), ece, pkt.fb, echo, cx);
@@ -51,6 +56,7 @@ impl TcpSender {
                 self.on_dupack(ece, pkt.fb, cx);
             }
         }
+        self.prr_ack(delivered);
         // An ACK that was neither new nor duplicate leaves no sample behind.
         self.rate.sample(cx.now, None);
         self.update_pacing_rate();
@@ -115,7 +121,9 @@ impl TcpSender {
             LossState::SackRecovery => {
                 if full {
                     // RFC 6675 step (A): the recovery ends; cwnd stays at
-                    // ssthresh (set on entry), and this ACK grows it.
+                    // ssthresh (set on entry, or where PRR ends), and this
+                    // ACK grows it.
+                    self.end_prr();
                     self.state = LossState::Open;
                     self.cwnd_cnt = 0;
                     self.ca_event(now, CaEvent::ExitRecovery);
@@ -145,6 +153,7 @@ impl TcpSender {
                 let held = self.cwr_until.is_some_and(|r| ack <= r);
                 if !held {
                     self.cwr_until = None;
+                    self.end_prr();
                 }
                 if ece && self.ecn_recover.is_none_or(|r| ack > r) {
                     self.ecn_reduce(now);

@@ -147,6 +147,13 @@ pub struct SendParams {
     /// `cong_avoid` while `tcp_in_cwnd_reduction`). Off: RFC 3168 §6.1.2
     /// only forbids growth on the ECN-Echo ACKs themselves (ns-2 too).
     pub cwr_hold: bool,
+    /// Proportional Rate Reduction (RFC 6937, with the slow-start reduction
+    /// bound of §3.1 as Linux `tcp_cwnd_reduction`): in a SACK recovery and in
+    /// the round trip after an ECN reduction, cwnd is set on every ACK to
+    /// pipe + what the reduction lets out, so the window falls to ssthresh
+    /// over the round trip instead of at once. Without SACK, NewReno's fast
+    /// recovery is unchanged.
+    pub prr: bool,
 }
 
 impl Default for SendParams {
@@ -172,6 +179,7 @@ impl Default for SendParams {
             send_jitter: Time::ZERO,
             pacing: false,
             cwr_hold: false,
+            prr: false,
         }
     }
 }
@@ -223,6 +231,17 @@ pub enum LossWindow {
     /// segment below FlightSize: about four segments lower at a fast
     /// retransmit, which matters at the small windows AQMs leave.
     Pipe,
+}
+
+/// RFC 6937 §3: the state of one Proportional Rate Reduction.
+#[derive(Copy, Clone, Debug)]
+struct Prr {
+    /// RecoverFS: FlightSize when the reduction began.
+    recover_fs: u64,
+    /// prr_delivered: bytes delivered to the receiver since then.
+    delivered: u64,
+    /// prr_out: bytes sent since then.
+    out: u64,
 }
 
 /// Counters for the flow table.
@@ -309,6 +328,8 @@ pub struct TcpSender {
     cwr_pending: bool,
     /// With `cwr_hold`: the window is held until the cumulative ACK passes this.
     cwr_until: Option<u64>,
+    /// The reduction in progress with `prr`.
+    prr: Option<Prr>,
     started: bool,
     completed: Option<Time>,
     pub stats: SenderStats,
@@ -369,6 +390,7 @@ impl TcpSender {
             ecn_recover: None,
             ecn_reduced: None,
             cwr_until: None,
+            prr: None,
             cwr_pending: false,
             started: false,
             completed: None,

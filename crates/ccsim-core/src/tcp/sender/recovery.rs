@@ -8,7 +8,7 @@
 //! retransmission timeout (RFC 6298 §5.4–5.7, RFC 5681 §3.1; Linux
 //! `tcp_enter_loss`).
 
-use super::{FullAck, LossState, LossWindow, RtoSsthresh, TcpSender};
+use super::{FullAck, LossState, LossWindow, Prr, RtoSsthresh, TcpSender};
 use crate::cc::{AckSample, CaEvent, CcState, Recovery};
 use crate::packet::Feedback;
 use crate::tcp::scoreboard::NextSeg;
@@ -170,12 +170,23 @@ impl TcpSender {
     pub(super) fn ecn_reduce(&mut self, now: Time) {
         let st = self.loss_state_for(now);
         let Some(w) = self.cc.ecn_echo(&st) else { return };
-        self.cwnd = self.set_ssthresh(w).max(self.mss());
+        let reduced = self.set_ssthresh(w).max(self.mss());
+        if self.p.prr {
+            // cwnd falls to ssthresh over the round trip ([`Self::prr_ack`]).
+            self.prr = Some(Prr {
+                recover_fs: (self.snd_max - self.snd_una).max(1),
+                delivered: 0,
+                out: 0,
+            });
+            self.cwr_until = Some(self.snd_max);
+        } else {
+            self.cwnd = reduced;
+        }
         self.ecn_reduced = Some(self.snd_max);
         self.cwnd_cnt = 0;
         self.ecn_recover = Some(self.snd_max);
         self.cwr_pending = true;
-        if self.p.cwr_hold {
+        if self.p.cwr_hold || self.p.prr {
             self.cwr_until = Some(self.snd_max);
         }
         self.stats.ecn_reductions += 1;
@@ -301,15 +312,55 @@ impl TcpSender {
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
         self.cwnd_cnt = 0;
+        self.prr = self.p.prr.then_some(Prr {
+            recover_fs: (self.snd_max - self.snd_una).max(1),
+            delivered: 0,
+            out: 0,
+        });
         self.cwnd = w.max(self.mss());
         self.arm_rto(now);
         self.timed = None;
         let una = self.snd_una;
         let len = (self.p.size - una).min(self.mss());
         self.board.as_mut().expect("SACK in use").begin_recovery(una + len);
+        // The fast retransmit goes whatever PRR allows (RFC 6937 §3: "at
+        // least one segment"), and counts in prr_out.
         self.emit(cx, una, true);
         self.state = LossState::SackRecovery;
         self.ca_event(now, CaEvent::EnterRecovery);
+    }
+
+    /// RFC 6937 §3 on an ACK that delivered `delivered` bytes (the change in
+    /// snd.una plus the change in SACKed bytes) during a reduction: cwnd =
+    /// pipe + sndcnt, sndcnt = ⌈prr_delivered · ssthresh / RecoverFS⌉ −
+    /// prr_out while pipe > ssthresh, else the slow-start reduction bound
+    /// min(ssthresh − pipe, max(prr_delivered − prr_out, DeliveredData) +
+    /// MSS) (PRR-SSRB, Linux's choice). An ACK that delivers nothing changes
+    /// nothing.
+    pub(super) fn prr_ack(&mut self, delivered: u64) {
+        let Some(mut prr) = self.prr else { return };
+        if delivered == 0 {
+            return;
+        }
+        prr.delivered += delivered;
+        let pipe = self.pipe();
+        let sndcnt = if pipe > self.ssthresh {
+            let share = (prr.delivered as u128 * self.ssthresh as u128).div_ceil(prr.recover_fs as u128);
+            (share as u64).saturating_sub(prr.out)
+        } else {
+            let limit = prr.delivered.saturating_sub(prr.out).max(delivered) + self.mss();
+            (self.ssthresh - pipe).min(limit)
+        };
+        self.cwnd = (pipe + sndcnt).max(self.mss());
+        self.prr = Some(prr);
+    }
+
+    /// The end of a reduction (recovery left, the CWR round trip over):
+    /// cwnd = ssthresh (RFC 6937 §3, Linux `tcp_end_cwnd_reduction`).
+    pub(super) fn end_prr(&mut self) {
+        if self.prr.take().is_some() {
+            self.cwnd = self.ssthresh.max(self.mss());
+        }
     }
 
     /// RFC 6298 §5.4–5.7 and RFC 5681 §3.1: loss window of one segment, back
@@ -317,6 +368,7 @@ impl TcpSender {
     pub(super) fn on_rto(&mut self, cx: &mut EndpointCtx) {
         let now = cx.now;
         self.stats.timeouts += 1;
+        self.prr = None;
         let (reduce, streak) = match self.state {
             // Linux `tcp_enter_loss`: this window's reduction was made when
             // fast recovery began; keep the recovery's ssthresh.

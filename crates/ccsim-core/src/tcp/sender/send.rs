@@ -35,6 +35,9 @@ impl TcpSender {
         }
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
+        if let Some(prr) = self.prr.as_mut() {
+            prr.out += len as u64;
+        }
         // Delivery-rate snapshot (draft-cheng-iccrg-delivery-rate-estimation §3.2).
         let outstanding = self.snd_max - self.snd_una;
         self.rate.on_send(seq, len as u64, cx.now, outstanding, retx);

@@ -261,7 +261,8 @@ fn an_ece_ack_grows_dctcp_but_not_newreno() {
 /// cwnd over the same ACKs. Growth resumes past that point.
 #[test]
 fn cwr_hold_keeps_the_window_for_a_round_trip() {
-    let run = |hold: bool| {
+    // The reduced window, and the window after ACKs of 2000..=last.
+    let run = |hold: bool, last: u64| {
         let mut h = Harness::new("newreno", 10, |p| {
             p.ecn = true;
             p.cwr_hold = hold;
@@ -269,29 +270,17 @@ fn cwr_hold_keeps_the_window_for_a_round_trip() {
         h.at(100);
         h.ack(1000, |a| a.flags |= flags::ECE);
         let reduced = h.s.cwnd();
-        for ack in (2000..=10_000).step_by(1000) {
+        for ack in (2000..=last).step_by(1000) {
             h.ack(ack, |_| ());
         }
         (reduced, h.s.cwnd())
     };
-    let (reduced, held) = run(true);
+    let (reduced, held) = run(true, 10_000);
     assert_eq!(held, reduced, "no growth in CWR");
-    let (reduced, grown) = run(false);
+    let (reduced, grown) = run(false, 10_000);
     assert!(grown > reduced, "RFC 3168 grows on the ACKs without ECE");
-
-    let mut h = Harness::new("newreno", 10, |p| {
-        p.ecn = true;
-        p.cwr_hold = true;
-    });
-    h.at(100);
-    h.ack(1000, |a| a.flags |= flags::ECE);
-    let reduced = h.s.cwnd();
-    let mut ack = 2000;
-    while ack <= 20_000 {
-        h.ack(ack, |_| ());
-        ack += 1000;
-    }
-    assert!(h.s.cwnd() > reduced, "past the CWR window the window grows again");
+    let (reduced, later) = run(true, 20_000);
+    assert!(later > reduced, "past the CWR window the window grows again");
 }
 
 /// RFC 7323 §4.1 (RTTM): with timestamps every ACK of new data is a
@@ -680,6 +669,74 @@ fn loss_window_pipe_halves_rfc6675_pipe() {
         h.ack(0, |_| ());
     }
     assert_eq!(h.s.ssthresh(), 3500);
+}
+
+/// RFC 6937 §3 worked by hand: one loss in a 20-segment window (RecoverFS
+/// 20 000, ssthresh 10 000). Every duplicate ACK SACKs one segment, so
+/// DeliveredData is 1000 and prr_delivered after k ACKs of the recovery is
+/// 1000·k; the reduction lets out ⌈k · 1000 · 10/20⌉ bytes, the fast
+/// retransmit counting: one new segment every second ACK from the fourth,
+/// while pipe (17 at the start) stays above ssthresh; at the 14th ACK pipe
+/// is ssthresh (5 originals, 4 new, the retransmission) and the slow-start
+/// reduction bound lets nothing out. RFC 6675 alone sends
+/// nothing until pipe falls below cwnd = 10, eight ACKs later, then one per
+/// ACK. After the full ACK cwnd is the same in both (ssthresh, grown by
+/// that ACK).
+#[test]
+fn prr_sends_one_segment_per_two_acks_in_recovery() {
+    let sent_per_ack = |prr: bool| {
+        let mut h = Harness::new("newreno", 20, |p| {
+            p.sack = true;
+            p.prr = prr;
+        });
+        h.at(100);
+        let mut per_ack = vec![];
+        for j in 1..=14u64 {
+            let out = h.ack(0, move |a: &mut Packet| a.set_sack(&[(1000, 1000 * (j + 1))]));
+            per_ack.push(out.iter().filter(|p| !p.retx).count());
+        }
+        assert_eq!(h.s.loss_state(), LossState::SackRecovery);
+        assert_eq!(h.s.ssthresh(), 10_000);
+        h.ack(20_000, |_| ());
+        assert_eq!(h.s.loss_state(), LossState::Open);
+        (per_ack, h.s.cwnd())
+    };
+    // ACKs 1–2 are before recovery (no limited transmit), 3 enters it (k = 1).
+    let (prr, prr_cwnd) = sent_per_ack(true);
+    let (rfc6675, cwnd) = sent_per_ack(false);
+    assert_eq!(prr, vec![0, 0, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0]);
+    assert_eq!(rfc6675, vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1]);
+    assert_eq!(prr_cwnd, cwnd, "ssthresh and the full ACK's growth in both");
+}
+
+/// PRR after an ECN echo, by hand: the echo comes on the ACK of 1000 with
+/// nine segments out (RecoverFS 9000, ssthresh 4500). Over the round trip's
+/// ten ACKs of 1000 B the reduction lets out ⌈k · 1000 · 4500/9000⌉ bytes: a
+/// segment on every second ACK while pipe > ssthresh, four in all; on the
+/// last ACK pipe is 4000 and the slow-start bound gives cwnd = 4500, not a
+/// segment. Past the round trip cwnd is ssthresh, and the next echo
+/// starts another reduction.
+#[test]
+fn prr_spreads_an_ecn_reduction_over_the_round_trip() {
+    let mut h = Harness::new("newreno", 10, |p| {
+        p.ecn = true;
+        p.prr = true;
+    });
+    h.at(100);
+    let mut out = vec![h.ack(1000, |a| a.flags |= flags::ECE).len()];
+    assert_eq!(h.s.ssthresh(), 4500, "FlightSize 9 segments halved");
+    for ack in (2000..=10_000).step_by(1000) {
+        out.push(h.ack(ack, |_| ()).len());
+    }
+    assert_eq!(out, vec![0, 1, 0, 1, 0, 1, 0, 1, 0, 0]);
+    assert_eq!(h.s.cwnd(), 4500);
+    h.ack(11_000, |_| ());
+    assert_eq!(h.s.cwnd(), 4500, "ssthresh; byte counting grows it a window later");
+    let again = h.ack(12_000, |a| a.flags |= flags::ECE);
+    assert!(
+        again.is_empty() && h.s.stats.ecn_reductions == 2,
+        "the next window's echo reduces again"
+    );
 }
 
 /// Several losses in one window (0, 3 and 6 of 10) are all retransmitted
