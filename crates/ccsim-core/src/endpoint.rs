@@ -71,6 +71,18 @@ pub trait Sender: Send {
     fn on_timer(&mut self, cx: &mut EndpointCtx);
     /// When the sender next needs [`Sender::on_timer`], if ever.
     fn next_wake(&self) -> Option<Time>;
+    /// The part of [`Sender::next_wake`] that is a paced or jittered
+    /// transmission. The engine wakes it in a slot of its own: a send due
+    /// soon then never strands the pending wakeup of a far timer (the RTO)
+    /// in the event heap, one per paced packet.
+    fn next_send(&self) -> Option<Time> {
+        None
+    }
+    /// The rest of [`Sender::next_wake`]: its timers other than
+    /// [`Sender::next_send`].
+    fn next_timer(&self) -> Option<Time> {
+        self.next_wake()
+    }
     /// When the last byte was acknowledged (finite transfers).
     fn completed(&self) -> Option<Time>;
     /// Name of the congestion control in results (`""` for none).

@@ -79,6 +79,9 @@ pub struct Flow {
     pub rcv: Box<dyn Receiver>,
     /// Time of the live `Endpoint` event, if any (lazy cancellation).
     pub wake: Option<Time>,
+    /// Time of the live `EndpointSend` event (the sender's paced or jittered
+    /// send, [`crate::endpoint::Sender::next_send`]), if any.
+    pub wake_send: Option<Time>,
     /// In-order bytes delivered at the start of the measurement window.
     pub delivered_at_warmup: u64,
     /// Next IP id of each direction: `[0]` for packets sent by `src`, `[1]`
@@ -112,6 +115,7 @@ impl Flow {
             snd,
             rcv,
             wake: None,
+            wake_send: None,
             delivered_at_warmup: 0,
             ip_id,
             uid_floor: 0,

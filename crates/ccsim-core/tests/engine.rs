@@ -217,23 +217,25 @@ fn scenario_strategy() -> impl Strategy<Value = Value> {
         // ns3: PRR, the pipe loss window, CWR hold, per-ACK RTT samples
         prop::sample::select(vec!["ccsim", "ns2", "ns3"]),
     )
-        .prop_map(|(pairs, rate, delay, limit, loss, cc, size, seed, udp, delack, sack, conv)| {
-            let mut flows = vec![json!({"pairs": "all", "cc": cc, "size": size, "mss": 1000,
+        .prop_map(
+            |(pairs, rate, delay, limit, loss, cc, size, seed, udp, delack, sack, conv)| {
+                let mut flows = vec![json!({"pairs": "all", "cc": cc, "size": size, "mss": 1000,
                 "delayed_ack": delack, "start": {"uniform": ["0s", "0.5s"]}, "rwnd": "64KB",
                 "sack": sack, "conventions": conv})];
-            if udp {
-                flows.push(json!({"kind": "poisson", "pairs": [0], "rate": "500kbps", "size_dist": "exponential"}));
-            }
-            json!({
-                "seed": seed, "duration": "3s", "warmup": "0.5s",
-                "topology": {"kind": "dumbbell", "pairs": pairs,
-                    "bottleneck": {"rate": rate, "delay": delay, "loss": loss,
-                        "queue": {"kind": "droptail", "limit": limit}},
-                    "access": {"rate": "100Mbps", "delay": {"uniform": ["0ms", "5ms"]}}},
-                "flows": flows,
-                "monitor": {"interval": "50ms"}
-            })
-        })
+                if udp {
+                    flows.push(json!({"kind": "poisson", "pairs": [0], "rate": "500kbps", "size_dist": "exponential"}));
+                }
+                json!({
+                    "seed": seed, "duration": "3s", "warmup": "0.5s",
+                    "topology": {"kind": "dumbbell", "pairs": pairs,
+                        "bottleneck": {"rate": rate, "delay": delay, "loss": loss,
+                            "queue": {"kind": "droptail", "limit": limit}},
+                        "access": {"rate": "100Mbps", "delay": {"uniform": ["0ms", "5ms"]}}},
+                    "flows": flows,
+                    "monitor": {"interval": "50ms"}
+                })
+            },
+        )
 }
 
 proptest! {

@@ -275,6 +275,10 @@ pub const DOCS: &[(&str, &str)] = &[
         "no window growth for the round trip after an ECN reduction (Linux's and ns-3's CWR state)",
     ),
     (
+        "rtt_gains",
+        "SRTT/RTTVAR gains with a sample per ACK: \"rfc6298\" (1/8, 1/4) or \"rfc7323\" (Appendix G: divided by FlightSize/(2·SMSS))",
+    ),
+    (
         "prr",
         "Proportional Rate Reduction (RFC 6937) in SACK recovery and after an ECN reduction (Linux, ns-3)",
     ),

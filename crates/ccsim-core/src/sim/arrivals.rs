@@ -65,6 +65,7 @@ impl Sim {
         (f.src, f.dst, f.start) = (src, dst, now);
         (f.snd, f.rcv) = (snd, rcv);
         f.wake = None;
+        f.wake_send = None;
         f.delivered_at_warmup = 0;
         f.ip_id = Flow::initial_ip_ids(self.seed, (CONN_IP_ID_INDEX + id) as usize);
         f.conn = Some(Box::new(c.conn));
@@ -100,6 +101,7 @@ impl Sim {
         f.snd = Box::new(Closed);
         f.rcv = Box::new(Closed);
         f.wake = None;
+        f.wake_send = None;
         f.uid_floor = floor;
         if self.workloads.complete(fid.0, &c, row, now, self.end) {
             // A stop rule: the run ends now (after the warm-up at the earliest).

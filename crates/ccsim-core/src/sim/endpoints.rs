@@ -46,29 +46,42 @@ impl Sim {
         }
     }
 
+    /// Schedules the flow's two wakeups where they are needed earlier than
+    /// the live ones: the timers (RTO, delayed ACK) and the sender's paced
+    /// or jittered send. A live wakeup that is now too late stays in the
+    /// heap and is ignored when it fires (lazy cancellation); one that is
+    /// too early fires, finds nothing due and re-arms.
     pub(super) fn rearm(&mut self, fid: FlowId) {
+        let now = self.sched.now();
         let f = &mut self.flows[fid.idx()];
-        let want = match (f.snd.next_wake(), f.rcv.next_wake()) {
+        let timer = match (f.snd.next_timer(), f.rcv.next_wake()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        if let Some(t) = want {
-            let now = self.sched.now();
-            let t = t.max(now);
+        if let Some(t) = timer.map(|t| t.max(now)) {
             if f.wake.is_none_or(|w| t < w) {
                 f.wake = Some(t);
                 self.sched.schedule(t, Ev::Endpoint(fid));
             }
         }
+        if let Some(t) = f.snd.next_send().map(|t| t.max(now)) {
+            if f.wake_send.is_none_or(|w| t < w) {
+                f.wake_send = Some(t);
+                self.sched.schedule(t, Ev::EndpointSend(fid));
+            }
+        }
     }
 
-    pub(super) fn endpoint_timer<const T: bool>(&mut self, fid: FlowId) {
+    /// A wakeup of the flow (`send`: the send slot's) fires: unless stale,
+    /// both ends handle what is due.
+    pub(super) fn endpoint_timer<const T: bool>(&mut self, fid: FlowId, send: bool) {
         let now = self.now();
-        if self.flows[fid.idx()].wake != Some(now) {
+        let f = &mut self.flows[fid.idx()];
+        let slot = if send { &mut f.wake_send } else { &mut f.wake };
+        if *slot != Some(now) {
             return; // stale wakeup
         }
-        let f = &mut self.flows[fid.idx()];
-        f.wake = None;
+        *slot = None;
         let mut out = std::mem::take(&mut self.out_buf);
         {
             let mut cx = EndpointCtx { now, out: &mut out };

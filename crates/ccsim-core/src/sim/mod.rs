@@ -35,6 +35,8 @@ pub enum Ev {
     Arrive(LinkId),
     /// A timer of the flow's endpoints may be due.
     Endpoint(FlowId),
+    /// The flow's sender may send (pacing, send jitter): a second wakeup slot.
+    EndpointSend(FlowId),
     /// The flow starts.
     FlowStart(FlowId),
     /// The next connection of a workload's arrival process (sim/arrivals.rs).
@@ -269,7 +271,8 @@ impl Sim {
         match ev {
             Ev::TxReady(l) => self.tx_ready::<T>(l),
             Ev::Arrive(l) => self.arrive::<T>(l),
-            Ev::Endpoint(f) => self.endpoint_timer::<T>(f),
+            Ev::Endpoint(f) => self.endpoint_timer::<T>(f, false),
+            Ev::EndpointSend(f) => self.endpoint_timer::<T>(f, true),
             Ev::FlowStart(f) => self.flow_start(f),
             Ev::Arrival(p) => self.arrival(p),
             Ev::CompWake(n) => self.comp_wake(n),

@@ -145,6 +145,7 @@ pub const KEYS: &[&str] = &[
     "prr",
     "rto_ssthresh",
     "rtt_estimator",
+    "rtt_gains",
     "rtt_samples",
     "rtt_tick",
     "rwnd",
@@ -218,6 +219,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
         "timed"
     };
     let rtt_timestamps = t.choice("rtt_samples", Some(rtt_default), &["timed", "timestamps"])? == "timestamps";
+    let rtt_scaled_gains = t.choice("rtt_gains", Some("rfc6298"), &["rfc6298", "rfc7323"])? == "rfc7323";
     let rwnd = t.size_or_inf("rwnd", "inf")?;
     if let Some(w) = rwnd.filter(|&w| w < mss as u64) {
         return Err(t.error(
@@ -301,6 +303,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
         pacing,
         cwr_hold,
         prr,
+        rtt_scaled_gains,
     };
     let feedback = match t.table("feedback")? {
         Some(mut f) => {

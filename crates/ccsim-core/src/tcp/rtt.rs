@@ -5,7 +5,12 @@
 //! * later samples: RTTVAR = 3/4·RTTVAR + 1/4·|SRTT − R'|, then
 //!   SRTT = 7/8·SRTT + 1/8·R' (§2.3, RTTVAR uses the old SRTT);
 //! * RTO = SRTT + max(G, 4·RTTVAR), clamped to [min_rto, max_rto] (§2.4–2.5);
-//! * exponential backoff on expiry (§5.5), reset by the next valid sample.
+//! * exponential backoff on expiry (§5.5), reset by the next valid sample;
+//! * with a sample from every ACK (RFC 7323 timestamps), optionally RFC 7323
+//!   Appendix G's gains: α = 1/8 and β = 1/4 divided by ExpectedSamples =
+//!   ⌈FlightSize / (2·SMSS)⌉ ([`RttEstimator::sample_weighted`]), so that a
+//!   window's samples move SRTT and RTTVAR as one sample per RTT did, and
+//!   RTTVAR does not collapse to the spread of back-to-back samples.
 //!
 //! Samples can be rounded to a clock tick (nearest whole tick, at least one),
 //! for period simulators described that way (corrections.md, BUC).
@@ -116,7 +121,15 @@ impl RttEstimator {
 
     /// Feeds the measurement of a segment sent at `sent` and acknowledged at `now`.
     pub fn sample(&mut self, sent: Time, now: Time) {
+        self.sample_weighted(sent, now, 1)
+    }
+
+    /// [`RttEstimator::sample`] as one of `expected` samples per RTT (RFC
+    /// 7323 Appendix G): the RFC 6298 gains divided by `expected` (≥ 1). The
+    /// ns-2 estimator ignores `expected`.
+    pub fn sample_weighted(&mut self, sent: Time, now: Time, expected: u64) {
         let tick = self.p.tick.0;
+        let k = expected.max(1) as f64;
         let (r, rto) = match &mut self.state {
             State::Rfc6298 { srtt, rttvar } => {
                 let mut r = now - sent;
@@ -128,8 +141,9 @@ impl RttEstimator {
                     *srtt = rf;
                     *rttvar = rf / 2.0;
                 } else {
-                    *rttvar = 0.75 * *rttvar + 0.25 * (*srtt - rf).abs();
-                    *srtt = 0.875 * *srtt + 0.125 * rf;
+                    let (alpha, beta) = (0.125 / k, 0.25 / k);
+                    *rttvar = (1.0 - beta) * *rttvar + beta * (*srtt - rf).abs();
+                    *srtt = (1.0 - alpha) * *srtt + alpha * rf;
                 }
                 let rto = *srtt + (self.p.granularity.0 as f64).max(4.0 * *rttvar);
                 (r, Time(rto.round() as u64))
@@ -386,5 +400,37 @@ mod tests {
         assert_eq!(e.rto(), Time::from_secs(24), "1.5 s × 16");
         e.sample(ms(0), ms(100));
         assert_eq!((e.srtt(), e.rto()), (Some(ms(100)), ms(300)), "fresh start");
+    }
+
+    /// RFC 7323 Appendix G: four samples with ExpectedSamples = 4 move SRTT
+    /// about as far as one sample with the RFC 6298 gains (1 − (1 − 1/32)⁴ =
+    /// 0.119 against 1/8), and a run of identical samples shrinks RTTVAR four
+    /// times more slowly.
+    #[test]
+    fn appendix_g_gains_divide_by_expected_samples() {
+        let mut one = est(ms(200));
+        let mut four = est(ms(200));
+        one.sample(ms(0), ms(100));
+        four.sample(ms(0), ms(100));
+        one.sample(ms(0), ms(200));
+        for _ in 0..4 {
+            four.sample_weighted(ms(0), ms(200), 4);
+        }
+        let (a, b) = (one.srtt().unwrap().as_secs_f64(), four.srtt().unwrap().as_secs_f64());
+        assert!((a - 0.1125).abs() < 1e-9, "{a}");
+        let want = 0.1 + 0.1 * (1.0 - (1.0 - 1.0 / 32.0_f64).powi(4));
+        assert!((b - want).abs() < 1e-9, "{b} against {want}");
+        let mut per_ack = est(ms(1));
+        let mut scaled = est(ms(1));
+        per_ack.sample(ms(0), ms(100));
+        scaled.sample(ms(0), ms(100));
+        for _ in 0..8 {
+            per_ack.sample(ms(0), ms(100));
+            scaled.sample_weighted(ms(0), ms(100), 4);
+        }
+        let var = |e: &RttEstimator| (e.rto().as_secs_f64() - e.srtt().unwrap().as_secs_f64()) / 4.0;
+        // RTTVAR from 50 ms: 50·(3/4)⁸ = 5.0 ms against 50·(15/16)⁸ = 29.8 ms.
+        assert!((var(&per_ack) - 0.05 * 0.75_f64.powi(8)).abs() < 1e-9);
+        assert!((var(&scaled) - 0.05 * (15.0 / 16.0_f64).powi(8)).abs() < 1e-9);
     }
 }

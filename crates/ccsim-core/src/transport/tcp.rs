@@ -68,6 +68,12 @@ impl Sender for TcpSender {
     fn next_wake(&self) -> Option<Time> {
         TcpSender::next_wake(self)
     }
+    fn next_send(&self) -> Option<Time> {
+        self.send_at()
+    }
+    fn next_timer(&self) -> Option<Time> {
+        self.rto_at()
+    }
     fn completed(&self) -> Option<Time> {
         TcpSender::completed(self)
     }

@@ -72,7 +72,13 @@ impl TcpSender {
         if let Some(t0) = echo.filter(|&t| t <= now) {
             // RFC 7323 §4.1: every ACK that acknowledges new data gives a
             // sample; the echo of a retransmission times that retransmission.
-            self.rtt.sample(t0, now);
+            // Appendix G (`rtt_gains = "rfc7323"`): one of ExpectedSamples.
+            let expected = if self.p.rtt_scaled_gains {
+                (self.snd_max - self.snd_una).div_ceil(2 * self.mss())
+            } else {
+                1
+            };
+            self.rtt.sample_weighted(t0, now, expected);
             rtt = Some(now - t0);
         } else if let Some((_, end, t0)) = self.timed {
             if ack >= end {

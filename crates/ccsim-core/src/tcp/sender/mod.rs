@@ -154,6 +154,9 @@ pub struct SendParams {
     /// over the round trip instead of at once. Without SACK, NewReno's fast
     /// recovery is unchanged.
     pub prr: bool,
+    /// With a sample from every ACK (`rtt_timestamps`), RFC 7323 Appendix G's
+    /// gains: RFC 6298's divided by ⌈FlightSize / (2·SMSS)⌉.
+    pub rtt_scaled_gains: bool,
 }
 
 impl Default for SendParams {
@@ -180,6 +183,7 @@ impl Default for SendParams {
             pacing: false,
             cwr_hold: false,
             prr: false,
+            rtt_scaled_gains: false,
         }
     }
 }
@@ -463,6 +467,14 @@ impl TcpSender {
     }
     /// Time of the next timer: retransmission (or persist), or a jittered
     /// burst or paced departure.
+    /// The next paced or jittered burst, if one waits.
+    pub fn send_at(&self) -> Option<Time> {
+        self.send_at
+    }
+    /// The retransmission (or persist) timer, if armed.
+    pub fn rto_at(&self) -> Option<Time> {
+        self.rto_at
+    }
     pub fn next_wake(&self) -> Option<Time> {
         match (self.rto_at, self.send_at) {
             (Some(a), Some(b)) => Some(a.min(b)),

@@ -298,6 +298,36 @@ fn rfc7323_rtt_sample_on_every_ack_with_timestamps() {
     }
 }
 
+/// `rtt_gains = "rfc7323"` (Appendix G): after a first sample of 100 ms
+/// (RTTVAR 50 ms, RTO 300 ms), five more of 100 ms. RFC 6298's gains take
+/// RTTVAR to 50·(3/4)⁵ (RTO 147.5 ms); divided by ExpectedSamples (6 to 10
+/// as slow start opens the window: ⌈FlightSize / 2·SMSS⌉) the five decay
+/// it less than one RFC 6298 sample would.
+#[test]
+fn rfc7323_appendix_g_gains_keep_rttvar() {
+    let rto = |scaled: bool| {
+        let mut h = Harness::new("newreno", 10, |p| {
+            p.rtt_timestamps = true;
+            p.rtt_scaled_gains = scaled;
+            p.rtt.min_rto = Time::from_millis(1);
+        });
+        h.at(100).ack(1000, |a| a.ts_ecr = Time::ZERO);
+        for i in 1..6u64 {
+            h.at(100 + i)
+                .ack(1000 + 1000 * i, move |a| a.ts_ecr = Time::from_millis(i));
+        }
+        h.s.rtt().rto().as_secs_f64()
+    };
+    let (unscaled, scaled) = (rto(false), rto(true));
+    assert!(
+        (unscaled - (0.1 + 4.0 * 0.05 * 0.75_f64.powi(5))).abs() < 1e-9,
+        "{unscaled}"
+    );
+    // Five of a window's 6–10 expected samples: less decay than one sample
+    // with RFC 6298's gains (RTO 250 ms), some (below 300 ms).
+    assert!(scaled > 0.25 && scaled < 0.3, "{scaled}");
+}
+
 /// RFC 3168 §6.1.5: a retransmission is Not-ECT; with
 /// `ect_retransmissions` (ns-2's `output`, BMCC) it is ECT(0) too. CWR
 /// rides on new data only, in both.
