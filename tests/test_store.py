@@ -172,6 +172,42 @@ def test_columns_are_added_as_new_ones_appear(tmp_path):
     assert res.sql("SELECT count(*) AS n FROM flows")["n"][0] == 3
 
 
+def test_ctrl_c_while_storing_keeps_the_points_stored_before(tmp_path, monkeypatch):
+    """A SIGINT that lands while DuckDB runs a point's statements comes back as DuckDB's
+    own interrupt error: storing stops with KeyboardInterrupt (the sweep's Ctrl-C), not
+    a failure row for that point; the points stored before it stay. The interrupt is
+    DuckDB's own, on a real query of the store's connection."""
+    import threading
+
+    store = st.Store(tmp_path).open_for_writing()
+    real = type(store)._insert_point
+
+    def insert(self, con, rec):
+        if rec["point_id"] == "p2":
+            threading.Timer(0.3, con.interrupt).start()
+            con.execute("SELECT count(*) FROM range(100000000000) t")
+        return real(self, con, rec)
+
+    monkeypatch.setattr(type(store), "_insert_point", insert)
+    rec = {
+        "experiment": "x",
+        "params": {"k": 1},
+        "scenario": {"seed": 1},
+        "summary": {"a": 1},
+        "ccsim_version": "v",
+        "seed": 1,
+        "wall_s": 0.1,
+        "metrics": {"m1": 1.0},
+    }
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            store.record_points([dict(rec, point_id=p) for p in ("p1", "p2", "p3")])
+    finally:
+        store.close()
+    res = st.open_results(tmp_path)
+    assert res.sql("SELECT point_id FROM points")["point_id"].tolist() == ["p1"]
+
+
 def test_leftovers_of_a_crash_are_cleaned_on_open_and_nothing_else(tmp_path):
     pts = sw.expand(copy.deepcopy(BASE), {LIMIT: ["20pkt", "30pkt"]}, experiment="c")
     sw.run_sweep(pts[:1], tmp_path, jobs=1, keep_timeseries=["queue"], progress=False)

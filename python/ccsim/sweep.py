@@ -52,6 +52,7 @@ from .pool import WORKER_DIED, check_importable, run_dask, run_local  # noqa: F4
 from .progress import ProgressBar
 from .recorder import Recorder
 from .store import ResultsStore, Store
+from .store.writer import interrupted_query as _interrupted_query
 from .theory import confidence_interval
 from .worker import default_metrics
 
@@ -136,18 +137,6 @@ def _scalar(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return canonical_json(value)
-
-
-def _interrupted_query(e: BaseException) -> bool:
-    """Ctrl-C that arrived while DuckDB was executing a statement of the store: DuckDB
-    handles SIGINT itself during a query, rolls the statement back and raises its own
-    error (``duckdb.InterruptException``, or a ``RuntimeError`` "Query interrupted" in
-    some versions) instead of Python's ``KeyboardInterrupt``."""
-    import duckdb
-
-    return isinstance(e, duckdb.InterruptException) or (
-        isinstance(e, RuntimeError) and "interrupted" in str(e).lower()
-    )
 
 
 def run_sweep(

@@ -43,6 +43,16 @@ from .schema import (
 __all__ = ["Store"]
 
 
+def interrupted_query(e: BaseException) -> bool:
+    """Ctrl-C that arrived while DuckDB was executing a statement of the store: DuckDB
+    handles SIGINT itself during a query, rolls the statement back and raises its own
+    error (``duckdb.InterruptException``, or a ``RuntimeError`` "Query interrupted" in
+    some versions) instead of Python's ``KeyboardInterrupt``."""
+    return isinstance(e, duckdb.InterruptException) or (
+        isinstance(e, RuntimeError) and "interrupted" in str(e).lower()
+    )
+
+
 def _now() -> _dt.datetime:
     return _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None)
 
@@ -354,6 +364,10 @@ class Store:
                 try:
                     self._insert_point(con, rec)
                 except Exception as exc:  # noqa: BLE001 - reported per point by the caller
+                    if interrupted_query(exc):
+                        # Ctrl-C: this point's transaction is rolled back and runs
+                        # again on resume; the ones before it are stored.
+                        raise KeyboardInterrupt from exc
                     errors.append((rec, exc))
         return errors
 
