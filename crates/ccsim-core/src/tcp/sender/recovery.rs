@@ -171,15 +171,9 @@ impl TcpSender {
         let st = self.loss_state_for(now);
         let Some(w) = self.cc.ecn_echo(&st) else { return };
         let reduced = self.set_ssthresh(w).max(self.mss());
-        if self.p.prr {
-            // cwnd falls to ssthresh over the round trip ([`Self::prr_ack`]).
-            self.prr = Some(Prr {
-                recover_fs: (self.snd_max - self.snd_una).max(1),
-                delivered: 0,
-                out: 0,
-            });
-            self.cwr_until = Some(self.snd_max);
-        } else {
+        // With PRR cwnd falls to ssthresh over the round trip ([`Self::prr_ack`]).
+        self.begin_prr();
+        if self.prr.is_none() {
             self.cwnd = reduced;
         }
         self.ecn_reduced = Some(self.snd_max);
@@ -312,11 +306,7 @@ impl TcpSender {
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
         self.cwnd_cnt = 0;
-        self.prr = self.p.prr.then_some(Prr {
-            recover_fs: (self.snd_max - self.snd_una).max(1),
-            delivered: 0,
-            out: 0,
-        });
+        self.begin_prr();
         self.cwnd = w.max(self.mss());
         self.arm_rto(now);
         self.timed = None;
@@ -353,6 +343,15 @@ impl TcpSender {
         };
         self.cwnd = (pipe + sndcnt).max(self.mss());
         self.prr = Some(prr);
+    }
+
+    /// With `prr`, a reduction begins now: RecoverFS is FlightSize (RFC 6937 §3).
+    fn begin_prr(&mut self) {
+        self.prr = self.p.prr.then_some(Prr {
+            recover_fs: (self.snd_max - self.snd_una).max(1),
+            delivered: 0,
+            out: 0,
+        });
     }
 
     /// The end of a reduction (recovery left, the CWR round trip over):
