@@ -22,6 +22,16 @@ from ccsim import sweep as sw
 BASE = one_pair(monitor={"interval": "50ms"})
 LIMIT = "topology.bottleneck.queue.limit"
 PAIRS = "topology.pairs"
+#: A finished point as `Store.record_points` takes it, without its id and tables.
+RECORD = {
+    "experiment": "x",
+    "params": {"k": 1},
+    "scenario": {"seed": 1},
+    "summary": {"a": 1},
+    "ccsim_version": "v",
+    "seed": 1,
+    "wall_s": 0.1,
+}
 
 
 @pytest.fixture(scope="module")
@@ -136,15 +146,8 @@ def test_reader_does_not_hold_the_file(store_dir):
 def test_columns_are_added_as_new_ones_appear(tmp_path):
     store = st.Store(tmp_path).open_for_writing()
     try:
-        rec = {
-            "experiment": "x",
+        rec = RECORD | {
             "point_id": "p1",
-            "params": {"k": 1},
-            "scenario": {"seed": 1},
-            "summary": {"a": 1},
-            "ccsim_version": "v",
-            "seed": 1,
-            "wall_s": 0.1,
             "metrics": {"m1": 1.0, "m2": None},
             "flows": pd.DataFrame({"flow": [0, 1], "bytes": [10, 20]}),
             "queues": pd.DataFrame({"queue": ["q"], "drops": [3]}),
@@ -189,16 +192,7 @@ def test_ctrl_c_while_storing_keeps_the_points_stored_before(tmp_path, monkeypat
         return real(self, con, rec)
 
     monkeypatch.setattr(type(store), "_insert_point", insert)
-    rec = {
-        "experiment": "x",
-        "params": {"k": 1},
-        "scenario": {"seed": 1},
-        "summary": {"a": 1},
-        "ccsim_version": "v",
-        "seed": 1,
-        "wall_s": 0.1,
-        "metrics": {"m1": 1.0},
-    }
+    rec = RECORD | {"metrics": {"m1": 1.0}}
     try:
         with pytest.raises(KeyboardInterrupt):
             store.record_points([dict(rec, point_id=p) for p in ("p1", "p2", "p3")])

@@ -143,7 +143,7 @@ class PrrOnce : public TcpRecoveryOps
     void UpdateBytesSent(uint32_t n) override { m_out += n; }
     Ptr<TcpRecoveryOps> Fork() override { return CopyObject<PrrOnce>(this); }
 
-    static bool s_sack;
+    static bool s_sack; // the program's SACK setting, which PRR's count depends on
 
   private:
     int64_t m_out{0}, m_delivered{0}, m_recoverFs{1};
@@ -242,7 +242,7 @@ int main(int argc, char* argv[])
     NS_ABORT_MSG_IF(starts.size() != pairs, "draws file has " << starts.size() << " lines");
 
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TypeId::LookupByName(cc)));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(PrrOnce::s_sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
     NS_ABORT_MSG_IF(recovery != "prr" && recovery != "prr-once", "recovery: prr or prr-once");
     if (recovery == "prr-once") {
@@ -538,9 +538,8 @@ def ccsim_scenario(case: ModernCase, seed: int, sample_ms: float = 10.0) -> dict
     # part of the wait only, and its RED counts the disc's packets. ccsim's queue is the
     # whole wait, so the same control point is one service time (one packet) further.
     service_ms = (case.mss + 40) * 8 / (case.rate_mbps * 1e3)
-    for key in ("target",):
-        if key in q:
-            q[key] = f"{float(q[key].removesuffix('ms')) + service_ms:.6g}ms"
+    if "target" in q:
+        q["target"] = f"{float(q['target'].removesuffix('ms')) + service_ms:.6g}ms"
     if case.queue == "step":
         q["threshold"] = case.k + 1
     if case.ecn and case.queue in ("codel", "fqcodel", "pie"):
