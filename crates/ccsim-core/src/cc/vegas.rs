@@ -7,8 +7,9 @@
 //!   cumulative ACK passes SND.NXT as it was when the round began) the
 //!   minimum RTT of the round's samples (`minRtt`) and their number.
 //! * Once per round, with more than two samples (fewer: Reno's growth):
-//!   `Diff = cwnd − cwnd·BaseRTT/minRtt` (segments; the paper's `(Expected −
-//!   Actual)·BaseRTT`). In slow start, if `Diff > γ` (1): cwnd =
+//!   `Diff = cwnd − ⌊cwnd·BaseRTT/minRtt⌋` (whole segments, as ns-3's
+//!   truncated `targetCwnd`; the paper's `(Expected − Actual)·BaseRTT`). In
+//!   slow start, if `Diff > γ` (1): cwnd =
 //!   min(cwnd, cwnd·BaseRTT/minRtt + 1) and ssthresh = max(min(ssthresh,
 //!   cwnd − 1), 2) — leave slow start (§3.3, "modified slow start"); else
 //!   slow start continues. In congestion avoidance, `Diff > β` (4): cwnd −=
@@ -119,7 +120,8 @@ impl Vegas {
     fn adjust(&mut self, s: &mut CcState, acked: u64, base: Time, min: Time) {
         let mss = s.mss;
         let seg = s.cwnd / mss;
-        let target = seg as f64 * base.as_secs_f64() / min.as_secs_f64();
+        // whole segments, as ns-3 (`targetCwnd` is truncated, so Diff rounds up)
+        let target = (seg as f64 * base.as_secs_f64() / min.as_secs_f64()).floor();
         let diff = seg as f64 - target;
         self.diff = diff;
         let ss_thresh = |s: &CcState| (s.ssthresh.min(s.cwnd.saturating_sub(mss))).max(2 * mss);
@@ -236,9 +238,12 @@ mod tests {
         s.cwnd / MSS
     }
 
-    /// Brakmo & Peterson §3.2 by hand: BaseRTT 100 ms, cwnd 20 (rounds of
-    /// 20 ACKs). A round at 105 ms: Diff = 20 − 20·100/105 = 0.95 < α: +1.
-    /// 115 ms: Diff = 2.6, in [α, β]: unchanged. 130 ms: Diff = 4.6 > β: −1.
+    /// Brakmo & Peterson §3.2 by hand, with ns-3's whole-segment expected
+    /// window: BaseRTT 100 ms, cwnd 20 (rounds of 20 ACKs). A round at 105
+    /// ms: target ⌊20·100/105⌋ = 19, Diff = 1 < α: +1. 115 ms: ⌊17.4⌋ = 17,
+    /// Diff = 3, in [α, β]: unchanged. 130 ms: ⌊15.4⌋ = 15, Diff = 5 > β:
+    /// −1. At 110 ms the truncation decides: ⌊18.2⌋ = 18, Diff = 2 = α,
+    /// unchanged (unrounded, 1.8 < α would grow the window).
     #[test]
     fn diff_moves_the_window_by_one_segment_per_round() {
         let mut v = Vegas::new(Params::default());
@@ -247,7 +252,9 @@ mod tests {
         assert_eq!(feed(&mut v, &mut s, 20, 105), 21);
         s.cwnd = 20 * MSS;
         assert_eq!(feed(&mut v, &mut s, 20, 115), 20);
-        assert!((v.diff - 20.0 * 15.0 / 115.0).abs() < 1e-9);
+        assert_eq!(v.diff, 3.0);
+        assert_eq!(feed(&mut v, &mut s, 20, 110), 20);
+        assert_eq!(v.diff, 2.0);
         assert_eq!(feed(&mut v, &mut s, 20, 130), 19);
         // ssthresh: raised to ¾·21 = 15.75 at the first round's end (≥ ¾·cwnd
         // after every adjustment), then max(min(15.75, 20 − 1), 2) = 15.75
