@@ -214,11 +214,15 @@ fn scenario_strategy() -> impl Strategy<Value = Value> {
         prop::bool::ANY,
         prop::bool::ANY,
         prop::bool::ANY,
-        // ns3: PRR, the pipe loss window, CWR hold, per-ACK RTT samples
-        prop::sample::select(vec!["ccsim", "ns2", "ns3"]),
+        (
+            // ns3: PRR, the pipe loss window, CWR hold, per-ACK RTT samples
+            prop::sample::select(vec!["ccsim", "ns2", "ns3"]),
+            // the access links' jitter (FIFO: it delays, never reorders)
+            prop::sample::select(vec!["0s", "2ms"]),
+        ),
     )
         .prop_map(
-            |(pairs, rate, delay, limit, loss, cc, size, seed, udp, delack, sack, conv)| {
+            |(pairs, rate, delay, limit, loss, cc, size, seed, udp, delack, sack, (conv, jitter))| {
                 let mut flows = vec![json!({"pairs": "all", "cc": cc, "size": size, "mss": 1000,
                 "delayed_ack": delack, "start": {"uniform": ["0s", "0.5s"]}, "rwnd": "64KB",
                 "sack": sack, "conventions": conv})];
@@ -230,7 +234,8 @@ fn scenario_strategy() -> impl Strategy<Value = Value> {
                     "topology": {"kind": "dumbbell", "pairs": pairs,
                         "bottleneck": {"rate": rate, "delay": delay, "loss": loss,
                             "queue": {"kind": "droptail", "limit": limit}},
-                        "access": {"rate": "100Mbps", "delay": {"uniform": ["0ms", "5ms"]}}},
+                        "access": {"rate": "100Mbps", "delay": {"uniform": ["0ms", "5ms"]},
+                            "jitter": jitter}},
                     "flows": flows,
                     "monitor": {"interval": "50ms"}
                 })

@@ -47,6 +47,7 @@ struct LinkSpec {
     pub(super) rate: Rate,
     pub(super) delay: Time,
     pub(super) loss: f64,
+    pub(super) jitter: Time,
     pub(super) queue: QueueSpec,
 }
 
@@ -180,6 +181,7 @@ struct Access {
     rate: Vec<Rate>,
     delay: Spread,
     loss: f64,
+    jitter: Time,
     queue: QueueSpec,
 }
 
@@ -191,6 +193,7 @@ fn read_access(t: &mut Tab, key: &'static str, pairs: usize) -> Res<Access> {
         rate: read_rates(&mut a, "rate", pairs)?,
         delay: read_spread(&mut a, "delay", "0s", Some(pairs))?,
         loss: a.float("loss", Some(0.0), 0.0, 1.0)?,
+        jitter: a.time("jitter", Some("0s"))?,
         queue: read_queue(&mut a, "queue", "1000pkt")?,
     };
     t.put(key, a.finish()?);
@@ -244,6 +247,7 @@ fn read_dumbbell(t: &mut Tab, rng: &mut Rng, net: &mut Net) -> Res<()> {
     let b_rate = bt.rate("rate", None)?;
     let b_delay = bt.time("delay", None)?;
     let b_loss = bt.float("loss", Some(0.0), 0.0, 1.0)?;
+    let b_jitter = bt.time("jitter", Some("0s"))?;
     let b_q = read_queue(&mut bt, "queue", "100pkt")?;
     let b_rq = read_reverse_queue(&mut bt, &b_q, "100pkt")?;
     t.put("bottleneck", bt.finish()?);
@@ -260,13 +264,14 @@ fn read_dumbbell(t: &mut Tab, rng: &mut Rng, net: &mut Net) -> Res<()> {
     let r1 = net.add_node("R1".into());
     let r2 = net.add_node("R2".into());
     let mean_access = send.delay.mean() + recv_side.delay.mean();
-    let add = |net: &mut Net, from, to, rate, delay, loss, queue: &QueueSpec| {
+    let add = |net: &mut Net, from, to, rate, delay, (loss, jitter), queue: &QueueSpec| {
         net.links.push(LinkSpec {
             from,
             to,
             rate,
             delay,
             loss,
+            jitter,
             queue: queue.clone(),
         })
     };
@@ -277,12 +282,13 @@ fn read_dumbbell(t: &mut Tab, rng: &mut Rng, net: &mut Net) -> Res<()> {
         for (side, a, b) in [(&send, s, r1), (recv_side, r2, d)] {
             let delay = side.delay.draw(i, rng);
             let rate = side.rate[i.min(side.rate.len() - 1)];
-            add(net, a, b, rate, delay, side.loss, &side.queue);
-            add(net, b, a, rate, delay, side.loss, &side.queue);
+            let wire = (side.loss, side.jitter);
+            add(net, a, b, rate, delay, wire, &side.queue);
+            add(net, b, a, rate, delay, wire, &side.queue);
         }
     }
-    add(net, r1, r2, b_rate, b_delay, b_loss, &b_q);
-    add(net, r2, r1, b_rate, b_delay, b_loss, &b_rq);
+    add(net, r1, r2, b_rate, b_delay, (b_loss, b_jitter), &b_q);
+    add(net, r2, r1, b_rate, b_delay, (b_loss, b_jitter), &b_rq);
     if net.bdp_rtt.is_none() {
         // Two-way propagation: 2·(bottleneck + mean sender access + mean receiver access).
         net.bdp_rtt = Some(Time(2 * (b_delay.0 + mean_access.0)));
@@ -290,29 +296,33 @@ fn read_dumbbell(t: &mut Tab, rng: &mut Rng, net: &mut Net) -> Res<()> {
     Ok(())
 }
 
-/// What a link table gives: rate, delay, loss, its queue and its reverse
-/// direction's queue (a graph's `links[i]`, a leaf-spine's `host_link` and
-/// `fabric_link`).
+/// What a link table gives: rate, delay, loss, jitter, its queue and its
+/// reverse direction's queue (a graph's `links[i]`, a leaf-spine's
+/// `host_link` and `fabric_link`).
 struct LinkKind {
     rate: Rate,
     delay: Time,
     loss: f64,
+    jitter: Time,
     queue: QueueSpec,
     reverse: QueueSpec,
 }
 
 impl LinkKind {
-    /// Reads `rate`, `delay`, `loss`, `queue` and `reverse_queue` of the link table `l`.
+    /// Reads `rate`, `delay`, `loss`, `jitter`, `queue` and `reverse_queue` of
+    /// the link table `l`.
     fn read(l: &mut Tab, default_limit: &str) -> Res<LinkKind> {
         let rate = l.rate("rate", None)?;
         let delay = l.time("delay", None)?;
         let loss = l.float("loss", Some(0.0), 0.0, 1.0)?;
+        let jitter = l.time("jitter", Some("0s"))?;
         let queue = read_queue(l, "queue", default_limit)?;
         let reverse = read_reverse_queue(l, &queue, default_limit)?;
         Ok(LinkKind {
             rate,
             delay,
             loss,
+            jitter,
             queue,
             reverse,
         })
@@ -329,6 +339,7 @@ impl LinkKind {
                 rate: self.rate,
                 delay: self.delay,
                 loss: self.loss,
+                jitter: self.jitter,
                 queue: q.clone(),
             });
         }
@@ -619,6 +630,7 @@ impl Net {
                 l.rate,
                 l.delay,
                 l.loss,
+                l.jitter,
                 q,
                 Rng::new(sim.seed, STREAM_LINK + i as u64),
                 Rng::new(sim.seed, STREAM_QDISC + i as u64),

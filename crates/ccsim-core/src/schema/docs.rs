@@ -52,11 +52,11 @@ pub const DOCS: &[(&str, &str)] = &[
     ("topology.hosts_per_leaf", "leaf_spine: hosts h<i>_<k> under each leaf"),
     (
         "topology.host_link",
-        "leaf_spine: the host–leaf links {rate, delay, loss, queue (host to leaf), reverse_queue (leaf to host)}",
+        "leaf_spine: the host–leaf links {rate, delay, loss, jitter, queue (host to leaf), reverse_queue (leaf to host)}",
     ),
     (
         "topology.fabric_link",
-        "leaf_spine: the leaf–spine links {rate, delay, loss, queue (leaf to spine), reverse_queue (spine to leaf)}",
+        "leaf_spine: the leaf–spine links {rate, delay, loss, jitter, queue (leaf to spine), reverse_queue (spine to leaf)}",
     ),
     ("topology.pairs", "number of sender/receiver pairs of the dumbbell"),
     ("topology.bottleneck", "the R1–R2 link, both directions"),
@@ -76,7 +76,7 @@ pub const DOCS: &[(&str, &str)] = &[
     ("topology.nodes", "graph: the node names"),
     (
         "topology.links",
-        "graph: the links {from, to, rate, delay, loss, duplex, queue, reverse_queue}",
+        "graph: the links {from, to, rate, delay, loss, jitter, duplex, queue, reverse_queue}",
     ),
     ("from", "graph link: first node"),
     ("to", "graph link: second node"),
@@ -88,6 +88,10 @@ pub const DOCS: &[(&str, &str)] = &[
     ),
     ("uniform", "[min, max]: one uniform draw per pair or flow"),
     ("loss", "Bernoulli loss probability per packet"),
+    (
+        "jitter",
+        "each packet propagates a uniform random time in [0, jitter) longer, never overtaking the one ahead",
+    ),
     (
         "queue",
         "the queue discipline of the link: {kind = \"droptail\", limit = \"100pkt\"} or another kind with its keys",

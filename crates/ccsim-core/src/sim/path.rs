@@ -280,7 +280,7 @@ impl Sim {
             self.slab.release(h);
         } else {
             let l = &mut self.links[link.idx()];
-            let at = done + l.delay;
+            let at = l.arrival(done);
             l.pipe.push_back((at, h));
             if l.pipe.len() == 1 {
                 self.sched.schedule(at, Ev::Arrive(link));
