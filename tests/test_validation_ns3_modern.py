@@ -41,3 +41,43 @@ def test_one_case_in_both_simulators():
         assert m["drops"] > 0 and m["marks"] == 0
         assert 0.002 < m["delay_mean_s"] < 0.02  # CoDel's 5-ms target
     assert abs(a["delay_p95_s"] - b["delay_p95_s"]) < 0.005
+
+
+def test_jittered_twin_jitters_the_access_links_by_one_service_time():
+    c = modern.ModernCase("t", "dctcp", "step", pairs=2, buffer_bdp=4.0, k=5, jitter=True)
+    assert c.service_s == pytest.approx(1488 * 8 / 10e6)
+    access = ccsim.resolve(modern.ccsim_scenario(c, 1))["topology"]["access"]
+    assert float(access["jitter"].removesuffix("s")) == pytest.approx(c.service_s)
+    plain = modern.ccsim_scenario(modern.dataclasses.replace(c, jitter=False), 1)
+    assert ccsim.resolve(plain)["topology"]["access"]["jitter"] == "0s"
+    quick = modern.suite_cases(True)
+    assert sum(x.jitter for x in quick) * 2 == len(quick)
+
+
+@pytest.mark.skipif(not ns3tcp.have_ns3(), reason="ns-3 not installed (pip install ns3)")
+def test_ns3_jitter_changes_the_run_not_its_load():
+    c = modern.ModernCase("t", "newreno", "fifo", pairs=2, duration_s=8, warmup_s=3)
+    a = modern.run_ns3(c, 1)
+    b = modern.run_ns3(modern.dataclasses.replace(c, jitter=True), 1)
+    assert a["goodputs"] != b["goodputs"]
+    for m in (a, b):
+        assert 0.95 < m["utilization"] < 1.01
+
+
+def test_a_phase_difference_is_explained_only_where_the_jittered_twin_agrees():
+    from ccsim.validation.framework import Verdict
+
+    off = Verdict("c", "jain", 0.84, 0.77, 0.05)
+    assert not off.within
+    agree, disagree = (
+        Verdict("c jittered", "jain", 0.88, 0.84, 0.05),
+        Verdict("c jittered", "jain", 0.88, 0.7, 0.05),
+    )
+    assert modern.explain_by_phase(off, agree).explained == modern.PHASE_EXPLANATION
+    assert modern.explain_by_phase(off, agree).ok
+    assert not modern.explain_by_phase(off, disagree).ok
+    assert not modern.explain_by_phase(off, None).ok
+    drops = Verdict("c", "drops", 100, 150, 10)
+    assert not modern.explain_by_phase(drops, Verdict("c jittered", "drops", 100, 101, 10)).ok
+    within = Verdict("c", "jain", 0.9, 0.9, 0.05)
+    assert modern.explain_by_phase(within, agree) == within

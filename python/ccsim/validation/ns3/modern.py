@@ -11,7 +11,9 @@ ns-3's conventions here, and how each is set:
 
 * the bottleneck's buffer is a traffic-control queue disc (``FifoQueueDisc`` for
   drop-tail, ``CoDelQueueDisc``, ``FqCoDelQueueDisc``, ``PieQueueDisc``,
-  ``RedQueueDisc`` with ``MinTh = MaxTh = K`` and ``QW = 1`` for step marking) over a
+  ``RedQueueDisc`` with ``MinTh = MaxTh = K``, ``QW = 1`` and ``Gentle`` off for step
+  marking: with ``Gentle`` on, its default, RED lets the first arrival of each excursion
+  above K through unmarked, which alone moved DCTCP's fairness by 0.1) over a
   device queue of one packet; ns-3's default FqCoDel on every other device is removed, so
   the access links keep their device DropTail queues. The device queue holds one packet
   waiting besides the one in transmission, so the disc's limit is ``buffer − 1``;
@@ -28,7 +30,23 @@ ns-3's conventions here, and how each is set:
   duplicate ACK to the SACK-derived count (ns-3 issue #1350, fixed upstream after 3.44),
   which sends 1.4 segments per ACK in a CUBIC recovery, drops about four packets per
   congestion event where one is lost, and reduces twice (``recovery = "prr"`` runs 3.44's
-  own);
+  own). The ACK that starts an ECN reduction is also counted once (``TcpSocketBase``
+  hands it to the recovery twice, in ``EnterCwr`` and in ``ProcessAck``'s ``CA_CWR``
+  branch), and the first segment PRR forces out is forced in a loss recovery only: with
+  both, ns-3's DCTCP let about one segment more out per reduction, so a reduction that
+  should have emptied the queue above K left it there for two or three more windows;
+* ns-3 refills the one-packet device queue from the disc in an event of its own at the
+  same time (``NetDeviceQueue::PacketDequeued`` schedules the wake with ``ScheduleNow``):
+  a packet arriving at the instant a transmission ends finds the disc one packet fuller
+  than ccsim's queue shows. ACK clocking makes such ties systematic for the flow whose
+  packets start a busy period, so where drops or marks depend on the phase (fairness in a
+  deterministic run) ns-3 and ccsim can land in different phase-locked states;
+* ``TcpVegas`` is fed each ACK's RTT sample (:class:`VegasLastRtt` in the program):
+  ``TcpSocketBase`` passes every congestion control the smoothed RTT, so stock Vegas
+  takes its BaseRTT and per-round minimum from SRTT, whose first value is the SYN
+  exchange's RTT (``vegas_rtt = "srtt"`` runs it). With SRTT, 8 Vegas flows at 100 Mb/s
+  share fairly (Jain 0.91) over a 3-ms queue; with the samples, as the paper and Linux
+  measure, late starters take the standing queue for propagation delay, as in ccsim;
 * ``SegmentSize`` = ``mss``, ``InitialCwnd`` 10, ``DelAckCount`` 1 (an ACK per segment),
   ``MinRto`` 200 ms, SACK on, timestamps off, 16-MB socket buffers, ECN (``UseEcn
   On``) where the case asks for it; point-to-point links carry a 2-byte PPP header, so
@@ -100,6 +118,11 @@ static DataRate g_pacing0;
 // DeliveredData its caller passes (ns-3 issue #1350, fixed upstream in July 2026), so with
 // SACK it sends about 2·ssthresh/RecoverFS segments per ACK in recovery (1.4 for CUBIC):
 // the queue that overflowed keeps overflowing, and a second reduction follows.
+// The ACK that begins an ECN reduction (CA_CWR) is counted once too: TcpSocketBase passes
+// it to DoRecovery twice, from EnterCwr through EnterRecovery and again in ProcessAck's
+// CA_CWR branch (3.44 and master), which lets one more segment out per reduction. And
+// the segment PRR forces out at the start is the fast retransmit: it is forced in a loss
+// recovery only (Linux forces it only when a segment is newly lost), not in CWR.
 class PrrOnce : public TcpRecoveryOps
 {
   public:
@@ -117,7 +140,8 @@ class PrrOnce : public TcpRecoveryOps
         m_out = 0;
         m_delivered = 0;
         m_recoverFs = std::max<uint32_t>(unAck, 1); // RecoverFS = snd.nxt - snd.una
-        DoRecovery(tcb, delivered, true);
+        m_cwr = tcb->m_congState == TcpSocketState::CA_CWR;
+        if (!m_cwr) DoRecovery(tcb, delivered, true); // (in CWR ProcessAck counts this ACK)
     }
     void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t delivered, bool isDupAck) override
     {
@@ -135,7 +159,7 @@ class PrrOnce : public TcpRecoveryOps
             if (tcb->m_isRetransDataAcked) limit += mss;
             send = std::min<int64_t>(limit, ssthresh - pipe);
         }
-        send = std::max<int64_t>(send, m_out > 0 ? 0 : mss); // the fast retransmit
+        if (!m_cwr) send = std::max<int64_t>(send, m_out > 0 ? 0 : mss); // the fast retransmit
         tcb->m_cWnd = static_cast<uint32_t>(std::max<int64_t>(pipe + send, 0));
         tcb->m_cWndInfl = tcb->m_cWnd;
     }
@@ -147,8 +171,66 @@ class PrrOnce : public TcpRecoveryOps
 
   private:
     int64_t m_out{0}, m_delivered{0}, m_recoverFs{1};
+    bool m_cwr{false}; // an ECN reduction (CA_CWR), not a loss recovery
 };
 bool PrrOnce::s_sack = true;
+
+// TcpVegas fed the last RTT sample. TcpSocketBase hands every congestion control the
+// smoothed RTT as PktsAcked's `rtt` (3.44 and master; the API documents it as the last
+// RTT), so stock TcpVegas takes its BaseRTT and each round's minimum RTT from SRTT,
+// which starts at the SYN exchange's RTT. Brakmo & Peterson and Linux take them from
+// the samples.
+class VegasLastRtt : public TcpVegas
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CcsimVegasLastRtt")
+                                .SetParent<TcpVegas>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<VegasLastRtt>();
+        return tid;
+    }
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segments, const Time&) override
+    {
+        TcpVegas::PktsAcked(tcb, segments, tcb->m_lastRtt.Get());
+    }
+    Ptr<TcpCongestionOps> Fork() override { return CopyObject<VegasLastRtt>(this); }
+};
+
+// A point-to-point channel that delays each packet by a uniform random time in
+// [0, jitter) more, in each direction never before the packet ahead of it: ccsim's link
+// `jitter`, the phase-breaking jitter of the suite's jittered cases.
+class JitterChannel : public PointToPointChannel
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CcsimJitterChannel")
+                                .SetParent<PointToPointChannel>()
+                                .AddConstructor<JitterChannel>();
+        return tid;
+    }
+    bool TransmitStart(Ptr<const Packet> p, Ptr<PointToPointNetDevice> src, Time txTime) override
+    {
+        const uint32_t wire = src == GetSource(0) ? 0 : 1;
+        Ptr<PointToPointNetDevice> dst = GetDestination(wire);
+        Time at = Simulator::Now() + txTime + GetDelay() + Seconds(s_rng->GetValue(0, s_jitter));
+        at = std::max(at, m_last[wire]);
+        m_last[wire] = at;
+        Simulator::ScheduleWithContext(dst->GetNode()->GetId(), at - Simulator::Now(),
+                                       &PointToPointNetDevice::Receive, dst, p->Copy());
+        return true;
+    }
+
+    static double s_jitter;
+    static Ptr<UniformRandomVariable> s_rng;
+
+  private:
+    Time m_last[2];
+};
+double JitterChannel::s_jitter = 0;
+Ptr<UniformRandomVariable> JitterChannel::s_rng;
 
 static bool Warm() { return Simulator::Now().GetSeconds() >= g_warmup; }
 
@@ -209,6 +291,7 @@ static void WarmUp()
 int main(int argc, char* argv[])
 {
     std::string cc = "ns3::TcpNewReno", queue = "fifo", draws, recovery = "prr-once";
+    std::string vegasRtt = "last";
     bool ecn = false;
     uint32_t pairs = 1, mss = 1448, buffer = 100, stepK = 20;
     double rateMbps = 10, delayMs = 20, accessMbps = 1000, duration = 30, warmup = 5;
@@ -231,6 +314,9 @@ int main(int argc, char* argv[])
     cmd.AddValue("codelInterval", "ms", codelIntervalMs);
     cmd.AddValue("pieTarget", "ms", pieTargetMs);
     cmd.AddValue("recovery", "prr (3.44's own) | prr-once (DeliveredData counted once)", recovery);
+    cmd.AddValue("jitter", "s: packets propagate U[0, jitter) longer on every access link",
+                 JitterChannel::s_jitter);
+    cmd.AddValue("vegasRtt", "TcpVegas's RTT: last (the sample) | srtt (3.44's own)", vegasRtt);
     cmd.AddValue("draws", "file: one line per pair, start_s access_delay_ms", draws);
     cmd.Parse(argc, argv);
     g_warmup = warmup;
@@ -241,6 +327,8 @@ int main(int argc, char* argv[])
     while (in >> a >> b) { starts.push_back(a); delays.push_back(b); }
     NS_ABORT_MSG_IF(starts.size() != pairs, "draws file has " << starts.size() << " lines");
 
+    NS_ABORT_MSG_IF(vegasRtt != "last" && vegasRtt != "srtt", "vegasRtt: last or srtt");
+    if (cc == "ns3::TcpVegas" && vegasRtt == "last") cc = VegasLastRtt::GetTypeId().GetName();
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TypeId::LookupByName(cc)));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(PrrOnce::s_sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
@@ -298,6 +386,9 @@ int main(int argc, char* argv[])
         tch.SetRootQueueDisc("ns3::RedQueueDisc", "MaxSize", QueueSizeValue(QueueSize(limit)),
                              "MinTh", DoubleValue(stepK), "MaxTh", DoubleValue(stepK),
                              "QW", DoubleValue(1.0), "UseEcn", BooleanValue(true),
+                             // a step: with Gentle (the default) RED lets the first arrival
+                             // at or above MaxTh through (m_old) and forces marks at 2·MaxTh
+                             "Gentle", BooleanValue(false),
                              "UseHardDrop", BooleanValue(false), "LInterm", DoubleValue(1.0),
                              "MeanPktSize", UintegerValue(mss + 40));
     } else {
@@ -313,6 +404,15 @@ int main(int argc, char* argv[])
         access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("1000p")));
         NetDeviceContainer left = access.Install(senders.Get(i), routers.Get(0));
         NetDeviceContainer right = access.Install(routers.Get(1), receivers.Get(i));
+        for (NetDeviceContainer* link : {&left, &right}) {
+            if (JitterChannel::s_jitter <= 0) break;
+            // the same devices over a jittering channel
+            if (!JitterChannel::s_rng) JitterChannel::s_rng = CreateObject<UniformRandomVariable>();
+            Ptr<JitterChannel> ch = CreateObject<JitterChannel>();
+            ch->SetAttribute("Delay", TimeValue(NanoSeconds(int64_t(delays[i] * 1e6))));
+            DynamicCast<PointToPointNetDevice>(link->Get(0))->Attach(ch);
+            DynamicCast<PointToPointNetDevice>(link->Get(1))->Attach(ch);
+        }
         std::ostringstream l, r;
         l << "10." << (i / 250) << "." << (i % 250) << ".0";
         r << "10." << (100 + i / 250) << "." << (i % 250) << ".0";
@@ -406,11 +506,22 @@ class ModernCase:
     warmup_s: float = 5.0
     #: Flow starts are drawn from U[0, start_max_s).
     start_max_s: float = 1.0
+    #: Phase-breaking jitter: on every access link each packet propagates U[0,
+    #: service) longer (:attr:`service_s`), never overtaking the one ahead (ccsim's
+    #: link ``jitter``; a ``JitterChannel`` in the ns-3 program). Deterministic
+    #: drop-tail and step-marking runs phase-lock (Floyd & Jacobson 1992), and the two
+    #: simulators break ties between an arrival and a departure differently (module docs).
+    jitter: bool = False
 
     @property
     def buffer_pkts(self) -> int:
         bdp = self.rate_mbps * 1e6 * self.rtt_ms / 1e3 / 8 / 1500
         return max(2, round(self.buffer_bdp * bdp))
+
+    @property
+    def service_s(self) -> float:
+        """Transmission time of one full packet (mss + 40 bytes) at the bottleneck."""
+        return (self.mss + 40) * 8 / (self.rate_mbps * 1e6)
 
     @property
     def bottleneck_delay_ms(self) -> float:
@@ -442,11 +553,14 @@ def run_ns3(
     sample_ms: float = 10.0,
     timeout_s: float = 3600,
     recovery: str = "prr-once",
+    vegas_rtt: str = "last",
 ) -> dict:
     """Runs ``case`` in ns-3 for ``seed``; returns utilization, drops, marks, queueing
     delay (mean and 95th percentile, s), per-flow window goodputs, Jain's index,
     recoveries and loss entries per flow, flow 0's recovery times and its sampled
-    cwnd (bytes) and pacing rate (bit/s) as ``(t, cwnd, pacing)`` rows."""
+    cwnd (bytes) and pacing rate (bit/s) as ``(t, cwnd, pacing)`` rows. ``recovery =
+    "prr"`` and ``vegas_rtt = "srtt"`` run ns-3.44's own PRR and TcpVegas input (module
+    docs)."""
     if case.cc not in NS3_CC or case.queue not in QUEUES:
         raise ValueError(f"cc in {sorted(NS3_CC)}, queue in {QUEUES}")
     starts, delays = case.draw(seed)
@@ -468,7 +582,9 @@ def run_ns3(
             f"--warmup={case.warmup_s}",
             f"--sample={sample_ms}",
             f"--draws={draws}",
+            f"--jitter={case.service_s if case.jitter else 0}",
             f"--recovery={recovery}",
+            f"--vegasRtt={vegas_rtt}",
             f"--RngRun={seed}",
         ]
         out = subprocess.run(args, capture_output=True, text=True, timeout=timeout_s)
@@ -531,13 +647,14 @@ def ccsim_scenario(case: ModernCase, seed: int, sample_ms: float = 10.0) -> dict
     :data:`PROGRAM` (``conventions = "ns3"`` less delayed ACKs, timestamps and the 1-s
     minimum RTO), a buffer of ``buffer_pkts`` packets waiting (ns-3: ``buffer − 1`` in
     the disc and one in the device queue), AQM targets and the step threshold moved by
-    the device queue's one packet, the same start times and access delays."""
+    the device queue's one packet, the same start times and access delays (and with
+    ``case.jitter`` the access links' jitter)."""
     starts, delays = case.draw(seed)
     q = dict(CCSIM_QUEUE[case.queue], limit=f"{case.buffer_pkts}pkt")
     # ns-3's disc sits above a device queue holding one packet: its AQM sees the disc's
     # part of the wait only, and its RED counts the disc's packets. ccsim's queue is the
     # whole wait, so the same control point is one service time (one packet) further.
-    service_ms = (case.mss + 40) * 8 / (case.rate_mbps * 1e3)
+    service_ms = case.service_s * 1e3
     if "target" in q:
         q["target"] = f"{float(q['target'].removesuffix('ms')) + service_ms:.6g}ms"
     if case.queue == "step":
@@ -579,6 +696,7 @@ def ccsim_scenario(case: ModernCase, seed: int, sample_ms: float = 10.0) -> dict
                 "rate": "1Gbps",
                 "delay": [f"{d}ms" for d in delays],
                 "queue": {"kind": "droptail", "limit": "1000pkt"},
+                "jitter": f"{case.service_s if case.jitter else 0:.9f}s",
             },
         },
         "flows": [
@@ -634,9 +752,10 @@ MARK_END = "<!-- ns3-modern:end -->"
 
 
 def suite_cases(quick: bool) -> list[ModernCase]:
-    """Quick: each model once, 2 flows at 10 Mbps and RTT 20 ms, 1 BDP. Full: also 8
-    flows at 100 Mbps and RTT 100 ms, buffers of 0.5 and 2 BDP (issue 27's grid, the
-    50-flow and 100-Mbps/20-ms corners left out for ns-3's run time)."""
+    """Quick: each model once, 2 flows at 10 Mbps and RTT 20 ms, 1 BDP, each also with
+    phase-breaking jitter (``jittered``). Full: also 8 flows at 100 Mbps and RTT 100 ms,
+    buffers of 0.5 and 2 BDP, with and without jitter (issue 27's grid, the 50-flow and
+    100-Mbps/20-ms corners left out for ns-3's run time)."""
     combos = [
         ("cubic", "fifo"),
         ("bbr", "fifo"),
@@ -682,7 +801,7 @@ def suite_cases(quick: bool) -> list[ModernCase]:
                         warmup_s=10,
                     )
                 )
-    return cases
+    return cases + [dataclasses.replace(c, name=f"{c.name} jittered", jitter=True) for c in cases]
 
 
 def _available(case: ModernCase) -> str:
@@ -716,6 +835,24 @@ CHECKS = [
 ]
 
 
+#: Quantities that a deterministic run's phase decides: a difference in an unjittered
+#: case is explained by phase when its jittered twin agrees.
+PHASE_DEPENDENT = ("jain",)
+PHASE_EXPLANATION = (
+    "phase: the jittered twin agrees; unjittered, ns-3 and ccsim order an arrival and a "
+    "departure at the same instant differently and lock into different shares"
+)
+
+
+def explain_by_phase(v, twin):
+    """``v`` (a :class:`framework.Verdict` of an unjittered case) explained by phase if
+    it is outside its tolerance, its quantity is one the phase decides, and its jittered
+    twin's verdict is within tolerance; otherwise ``v`` unchanged."""
+    if v.quantity in PHASE_DEPENDENT and not v.within and twin is not None and twin.within:
+        return dataclasses.replace(v, explained=PHASE_EXPLANATION)
+    return v
+
+
 def run_suite(quick: bool, only: str | None = None, jobs: int = 1, seeds: int | None = None):
     """The ``modern`` suite of ``ccsim validate``: each case in ns-3 and ccsim over
     seeds, compared per quantity with :func:`framework.paired_tolerance`."""
@@ -741,10 +878,9 @@ def run_suite(quick: bool, only: str | None = None, jobs: int = 1, seeds: int | 
     with concurrent.futures.ProcessPoolExecutor(max(1, jobs)) as ex:
         for name, seed, sim, m in ex.map(_one, todo):
             res.setdefault(name, {}).setdefault(sim, {})[seed] = m
-    verdicts, rows = [], []
+    found: dict[tuple[str, str], framework.Verdict] = {}
     for c in cases:
         if c.name in missing:
-            rows.append(f"| {c.name} | not run in ccsim: {missing[c.name]} | | | |")
             continue
         by = res[c.name]
         for q, fmt, floor, rel in CHECKS:
@@ -757,6 +893,16 @@ def run_suite(quick: bool, only: str | None = None, jobs: int = 1, seeds: int | 
             else:
                 tol = framework.paired_tolerance(a, b, floor=floor, rel_floor=rel, level=0.95)
             v = framework.Verdict(c.name, q, statistics.fmean(a), statistics.fmean(b), tol, fmt=fmt)
+            found[(c.name, q)] = v
+    verdicts, rows = [], []
+    for c in cases:
+        if c.name in missing:
+            rows.append(f"| {c.name} | not run in ccsim: {missing[c.name]} | | | |")
+            continue
+        for q, *_ in CHECKS:
+            if (v := found.get((c.name, q))) is None:
+                continue
+            v = explain_by_phase(v, found.get((f"{c.name} jittered", q)))
             verdicts.append(v)
             rows.append(v.row())
     block = framework.VERDICT_HEAD + "\n" + "\n".join(rows)
