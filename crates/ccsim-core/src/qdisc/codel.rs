@@ -223,19 +223,8 @@ impl Qdisc for Codel {
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<Packet> {
         self.vars.dequeue(&self.prm, &mut self.q, cx)
     }
-    fn peek(&self) -> Option<&Packet> {
-        // The head; CoDel may drop it at dequeue (the engine does not peek).
-        self.q.front()
-    }
-    fn backlog_packets(&self) -> usize {
-        self.q.len()
-    }
-    fn backlog_bytes(&self) -> u64 {
-        self.q.bytes()
-    }
-    fn limit(&self) -> Limit {
-        self.limit
-    }
+    // peek: the head; CoDel may drop it at dequeue (the engine does not peek).
+    fifo_methods!();
     fn trace(&self, out: &mut Vec<TraceValue>) {
         self.vars.trace(out);
     }

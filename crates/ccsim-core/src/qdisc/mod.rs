@@ -10,6 +10,38 @@
 //! resolved limit). Errors found only then (thresholds above the buffer, an
 //! infinite buffer for fair queueing) still name the key path.
 
+/// The [`Qdisc`] methods of a discipline that holds its packets in one
+/// [`PacketFifo`] field `q` under a [`Limit`] field `limit`: `peek` (the
+/// head), the backlog and the limit. `fifo_methods!(plain)` adds a plain
+/// FIFO's `dequeue` (the head, no decision) and `passes_idle` (an arrival to
+/// an idle link only passes through), for disciplines that decide everything
+/// at enqueue.
+macro_rules! fifo_methods {
+    () => {
+        fn peek(&self) -> Option<&Packet> {
+            self.q.front()
+        }
+        fn backlog_packets(&self) -> usize {
+            self.q.len()
+        }
+        fn backlog_bytes(&self) -> u64 {
+            self.q.bytes()
+        }
+        fn limit(&self) -> Limit {
+            self.limit
+        }
+    };
+    (plain) => {
+        fifo_methods!();
+        fn dequeue(&mut self, _cx: &mut QdiscCtx) -> Option<Packet> {
+            self.q.pop()
+        }
+        fn passes_idle(&self) -> bool {
+            true
+        }
+    };
+}
+
 pub mod bmcc;
 pub mod codel;
 pub mod conv;

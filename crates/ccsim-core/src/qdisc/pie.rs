@@ -213,18 +213,7 @@ impl Qdisc for Pie {
         self.vars.qdelay = if self.q.is_empty() { Time::ZERO } else { cx.now - p.enq };
         Some(p)
     }
-    fn peek(&self) -> Option<&Packet> {
-        self.q.front()
-    }
-    fn backlog_packets(&self) -> usize {
-        self.q.len()
-    }
-    fn backlog_bytes(&self) -> u64 {
-        self.q.bytes()
-    }
-    fn limit(&self) -> Limit {
-        self.limit
-    }
+    fifo_methods!();
     fn trace(&self, out: &mut Vec<TraceValue>) {
         out.push(TraceValue::new("prob", self.vars.prob));
         out.push(TraceValue::new("qdelay_s", self.vars.qdelay.as_secs_f64()));

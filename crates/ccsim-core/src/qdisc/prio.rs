@@ -101,24 +101,7 @@ impl Qdisc for PrioDiscard {
             }
         }
     }
-    fn dequeue(&mut self, _cx: &mut QdiscCtx) -> Option<Packet> {
-        self.q.pop()
-    }
-    fn peek(&self) -> Option<&Packet> {
-        self.q.front()
-    }
-    fn passes_idle(&self) -> bool {
-        true
-    }
-    fn backlog_packets(&self) -> usize {
-        self.q.len()
-    }
-    fn backlog_bytes(&self) -> u64 {
-        self.q.bytes()
-    }
-    fn limit(&self) -> Limit {
-        self.limit
-    }
+    fifo_methods!(plain);
     fn trace(&self, out: &mut Vec<TraceValue>) {
         let max = self.q.iter().map(|p| p.priority).max();
         out.push(TraceValue::new("max_priority", max.map_or(f64::NAN, |m| m as f64)));

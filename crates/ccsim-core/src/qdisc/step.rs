@@ -89,24 +89,7 @@ impl Qdisc for Step {
         }
         Some(self.q.push(pkt))
     }
-    fn dequeue(&mut self, _cx: &mut QdiscCtx) -> Option<Packet> {
-        self.q.pop()
-    }
-    fn peek(&self) -> Option<&Packet> {
-        self.q.front()
-    }
-    fn passes_idle(&self) -> bool {
-        true
-    }
-    fn backlog_packets(&self) -> usize {
-        self.q.len()
-    }
-    fn backlog_bytes(&self) -> u64 {
-        self.q.bytes()
-    }
-    fn limit(&self) -> Limit {
-        self.limit
-    }
+    fifo_methods!(plain);
 }
 
 #[cfg(test)]

@@ -395,18 +395,7 @@ impl Qdisc for RedQueue {
         }
         p
     }
-    fn peek(&self) -> Option<&Packet> {
-        self.q.front()
-    }
-    fn backlog_packets(&self) -> usize {
-        self.q.len()
-    }
-    fn backlog_bytes(&self) -> u64 {
-        self.q.bytes()
-    }
-    fn limit(&self) -> Limit {
-        self.limit
-    }
+    fifo_methods!();
     fn trace(&self, out: &mut Vec<TraceValue>) {
         let r = &self.red;
         let p_b = if r.v.avg >= r.p.min_th { r.p_b(r.v.avg) } else { 0.0 };
