@@ -81,3 +81,41 @@ def test_a_phase_difference_is_explained_only_where_the_jittered_twin_agrees():
     assert not modern.explain_by_phase(drops, Verdict("c jittered", "drops", 100, 101, 10)).ok
     within = Verdict("c", "jain", 0.9, 0.9, 0.05)
     assert modern.explain_by_phase(within, agree) == within
+
+
+def test_sack_and_ecn_reach_both_sides_of_a_case():
+    c = modern.ModernCase("t", "newreno", "codel", pairs=2, ecn=True, sack=False)
+    sc = ccsim.resolve(modern.ccsim_scenario(c, 1))
+    assert sc["topology"]["bottleneck"]["queue"]["ecn"] is True
+    assert all(f["ecn"] is True and f["sack"] is False for f in sc["flows"])
+    names = [x.name for x in modern.suite_cases(True)]
+    assert "newreno/codel ECN 2×10M 20ms 4BDP" in names
+
+
+@pytest.mark.skipif(not ns3tcp.have_ns3(), reason="ns-3 not installed (pip install ns3)")
+def test_codel_with_ecn_marks_instead_of_dropping_in_both():
+    c = modern.ModernCase(
+        "t", "newreno", "codel", pairs=2, ecn=True, buffer_bdp=4.0, duration_s=10, warmup_s=3
+    )
+    a, b = modern.run_ns3(c, 1), modern.run_ccsim(c, 1)
+    for m in (a, b):
+        assert m["drops"] == 0 and m["marks"] > 10
+        assert 0.9 < m["utilization"] < 1.01
+    assert abs(a["marks"] - b["marks"]) <= 0.25 * a["marks"]
+    assert abs(a["delay_mean_s"] - b["delay_mean_s"]) < 0.002
+
+
+def test_starved_flows_explain_a_share_difference_only_when_ccsim_starves_none():
+    from ccsim.validation.framework import Verdict
+
+    c = modern.ModernCase("t", "cubic", "fifo", pairs=8, rate_mbps=100)
+    # 12.5 Mb/s is a fair share: 0.1 Mb/s after 202 timeouts is starved, 0.1 Mb/s after
+    # 3 is not (a flow that started late), nor is 11 Mb/s after 20
+    assert modern.starved(c, [0.1e6, 0.1e6, 11e6], [202, 3, 20]) == 1
+    off = Verdict("c", "jain", 0.45, 0.70, 0.1)
+    why = modern.explain_by_starvation(off, [2, 0, 1], [0, 0, 0])
+    assert why.ok and "seeds [1, 3]" in why.explained
+    assert not modern.explain_by_starvation(off, [2, 0, 1], [0, 1, 0]).ok
+    assert not modern.explain_by_starvation(off, [0, 0, 0], [0, 0, 0]).ok
+    within = Verdict("c", "jain", 0.8, 0.8, 0.1)
+    assert modern.explain_by_starvation(within, [2, 0, 1], [0, 0, 0]) == within

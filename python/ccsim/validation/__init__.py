@@ -88,7 +88,8 @@ SUITES: list[Suite] = [
     Suite(
         "modern",
         "Today's congestion control and AQM: CUBIC, BBR, Vegas over drop-tail; NewReno and "
-        "CUBIC over CoDel, FQ-CoDel, PIE; DCTCP over step marking",
+        "CUBIC over CoDel, FQ-CoDel, PIE (NewReno also with ECN); DCTCP over step marking; "
+        "each also with phase-breaking link jitter",
         "ns-3",
         "the `ns3` Python package and a C++ compiler",
         ns3tcp.have_ns3,
