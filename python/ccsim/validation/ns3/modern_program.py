@@ -1,0 +1,422 @@
+"""The ns-3 side of the ``modern`` suite (:mod:`ccsim.validation.ns3.modern`): one C++
+program, compiled once against the ``pip install ns3`` wheel (3.44), that runs a dumbbell
+of bulk flows with a chosen TCP over a chosen bottleneck queue disc and prints the
+suite's counters.
+
+Besides the topology, traffic and traces, it holds the corrections and instruments the
+suite's notes describe: ``PrrOnce`` (ns-3.44's PRR with DeliveredData counted once, the
+ECN reduction's first ACK counted once, the forced segment in loss recovery only),
+``VegasLastRtt`` (``TcpVegas`` fed each ACK's RTT sample instead of SRTT),
+``JitterChannel`` (ccsim's link ``jitter``) and ``EnqTag`` (queueing delay from the
+disc's enqueue to the start of transmission).
+"""
+
+PROGRAM = r"""
+// Dumbbell of bulk TCP flows over a chosen queue disc (ccsim.validation.ns3.modern).
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <vector>
+
+using namespace ns3;
+
+static double g_warmup = 0;
+static uint64_t g_txBytes = 0, g_drops = 0, g_marks = 0;
+static std::vector<double> g_sojourn;
+
+// The time a packet entered the bottleneck's disc, carried as a packet tag (segments
+// of one bulk flow share their packet uid: TCP cuts them from one buffer).
+class EnqTag : public Tag
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CcsimEnqTag").SetParent<Tag>().AddConstructor<EnqTag>();
+        return tid;
+    }
+    TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+    uint32_t GetSerializedSize() const override { return 8; }
+    void Serialize(TagBuffer b) const override { b.WriteDouble(t); }
+    void Deserialize(TagBuffer b) override { t = b.ReadDouble(); }
+    void Print(std::ostream& os) const override { os << t; }
+    double t = 0;
+};
+static std::vector<uint64_t> g_recov, g_loss, g_warmRx;
+static std::vector<double> g_recovTimes;
+static std::vector<Ptr<PacketSink>> g_sinks;
+static std::vector<Ptr<BulkSendApplication>> g_apps;
+static uint32_t g_cwnd0 = 0;
+static DataRate g_pacing0;
+
+// RFC 6937 Proportional Rate Reduction with DeliveredData counted once. ns-3 3.44's
+// TcpPrrRecovery adds a segment for every duplicate ACK on top of the SACK-derived
+// DeliveredData its caller passes (ns-3 issue #1350, fixed upstream in July 2026), so with
+// SACK it sends about 2·ssthresh/RecoverFS segments per ACK in recovery (1.4 for CUBIC):
+// the queue that overflowed keeps overflowing, and a second reduction follows.
+// The ACK that begins an ECN reduction (CA_CWR) is counted once too: TcpSocketBase passes
+// it to DoRecovery twice, from EnterCwr through EnterRecovery and again in ProcessAck's
+// CA_CWR branch (3.44 and master), which lets one more segment out per reduction. And
+// the segment PRR forces out at the start is the fast retransmit: it is forced in a loss
+// recovery only (Linux forces it only when a segment is newly lost), not in CWR.
+class PrrOnce : public TcpRecoveryOps
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CcsimPrrOnce")
+                                .SetParent<TcpRecoveryOps>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<PrrOnce>();
+        return tid;
+    }
+    std::string GetName() const override { return "PrrOnce"; }
+    void EnterRecovery(Ptr<TcpSocketState> tcb, uint32_t, uint32_t unAck, uint32_t delivered) override
+    {
+        m_out = 0;
+        m_delivered = 0;
+        m_recoverFs = std::max<uint32_t>(unAck, 1); // RecoverFS = snd.nxt - snd.una
+        m_cwr = tcb->m_congState == TcpSocketState::CA_CWR;
+        if (!m_cwr) DoRecovery(tcb, delivered, true); // (in CWR ProcessAck counts this ACK)
+    }
+    void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t delivered, bool isDupAck) override
+    {
+        // without SACK a duplicate ACK stands for one delivered segment (RFC 6937 §3)
+        if (isDupAck && !s_sack && m_delivered < m_recoverFs) delivered += tcb->m_segmentSize;
+        if (delivered == 0) return;
+        m_delivered += delivered;
+        const int64_t mss = tcb->m_segmentSize, pipe = tcb->m_bytesInFlight;
+        const int64_t ssthresh = tcb->m_ssThresh;
+        int64_t send;
+        if (pipe > ssthresh) {
+            send = (m_delivered * ssthresh + m_recoverFs - 1) / m_recoverFs - m_out;
+        } else { // slow-start reduction bound, as 3.44
+            int64_t limit = std::max<int64_t>(m_delivered - m_out, delivered);
+            if (tcb->m_isRetransDataAcked) limit += mss;
+            send = std::min<int64_t>(limit, ssthresh - pipe);
+        }
+        if (!m_cwr) send = std::max<int64_t>(send, m_out > 0 ? 0 : mss); // the fast retransmit
+        tcb->m_cWnd = static_cast<uint32_t>(std::max<int64_t>(pipe + send, 0));
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+    void ExitRecovery(Ptr<TcpSocketState> tcb) override { tcb->m_cWndInfl = tcb->m_cWnd; }
+    void UpdateBytesSent(uint32_t n) override { m_out += n; }
+    Ptr<TcpRecoveryOps> Fork() override { return CopyObject<PrrOnce>(this); }
+
+    static bool s_sack; // the program's SACK setting, which PRR's count depends on
+
+  private:
+    int64_t m_out{0}, m_delivered{0}, m_recoverFs{1};
+    bool m_cwr{false}; // an ECN reduction (CA_CWR), not a loss recovery
+};
+bool PrrOnce::s_sack = true;
+
+// TcpVegas fed the last RTT sample. TcpSocketBase hands every congestion control the
+// smoothed RTT as PktsAcked's `rtt` (3.44 and master; the API documents it as the last
+// RTT), so stock TcpVegas takes its BaseRTT and each round's minimum RTT from SRTT,
+// which starts at the SYN exchange's RTT. Brakmo & Peterson and Linux take them from
+// the samples.
+class VegasLastRtt : public TcpVegas
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CcsimVegasLastRtt")
+                                .SetParent<TcpVegas>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<VegasLastRtt>();
+        return tid;
+    }
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segments, const Time&) override
+    {
+        TcpVegas::PktsAcked(tcb, segments, tcb->m_lastRtt.Get());
+    }
+    Ptr<TcpCongestionOps> Fork() override { return CopyObject<VegasLastRtt>(this); }
+};
+
+// A point-to-point channel that delays each packet by a uniform random time in
+// [0, jitter) more, in each direction never before the packet ahead of it: ccsim's link
+// `jitter`, the phase-breaking jitter of the suite's jittered cases.
+class JitterChannel : public PointToPointChannel
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CcsimJitterChannel")
+                                .SetParent<PointToPointChannel>()
+                                .AddConstructor<JitterChannel>();
+        return tid;
+    }
+    bool TransmitStart(Ptr<const Packet> p, Ptr<PointToPointNetDevice> src, Time txTime) override
+    {
+        const uint32_t wire = src == GetSource(0) ? 0 : 1;
+        Ptr<PointToPointNetDevice> dst = GetDestination(wire);
+        Time at = Simulator::Now() + txTime + GetDelay() + Seconds(s_rng->GetValue(0, s_jitter));
+        at = std::max(at, m_last[wire]);
+        m_last[wire] = at;
+        Simulator::ScheduleWithContext(dst->GetNode()->GetId(), at - Simulator::Now(),
+                                       &PointToPointNetDevice::Receive, dst, p->Copy());
+        return true;
+    }
+
+    static double s_jitter;
+    static Ptr<UniformRandomVariable> s_rng;
+
+  private:
+    Time m_last[2];
+};
+double JitterChannel::s_jitter = 0;
+Ptr<UniformRandomVariable> JitterChannel::s_rng;
+
+static bool Warm() { return Simulator::Now().GetSeconds() >= g_warmup; }
+
+// Queueing delay as ccsim measures it: from entering the disc to the start of transmission,
+// the wait in the one-packet device queue included (the disc's own SojournTime leaves it out).
+static void PhyTxBegin(Ptr<const Packet> p)
+{
+    EnqTag tag;
+    if (p->PeekPacketTag(tag) && Warm()) g_sojourn.push_back(Simulator::Now().GetSeconds() - tag.t);
+    if (Warm()) g_txBytes += p->GetSize() - 2;
+}
+static void Enqueue(Ptr<const QueueDiscItem> i)
+{
+    EnqTag tag;
+    tag.t = Simulator::Now().GetSeconds();
+    i->GetPacket()->AddPacketTag(tag);
+}
+static void Drop(Ptr<const QueueDiscItem>) { if (Warm()) g_drops++; }
+static void Mark(Ptr<const QueueDiscItem>, const char*) { if (Warm()) g_marks++; }
+static void DevDrop(Ptr<const Packet>) { if (Warm()) g_drops++; }
+
+static void CongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t n)
+{
+    if (n == TcpSocketState::CA_RECOVERY) {
+        g_recov[i]++;
+        if (i == 0) g_recovTimes.push_back(Simulator::Now().GetSeconds());
+    } else if (n == TcpSocketState::CA_LOSS) {
+        g_loss[i]++;
+    }
+}
+static void Cwnd0(uint32_t, uint32_t n) { g_cwnd0 = n; }
+static void Pacing0(DataRate, DataRate n) { g_pacing0 = n; }
+
+static void Hook(uint32_t i)
+{
+    Ptr<Socket> s = g_apps[i]->GetSocket();
+    NS_ABORT_MSG_IF(!s, "no socket yet for flow " << i);
+    bool ok = s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, i));
+    if (i == 0) {
+        ok = ok && s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&Cwnd0));
+        ok = ok && s->TraceConnectWithoutContext("PacingRate", MakeCallback(&Pacing0));
+    }
+    NS_ABORT_MSG_IF(!ok, "cannot connect the traces of flow " << i);
+}
+
+static void Sample(double every)
+{
+    std::cout << "W " << Simulator::Now().GetSeconds() << " " << g_cwnd0 << " "
+              << g_pacing0.GetBitRate() << "\n";
+    Simulator::Schedule(Seconds(every), &Sample, every);
+}
+
+static void WarmUp()
+{
+    for (uint32_t i = 0; i < g_sinks.size(); i++) g_warmRx[i] = g_sinks[i]->GetTotalRx();
+}
+
+int main(int argc, char* argv[])
+{
+    std::string cc = "ns3::TcpNewReno", queue = "fifo", draws, recovery = "prr-once";
+    std::string vegasRtt = "last";
+    bool ecn = false;
+    uint32_t pairs = 1, mss = 1448, buffer = 100, stepK = 20;
+    double rateMbps = 10, delayMs = 20, accessMbps = 1000, duration = 30, warmup = 5;
+    double sampleMs = 10, codelTargetMs = 5, codelIntervalMs = 100, pieTargetMs = 15;
+    CommandLine cmd;
+    cmd.AddValue("cc", "TypeId", cc);
+    cmd.AddValue("queue", "fifo|codel|fqcodel|pie|step", queue);
+    cmd.AddValue("ecn", "ECN", ecn);
+    cmd.AddValue("pairs", "flows", pairs);
+    cmd.AddValue("mss", "segment size", mss);
+    cmd.AddValue("buffer", "bottleneck buffer, packets", buffer);
+    cmd.AddValue("k", "step marking threshold, packets", stepK);
+    cmd.AddValue("rate", "bottleneck Mb/s", rateMbps);
+    cmd.AddValue("delay", "bottleneck one-way delay ms", delayMs);
+    cmd.AddValue("accessRate", "access Mb/s", accessMbps);
+    cmd.AddValue("duration", "s", duration);
+    cmd.AddValue("warmup", "s", warmup);
+    cmd.AddValue("sample", "ms between cwnd samples of flow 0", sampleMs);
+    cmd.AddValue("codelTarget", "ms", codelTargetMs);
+    cmd.AddValue("codelInterval", "ms", codelIntervalMs);
+    cmd.AddValue("pieTarget", "ms", pieTargetMs);
+    cmd.AddValue("recovery",
+                 "prr (3.44's own) | prr-once (DeliveredData counted once) | classic (RFC 6582)",
+                 recovery);
+    cmd.AddValue("sack", "SACK (else NewReno's Reno-SACK emulation)", PrrOnce::s_sack);
+    cmd.AddValue("jitter", "s: packets propagate U[0, jitter) longer on every access link",
+                 JitterChannel::s_jitter);
+    cmd.AddValue("vegasRtt", "TcpVegas's RTT: last (the sample) | srtt (3.44's own)", vegasRtt);
+    cmd.AddValue("draws", "file: one line per pair, start_s access_delay_ms", draws);
+    cmd.Parse(argc, argv);
+    g_warmup = warmup;
+
+    std::vector<double> starts, delays;
+    std::ifstream in(draws);
+    double a, b;
+    while (in >> a >> b) { starts.push_back(a); delays.push_back(b); }
+    NS_ABORT_MSG_IF(starts.size() != pairs, "draws file has " << starts.size() << " lines");
+
+    NS_ABORT_MSG_IF(vegasRtt != "last" && vegasRtt != "srtt", "vegasRtt: last or srtt");
+    if (cc == "ns3::TcpVegas" && vegasRtt == "last") cc = VegasLastRtt::GetTypeId().GetName();
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TypeId::LookupByName(cc)));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(PrrOnce::s_sack));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    NS_ABORT_MSG_IF(recovery != "prr" && recovery != "prr-once" && recovery != "classic",
+                    "recovery: prr, prr-once or classic");
+    if (recovery == "classic") {
+        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                           TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    } else if (recovery == "prr-once") {
+        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(PrrOnce::GetTypeId()));
+    }
+    Config::SetDefault("ns3::TcpSocketBase::UseEcn",
+                       EnumValue(ecn ? TcpSocketState::On : TcpSocketState::Off));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(16 << 20));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(16 << 20));
+
+    NodeContainer routers, senders, receivers;
+    routers.Create(2);
+    senders.Create(pairs);
+    receivers.Create(pairs);
+    InternetStackHelper stack;
+    stack.InstallAll();
+
+    const double ppp = 1002.0 / 1000.0;
+    PointToPointHelper bottleneck;
+    bottleneck.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rateMbps * 1e6 * ppp)));
+    bottleneck.SetChannelAttribute("Delay", TimeValue(MicroSeconds(delayMs * 1000)));
+    bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("1p")));
+    NetDeviceContainer core = bottleneck.Install(routers.Get(0), routers.Get(1));
+
+    Ipv4AddressHelper addr;
+    TrafficControlHelper none;
+    addr.SetBase("10.255.0.0", "255.255.255.252");
+    addr.Assign(core);
+    none.Uninstall(core);
+    TrafficControlHelper tch;
+    std::string limit = std::to_string(buffer > 1 ? buffer - 1 : 1) + "p";
+    if (queue == "fifo") {
+        tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize(limit)));
+    } else if (queue == "codel") {
+        tch.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", QueueSizeValue(QueueSize(limit)),
+                             "Target", TimeValue(MilliSeconds(codelTargetMs)),
+                             "Interval", TimeValue(MilliSeconds(codelIntervalMs)),
+                             "UseEcn", BooleanValue(ecn));
+    } else if (queue == "fqcodel") {
+        tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "MaxSize", QueueSizeValue(QueueSize(limit)),
+                             "Target", StringValue(std::to_string(codelTargetMs) + "ms"),
+                             "Interval", StringValue(std::to_string(codelIntervalMs) + "ms"),
+                             "UseEcn", BooleanValue(ecn));
+    } else if (queue == "pie") {
+        tch.SetRootQueueDisc("ns3::PieQueueDisc", "MaxSize", QueueSizeValue(QueueSize(limit)),
+                             "QueueDelayReference", TimeValue(MilliSeconds(pieTargetMs)),
+                             "UseEcn", BooleanValue(ecn));
+    } else if (queue == "step") {
+        tch.SetRootQueueDisc("ns3::RedQueueDisc", "MaxSize", QueueSizeValue(QueueSize(limit)),
+                             "MinTh", DoubleValue(stepK), "MaxTh", DoubleValue(stepK),
+                             "QW", DoubleValue(1.0), "UseEcn", BooleanValue(true),
+                             // a step: with Gentle (the default) RED lets the first arrival
+                             // at or above MaxTh through (m_old) and forces marks at 2·MaxTh
+                             "Gentle", BooleanValue(false),
+                             "UseHardDrop", BooleanValue(false), "LInterm", DoubleValue(1.0),
+                             "MeanPktSize", UintegerValue(mss + 40));
+    } else {
+        NS_ABORT_MSG("unknown queue " << queue);
+    }
+    QueueDiscContainer qd = tch.Install(core.Get(0));
+
+    std::vector<Ipv4Address> dst(pairs);
+    for (uint32_t i = 0; i < pairs; i++) {
+        PointToPointHelper access;
+        access.SetDeviceAttribute("DataRate", DataRateValue(DataRate(accessMbps * 1e6 * ppp)));
+        access.SetChannelAttribute("Delay", TimeValue(NanoSeconds(int64_t(delays[i] * 1e6))));
+        access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("1000p")));
+        NetDeviceContainer left = access.Install(senders.Get(i), routers.Get(0));
+        NetDeviceContainer right = access.Install(routers.Get(1), receivers.Get(i));
+        for (NetDeviceContainer* link : {&left, &right}) {
+            if (JitterChannel::s_jitter <= 0) break;
+            // the same devices over a jittering channel
+            if (!JitterChannel::s_rng) JitterChannel::s_rng = CreateObject<UniformRandomVariable>();
+            Ptr<JitterChannel> ch = CreateObject<JitterChannel>();
+            ch->SetAttribute("Delay", TimeValue(NanoSeconds(int64_t(delays[i] * 1e6))));
+            DynamicCast<PointToPointNetDevice>(link->Get(0))->Attach(ch);
+            DynamicCast<PointToPointNetDevice>(link->Get(1))->Attach(ch);
+        }
+        std::ostringstream l, r;
+        l << "10." << (i / 250) << "." << (i % 250) << ".0";
+        r << "10." << (100 + i / 250) << "." << (i % 250) << ".0";
+        addr.SetBase(l.str().c_str(), "255.255.255.0");
+        addr.Assign(left);
+        addr.SetBase(r.str().c_str(), "255.255.255.0");
+        dst[i] = addr.Assign(right).GetAddress(1);
+        none.Uninstall(left);
+        none.Uninstall(right);
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    Ptr<QueueDisc> disc = qd.Get(0);
+    bool ok = core.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&PhyTxBegin));
+    ok = ok && disc->TraceConnectWithoutContext("Drop", MakeCallback(&Drop));
+    ok = ok && disc->TraceConnectWithoutContext("Mark", MakeCallback(&Mark));
+    ok = ok && disc->TraceConnectWithoutContext("Enqueue", MakeCallback(&Enqueue));
+    ok = ok && DynamicCast<PointToPointNetDevice>(core.Get(0))->GetQueue()->TraceConnectWithoutContext(
+                   "Drop", MakeCallback(&DevDrop));
+    NS_ABORT_MSG_IF(!ok, "cannot connect the bottleneck's traces");
+
+    g_recov.assign(pairs, 0);
+    g_loss.assign(pairs, 0);
+    g_warmRx.assign(pairs, 0);
+    for (uint32_t i = 0; i < pairs; i++) {
+        BulkSendHelper source("ns3::TcpSocketFactory", InetSocketAddress(dst[i], 5000));
+        source.SetAttribute("MaxBytes", UintegerValue(0));
+        source.SetAttribute("SendSize", UintegerValue(mss * 100));
+        ApplicationContainer s = source.Install(senders.Get(i));
+        s.Start(Seconds(starts[i]));
+        s.Stop(Seconds(duration + 1));
+        g_apps.push_back(DynamicCast<BulkSendApplication>(s.Get(0)));
+        PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), 5000));
+        ApplicationContainer k = sink.Install(receivers.Get(i));
+        k.Start(Seconds(0));
+        g_sinks.push_back(DynamicCast<PacketSink>(k.Get(0)));
+        Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &Hook, i);
+    }
+    Simulator::Schedule(Seconds(warmup), &WarmUp);
+    Simulator::Schedule(Seconds(starts[0]) + MilliSeconds(1), &Sample, sampleMs / 1000);
+    Simulator::Stop(Seconds(duration));
+    Simulator::Run();
+
+    std::sort(g_sojourn.begin(), g_sojourn.end());
+    double mean = 0;
+    for (double x : g_sojourn) mean += x;
+    size_t n = g_sojourn.size();
+    std::cout << "Q " << g_txBytes << " " << g_drops << " " << g_marks << " " << n << " "
+              << (n ? mean / n : 0) << " " << (n ? g_sojourn[size_t(0.95 * (n - 1))] : 0) << "\n";
+    for (uint32_t i = 0; i < pairs; i++) {
+        std::cout << "F " << i << " " << g_sinks[i]->GetTotalRx() << " " << g_warmRx[i] << " "
+                  << g_recov[i] << " " << g_loss[i] << "\n";
+    }
+    for (double t : g_recovTimes) std::cout << "R " << t << "\n";
+    Simulator::Destroy();
+    return 0;
+}
+"""
