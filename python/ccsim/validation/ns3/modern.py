@@ -389,8 +389,9 @@ def suite_cases(quick: bool) -> list[ModernCase]:
     """Quick: each model once, 2 flows at 10 Mbps and RTT 20 ms, 1 BDP, NewReno over the
     AQMs also with ECN (4 BDP, so that the AQM acts before the buffer overflows), each
     case also with phase-breaking jitter (``jittered``). Full: also each at 8 flows, 100
-    Mbps and RTT 100 ms with buffers of 0.5 and 2 BDP, with and without jitter (issue
-    27's grid; its 1-flow, 50-flow and 100-Mbps/20-ms corners are not in the suite)."""
+    Mbps and RTT 100 ms with buffers of 0.5 and 2 BDP (the ECN AQM cases not: ns-3
+    aborts), with and without jitter (issue 27's grid; its 1-flow, 50-flow and
+    100-Mbps/20-ms corners are not in the suite)."""
     # (cc, queue, ECN, SACK)
     combos = [
         ("cubic", "fifo", False, True),
@@ -434,6 +435,10 @@ def suite_cases(quick: bool) -> list[ModernCase]:
     ]
     if not quick:
         for cc, q, ecn, sack in combos:
+            if ecn and cc != "dctcp":
+                # ns-3 aborts in one of these (NS_ASSERT in TcpSocketBase::DupAck: "From
+                # OPEN->DISORDER but with 2 dup ACKs", NewReno with ECN and SACK), not traced
+                continue
             for b in (0.5, 2.0):
                 cases.append(
                     ModernCase(
