@@ -5,7 +5,9 @@ import ccsim
 import pytest
 
 
-def one_flow(jitter: str, seed: int = 1) -> ccsim.Results:
+def one_flow(jitter: str | None, seed: int = 1) -> ccsim.Results:
+    """One window-limited flow; ``jitter`` on its access links (None: the key unset)."""
+    access = {"rate": "100Mbps", "delay": "1ms"} | ({"jitter": jitter} if jitter else {})
     return ccsim.run(
         {
             "seed": seed,
@@ -15,7 +17,7 @@ def one_flow(jitter: str, seed: int = 1) -> ccsim.Results:
                 "kind": "dumbbell",
                 "pairs": 1,
                 "bottleneck": {"rate": "10Mbps", "delay": "10ms"},
-                "access": {"rate": "100Mbps", "delay": "1ms", "jitter": jitter},
+                "access": access,
             },
             # a receiver window below the path's BDP: no queue, no loss of its own
             "flows": [{"pairs": "all", "cc": "newreno", "rwnd": "16KB", "sack": True}],
@@ -44,20 +46,7 @@ def test_jitter_lengthens_rtts_by_its_mean_and_never_reorders(seed):
 def test_jitter_is_deterministic_and_absent_jitter_changes_nothing():
     a, b = one_flow("2ms"), one_flow("2ms")
     assert a.flows.equals(b.flows)
-    unset = ccsim.run(
-        {
-            "seed": 1,
-            "duration": "20s",
-            "warmup": "2s",
-            "topology": {
-                "kind": "dumbbell",
-                "pairs": 1,
-                "bottleneck": {"rate": "10Mbps", "delay": "10ms"},
-                "access": {"rate": "100Mbps", "delay": "1ms"},
-            },
-            "flows": [{"pairs": "all", "cc": "newreno", "rwnd": "16KB", "sack": True}],
-        }
-    )
+    unset = one_flow(None)
     assert unset.flows.equals(one_flow("0s").flows)
 
 
