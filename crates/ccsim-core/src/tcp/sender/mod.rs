@@ -465,8 +465,6 @@ impl TcpSender {
     pub fn delivered(&self) -> u64 {
         self.rate.delivered()
     }
-    /// Time of the next timer: retransmission (or persist), or a jittered
-    /// burst or paced departure.
     /// The next paced or jittered burst, if one waits.
     pub fn send_at(&self) -> Option<Time> {
         self.send_at
@@ -475,6 +473,8 @@ impl TcpSender {
     pub fn rto_at(&self) -> Option<Time> {
         self.rto_at
     }
+    /// Time of the next timer: retransmission (or persist), or a jittered
+    /// burst or paced departure.
     pub fn next_wake(&self) -> Option<Time> {
         match (self.rto_at, self.send_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
