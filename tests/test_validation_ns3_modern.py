@@ -119,3 +119,27 @@ def test_starved_flows_explain_a_share_difference_only_when_ccsim_starves_none()
     assert not modern.explain_by_starvation(off, [0, 0, 0], [0, 0, 0]).ok
     within = Verdict("c", "jain", 0.8, 0.8, 0.1)
     assert modern.explain_by_starvation(within, [2, 0, 1], [0, 0, 0]) == within
+
+
+def test_a_failed_run_fails_its_case_and_the_other_seeds_are_still_compared():
+    # a run that raises (here ccsim rejecting an unknown congestion control, and the ns-3
+    # side refusing it before starting) comes back as its one-line failure, not an exception
+    bad = modern.ModernCase("bad", "nosuch")
+    for sim in ("ns-3", "ccsim"):
+        name, seed, got, m = modern._one((bad, 2, sim))
+        assert (name, seed, got) == ("bad", 2, sim)
+        assert set(m) == {"error"} and "nosuch" in m["error"], m
+    # one case over two seeds whose ccsim run of seed 2 failed: ns-3's slot holds ccsim's
+    # own metrics, so the seed both finished compares equal in every quantity
+    c = modern.ModernCase("t", "newreno", "fifo", pairs=2, duration_s=4, warmup_s=1)
+    ok = {s: modern._one((c, s, "ccsim"))[3] for s in (1, 2)}
+    res = {c.name: {"ns-3": ok, "ccsim": {1: ok[1], 2: modern._one((bad, 2, "ccsim"))[3]}}}
+    verdicts, rows = modern.compare([c], {}, res)
+    runs, *rest = verdicts
+    assert runs.quantity == "runs" and runs.status == "FAIL" and not runs.ok
+    assert "ccsim failed in seeds [2]" in runs.error and "ns-3 failed" not in runs.error
+    assert rows[0].startswith("| t | runs | ccsim failed in seeds [2]")
+    assert rest and all(v.reference == v.ccsim and v.within for v in rest)
+    # explained, a failed run no longer fails the suite, and still shows as not within
+    known = modern.dataclasses.replace(runs, explained="a known reference defect")
+    assert known.ok and not known.within and known.status == "explained"

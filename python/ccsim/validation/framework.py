@@ -59,14 +59,20 @@ class Verdict:
     #: The known cause of a difference outside the tolerance (empty if none).
     explained: str = ""
     fmt: str = "{:.4g}"
+    #: Why runs of the case did not finish (a simulator's crash or time-out): such a
+    #: verdict is outside any tolerance, so it fails unless its cause is known.
+    error: str = ""
 
     @property
     def checked(self) -> bool:
-        return not math.isnan(self.tolerance)
+        return bool(self.error) or not math.isnan(self.tolerance)
 
     @property
     def within(self) -> bool:
-        """True if the difference is within the tolerance (or not checked)."""
+        """True if the difference is within the tolerance (or not checked); false for
+        runs that did not finish."""
+        if self.error:
+            return False
         if not self.checked:
             return True
         return abs(self.ccsim - self.reference) <= self.tolerance + 1e-12
@@ -85,6 +91,8 @@ class Verdict:
         return "explained" if self.explained else "FAIL"
 
     def row(self) -> str:
+        if self.error:
+            return f"| {self.case} | {self.quantity} | {self.error} | | | | {self.status} |"
         f = self.fmt.format
         tol = f"±{f(self.tolerance)}" if self.checked else "—"
         return (
@@ -93,6 +101,9 @@ class Verdict:
         )
 
     def line(self) -> str:
+        if self.error:
+            why = f" ({self.explained})" if self.explained else ""
+            return f"{self.case}: {self.quantity}: {self.error}{why}"
         f = self.fmt.format
         why = f" ({self.explained})" if self.explained and not self.within else ""
         return (

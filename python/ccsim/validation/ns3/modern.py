@@ -184,8 +184,10 @@ def run_ns3(
     defaults to ``"prr-once"`` with SACK and ``"classic"`` without; ``recovery = "prr"``
     and ``vegas_rtt = "srtt"`` run ns-3.44's own PRR and TcpVegas input (module docs)."""
     recovery = recovery or ("prr-once" if case.sack else "classic")
-    if case.cc not in NS3_CC or case.queue not in QUEUES:
-        raise ValueError(f"cc in {sorted(NS3_CC)}, queue in {QUEUES}")
+    if case.cc not in NS3_CC:
+        raise ValueError(f"cc = {case.cc!r}: ns-3 runs one of {sorted(NS3_CC)}")
+    if case.queue not in QUEUES:
+        raise ValueError(f"queue = {case.queue!r}: ns-3 runs one of {list(QUEUES)}")
     starts, delays = case.draw(seed)
     with tempfile.TemporaryDirectory() as d:
         draws = Path(d) / "draws.txt"
@@ -385,13 +387,24 @@ MARK_BEGIN = "<!-- ns3-modern:begin -->"
 MARK_END = "<!-- ns3-modern:end -->"
 
 
+#: The full grid (issue 27): (label, pairs, Mb/s, RTT ms, K, duration s, warm-up s). K is
+#: about a seventh of the BDP (RFC 8257 §4.1's C·RTT/7).
+GRIDS = [
+    ("8×100M 100ms", 8, 100, 100, 120, 60, 10),
+    ("1×10M 100ms", 1, 10, 100, 12, 30, 10),
+    ("8×100M 20ms", 8, 100, 20, 24, 30, 10),
+    ("50×100M 20ms", 50, 100, 20, 24, 30, 10),
+]
+
+
 def suite_cases(quick: bool) -> list[ModernCase]:
     """Quick: each model once, 2 flows at 10 Mbps and RTT 20 ms, 1 BDP, NewReno over the
     AQMs also with ECN (4 BDP, so that the AQM acts before the buffer overflows), each
-    case also with phase-breaking jitter (``jittered``). Full: also each at 8 flows, 100
-    Mbps and RTT 100 ms with buffers of 0.5 and 2 BDP (the ECN AQM cases not: ns-3
-    aborts), with and without jitter (issue 27's grid; its 1-flow, 50-flow and
-    100-Mbps/20-ms corners are not in the suite)."""
+    case also with phase-breaking jitter (``jittered``). Full: also each in every grid of
+    :data:`GRIDS` (8 flows at 100 Mbps and RTT 100 ms; the corners 1 flow at 10 Mbps
+    and 100 ms, 8 and 50 flows at 100 Mbps and 20 ms) with buffers of 0.5 and 2 BDP,
+    with and without jitter; BBR only in the 1-flow corner (ns-3's ``TcpBbr`` takes
+    more than half an hour of CPU per run of 8 flows at 100 Mbps)."""
     # (cc, queue, ECN)
     combos = [
         ("cubic", "fifo", False),
@@ -432,24 +445,23 @@ def suite_cases(quick: bool) -> list[ModernCase]:
         for cc, q, ecn in combos
     ]
     if not quick:
-        # the ECN AQM cases left out: ns-3 aborts in one of them (NS_ASSERT in
-        # TcpSocketBase::DupAck: "From OPEN->DISORDER but with 2 dup ACKs"), not traced
         cases += [
             case(
                 cc,
                 q,
                 ecn,
-                f"8×100M 100ms {b:g}BDP",
-                pairs=8,
-                rate_mbps=100,
-                rtt_ms=100,
+                f"{label} {b:g}BDP",
+                pairs=pairs,
+                rate_mbps=rate,
+                rtt_ms=rtt,
                 buffer_bdp=b,
-                k=120,
-                duration_s=60,
-                warmup_s=10,
+                k=k,
+                duration_s=dur,
+                warmup_s=warm,
             )
+            for label, pairs, rate, rtt, k, dur, warm in GRIDS
             for cc, q, ecn in combos
-            if not ecn or cc == "dctcp"
+            if cc != "bbr" or pairs == 1
             for b in (0.5, 2.0)
         ]
     return cases + [dataclasses.replace(c, name=f"{c.name} jittered", jitter=True) for c in cases]
@@ -466,9 +478,26 @@ def _available(case: ModernCase) -> str:
     return ""
 
 
+def failure(e: BaseException) -> str:
+    """One line saying why a run failed: ns-3's assertion or fatal error if it printed
+    one, else the last line of the error's text.
+
+    >>> failure(RuntimeError("ns-3 failed:\\nNS_ASSERT failed, cond=\\"x\\", msg=\\"y\\"\\nAborted"))
+    'RuntimeError: NS_ASSERT failed, cond="x", msg="y"'
+    """
+    lines = [x.strip() for x in str(e).splitlines() if x.strip()] or [""]
+    line = next((x for x in lines if "NS_ASSERT" in x or "NS_FATAL" in x), lines[-1])
+    return f"{type(e).__name__}: {line[:300]}"
+
+
 def _one(job: tuple[ModernCase, int, str]) -> tuple[str, int, str, dict]:
+    """One run; a run that fails (a simulator's crash or time-out) returns its
+    :func:`failure` as ``{"error": ...}`` so that the suite reports it and goes on."""
     case, seed, sim = job
-    m = run_ns3(case, seed) if sim == "ns-3" else run_ccsim(case, seed)
+    try:
+        m = run_ns3(case, seed) if sim == "ns-3" else run_ccsim(case, seed)
+    except Exception as e:  # noqa: BLE001 - any failure of one run is reported, not raised
+        return case.name, seed, sim, {"error": failure(e)}
     m["period_s"] = reduction_period(m.pop("samples_flow0"), case.warmup_s, 2 * case.rtt_ms / 1e3)
     m.pop("recovery_times_flow0", None)
     return case.name, seed, sim, m
@@ -518,12 +547,78 @@ def explain_by_starvation(v, ns3_starved: list[int], ccsim_starved: list[int]):
     )
 
 
+def compare(
+    cases: list[ModernCase], missing: dict[str, str], res: dict[str, dict[str, dict[int, dict]]]
+) -> tuple[list, list[str]]:
+    """The suite's verdicts and table rows from ``res`` (case name → simulator → seed →
+    :func:`_one`'s metrics). A case whose runs failed in either simulator gets a failing
+    ``runs`` verdict naming the seeds and the first failure, and its quantities are
+    compared over the seeds that finished in both; a case ccsim cannot run
+    (``missing``) gets a row saying why."""
+    import math
+    import statistics
+
+    from ccsim.validation import framework
+
+    found: dict[tuple[str, str], framework.Verdict] = {}
+    errors: dict[str, framework.Verdict] = {}
+    for c in cases:
+        if c.name in missing:
+            continue
+        by = res[c.name]
+        failed = {
+            sim: [s for s in sorted(by[sim]) if "error" in by[sim][s]] for sim in ("ns-3", "ccsim")
+        }
+        if any(failed.values()):
+            why = "; ".join(
+                f"{sim} failed in seeds {f}: {by[sim][f[0]]['error']}"
+                for sim, f in failed.items()
+                if f
+            )
+            errors[c.name] = framework.Verdict(c.name, "runs", 0, 0, 0, error=why)
+        # the quantities over the seeds that finished in both
+        done = [s for s in sorted(by["ns-3"]) if not any(s in f for f in failed.values())]
+        if not done:
+            continue
+        for q, fmt, floor, rel in CHECKS:
+            a = [by["ns-3"][s][q] for s in done]
+            b = [by["ccsim"][s][q] for s in done]
+            if any(isinstance(x, float) and math.isnan(x) for x in a + b):
+                if all(isinstance(x, float) and math.isnan(x) for x in a + b):
+                    continue  # nothing to compare (no reductions, say)
+                tol = float("nan")
+            else:
+                tol = framework.paired_tolerance(a, b, floor=floor, rel_floor=rel, level=0.95)
+            v = framework.Verdict(c.name, q, statistics.fmean(a), statistics.fmean(b), tol, fmt=fmt)
+            found[(c.name, q)] = v
+    verdicts, rows = [], []
+    for c in cases:
+        if c.name in missing:
+            rows.append(f"| {c.name} | not run in ccsim: {missing[c.name]} | | | |")
+            continue
+        if (e := errors.get(c.name)) is not None:
+            verdicts.append(e)
+            rows.append(e.row())
+        for q, *_ in CHECKS:
+            if (v := found.get((c.name, q))) is None:
+                continue
+            v = explain_by_phase(v, found.get((f"{c.name} jittered", q)))
+            if q in PHASE_DEPENDENT and not v.ok:
+                by = res[c.name]
+                ns3, cc = (
+                    [by[sim][s].get("starved", 0) for s in sorted(by[sim])]
+                    for sim in ("ns-3", "ccsim")
+                )
+                v = explain_by_starvation(v, ns3, cc)
+            verdicts.append(v)
+            rows.append(v.row())
+    return verdicts, rows
+
+
 def run_suite(quick: bool, only: str | None = None, jobs: int = 1, seeds: int | None = None):
     """The ``modern`` suite of ``ccsim validate``: each case in ns-3 and ccsim over
     seeds, compared per quantity with :func:`framework.paired_tolerance`."""
     import concurrent.futures
-    import math
-    import statistics
     import time
 
     from ccsim.validation import framework
@@ -543,38 +638,6 @@ def run_suite(quick: bool, only: str | None = None, jobs: int = 1, seeds: int | 
     with concurrent.futures.ProcessPoolExecutor(max(1, jobs)) as ex:
         for name, seed, sim, m in ex.map(_one, todo):
             res.setdefault(name, {}).setdefault(sim, {})[seed] = m
-    found: dict[tuple[str, str], framework.Verdict] = {}
-    for c in cases:
-        if c.name in missing:
-            continue
-        by = res[c.name]
-        for q, fmt, floor, rel in CHECKS:
-            a = [by["ns-3"][s][q] for s in sorted(by["ns-3"])]
-            b = [by["ccsim"][s][q] for s in sorted(by["ccsim"])]
-            if any(isinstance(x, float) and math.isnan(x) for x in a + b):
-                if all(isinstance(x, float) and math.isnan(x) for x in a + b):
-                    continue  # nothing to compare (no reductions, say)
-                tol = float("nan")
-            else:
-                tol = framework.paired_tolerance(a, b, floor=floor, rel_floor=rel, level=0.95)
-            v = framework.Verdict(c.name, q, statistics.fmean(a), statistics.fmean(b), tol, fmt=fmt)
-            found[(c.name, q)] = v
-    verdicts, rows = [], []
-    for c in cases:
-        if c.name in missing:
-            rows.append(f"| {c.name} | not run in ccsim: {missing[c.name]} | | | |")
-            continue
-        for q, *_ in CHECKS:
-            if (v := found.get((c.name, q))) is None:
-                continue
-            v = explain_by_phase(v, found.get((f"{c.name} jittered", q)))
-            if q in PHASE_DEPENDENT and not v.ok:
-                by = res[c.name]
-                ns3, cc = (
-                    [by[sim][s]["starved"] for s in sorted(by[sim])] for sim in ("ns-3", "ccsim")
-                )
-                v = explain_by_starvation(v, ns3, cc)
-            verdicts.append(v)
-            rows.append(v.row())
+    verdicts, rows = compare(cases, missing, res)
     block = framework.VERDICT_HEAD + "\n" + "\n".join(rows)
     return framework.SuiteResult(block, verdicts, n, time.perf_counter() - t0)
