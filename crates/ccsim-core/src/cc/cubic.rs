@@ -24,7 +24,10 @@
 //! * Fast convergence (§4.7): if `W < W_max` (the previous one), `W_max =
 //!   W·(1 + β)/2`, else `W_max = W`.
 //! * Timeout (§4.8): ssthresh as §4.6; the first congestion avoidance after it
-//!   starts with `K = 0` and `W_max = cwnd_epoch`.
+//!   starts with `K = 0` and `W_max = cwnd_epoch` (Linux: `bictcp_reset` at
+//!   `TCP_CA_Loss`). With `timeout_w_max = "keep"`, as ns-3's `TcpCubic`
+//!   (whose `CubicReset` leaves `m_lastMaxCwnd`), the W_max that the
+//!   timeout's §4.6–4.7 reduction set stays: the window plateaus there first.
 //! * Slow start below ssthresh: the sender's (RFC 5681, RFC 3465 L = 1), or
 //!   HyStart++ with `hystart = "hystart++"` (initial slow start only).
 //!
@@ -51,6 +54,12 @@ pub struct Params {
     pub fast_convergence: bool,
     /// HyStart++ (RFC 9406) in the initial slow start.
     pub hystart: bool,
+    /// After a timeout the first epoch starts with K = 0 and W_max =
+    /// cwnd_epoch (§4.8; Linux `bictcp_reset` zeroes `last_max_cwnd`): true,
+    /// `timeout_w_max = "reset"`. False, `"keep"`: the W_max of the timeout's
+    /// reduction stays, and the window climbs back to it as after any loss
+    /// (ns-3's `TcpCubic::CubicReset` leaves `m_lastMaxCwnd`).
+    pub timeout_reset: bool,
 }
 
 impl Default for Params {
@@ -60,12 +69,14 @@ impl Default for Params {
             beta: 0.7,
             fast_convergence: true,
             hystart: false,
+            timeout_reset: true,
         }
     }
 }
 
 impl Params {
-    /// Reads `cc = {kind = "cubic", c, beta, fast_convergence, hystart}`.
+    /// Reads `cc = {kind = "cubic", c, beta, fast_convergence, hystart,
+    /// timeout_w_max}`.
     pub fn read(t: &mut Tab) -> Res<Params> {
         let d = Params::default();
         let c = t.float("c", Some(d.c), 0.0, 1000.0)?;
@@ -86,11 +97,13 @@ impl Params {
         }
         let fast_convergence = t.boolean("fast_convergence", d.fast_convergence)?;
         let hystart = t.choice("hystart", Some("off"), &["off", "hystart++"])? == "hystart++";
+        let timeout_reset = t.choice("timeout_w_max", Some("reset"), &["reset", "keep"])? == "reset";
         Ok(Params {
             c,
             beta,
             fast_convergence,
             hystart,
+            timeout_reset,
         })
     }
 
@@ -280,7 +293,7 @@ impl CongestionOps for Cubic {
     fn cwnd_event(&mut self, _s: &mut CcState, ev: CaEvent) {
         if ev == CaEvent::Timeout {
             self.epoch = None;
-            self.after_timeout = true;
+            self.after_timeout = self.p.timeout_reset;
             if let Some(h) = self.hystart.as_mut() {
                 h.stop();
             }
@@ -430,6 +443,27 @@ mod tests {
         c.cong_avoid(&mut s, MSS);
         let e = c.epoch.unwrap();
         assert_eq!((e.k, e.w_max), (0.0, 70.0));
+    }
+
+    /// `timeout_w_max = "keep"` (ns-3): the timeout's reduction sets W_max as
+    /// any loss (here 100, no earlier W_max) and the epoch after slow start
+    /// climbs back to it: K = ∛((100 − 70)/0.4) = ∛75 ≈ 4.22 s.
+    #[test]
+    fn keep_leaves_the_timeouts_w_max() {
+        let j = serde_json::json!({"timeout_w_max": "keep"});
+        let mut c = Cubic::new(Params::read(&mut Tab::new("cc".into(), &j).unwrap()).unwrap());
+        let rtt = Time::from_millis(10);
+        let mut s = st(100, 1000, Time::ZERO, rtt);
+        c.ssthresh_timeout(&s);
+        c.cwnd_event(&mut s, CaEvent::Timeout);
+        let mut s = st(70, 70, Time::from_secs(1), rtt);
+        c.cong_avoid(&mut s, MSS);
+        let e = c.epoch.unwrap();
+        assert_eq!(e.w_max, 100.0);
+        assert!((e.k - 75f64.cbrt()).abs() < 1e-12, "K {}", e.k);
+        let bad = serde_json::json!({"timeout_w_max": "zero"});
+        let err = Params::read(&mut Tab::new("flows[0].cc".into(), &bad).unwrap()).unwrap_err();
+        assert_eq!(err.path, "flows[0].cc.timeout_w_max");
     }
 
     #[test]

@@ -17,14 +17,18 @@
 //!   else unchanged. Then ssthresh = max(ssthresh, 3/4·cwnd).
 //! * Between round ends: slow start grows as Reno's; congestion avoidance
 //!   does not grow.
-//! * Losses: Reno's halving and NewReno recovery; the round restarts when
-//!   recovery ends (ns-3 `EnableVegas` on `CA_OPEN`).
+//! * Losses: Reno's halving and NewReno recovery. Vegas is off from a
+//!   recovery's or a timeout's start until the sender is open again (the
+//!   cumulative ACK past `recover`; Linux `tcp_vegas_state`, ns-3
+//!   `DisableVegas` outside `CA_OPEN`): the go-back-N slow start after a
+//!   timeout is Reno's. The round restarts when it is on again. With `loss =
+//!   "one_segment"`, ns-3's `TcpVegas::GetSsThresh` instead: ssthresh =
+//!   max(min(ssthresh, cwnd − 1), 2) segments, at a loss and at a timeout.
 //!
-//! Deviations: ns-3's `TcpVegas::GetSsThresh` answers a loss with
-//! max(min(ssthresh, cwnd − 1), 2) segments; we halve (Linux `tcp_vegas`
-//! uses `tcp_reno_ssthresh`, and the paper keeps Reno's reaction to a
+//! Deviations: halving is the default (Linux `tcp_vegas` uses
+//! `tcp_reno_ssthresh`, and the paper keeps Reno's reaction to a
 //! retransmission by dupacks — its §3.1 retransmission and ¾ decrease are
-//! not implemented). Vegas needs several RTT samples per round: the module
+//! not implemented); ns-3's one-segment reduction is the option. Vegas needs several RTT samples per round: the module
 //! asks for timestamp RTT samples (`Needs::timestamps`), as ns-3 and Linux
 //! measure every ACK. Slow start doubles each RTT (the paper's "every other
 //! RTT" is not implemented, nor is ns-3).
@@ -44,6 +48,9 @@ pub struct Params {
     pub beta: u64,
     /// γ, segments: above, slow start ends (1).
     pub gamma: u64,
+    /// The reduction at a loss: Reno's halving (false, default) or ns-3's
+    /// one segment below cwnd (true, `loss = "one_segment"`).
+    pub one_segment_loss: bool,
 }
 
 impl Default for Params {
@@ -52,6 +59,7 @@ impl Default for Params {
             alpha: 2,
             beta: 4,
             gamma: 1,
+            one_segment_loss: false,
         }
     }
 }
@@ -69,7 +77,13 @@ impl Params {
                 format!("a number of segments above alpha = {alpha} (Vegas needs α < β)"),
             ));
         }
-        Ok(Params { alpha, beta, gamma })
+        let one_segment_loss = t.choice("loss", Some("halve"), &["halve", "one_segment"])? == "one_segment";
+        Ok(Params {
+            alpha,
+            beta,
+            gamma,
+            one_segment_loss,
+        })
     }
 }
 
@@ -100,6 +114,10 @@ pub struct Vegas {
     round_end: bool,
     /// The last Diff computed, segments.
     diff: f64,
+    /// Off from a recovery's or a timeout's start until the sender is open
+    /// again (Linux `vegas_disable` outside `TCP_CA_Open`, ns-3
+    /// `DisableVegas`): Reno's growth meanwhile.
+    off: bool,
 }
 
 impl Vegas {
@@ -112,6 +130,7 @@ impl Vegas {
             round: RoundCounter::default(),
             round_end: false,
             diff: 0.0,
+            off: false,
         }
     }
 
@@ -124,18 +143,17 @@ impl Vegas {
         let target = (seg as f64 * base.as_secs_f64() / min.as_secs_f64()).floor();
         let diff = seg as f64 - target;
         self.diff = diff;
-        let ss_thresh = |s: &CcState| (s.ssthresh.min(s.cwnd.saturating_sub(mss))).max(2 * mss);
         if diff > self.p.gamma as f64 && s.cwnd < s.ssthresh {
             // §3.3: slow start is too fast; leave it.
             let seg = seg.min(target as u64 + 1);
             s.cwnd = seg * mss;
-            s.ssthresh = ss_thresh(s);
+            s.ssthresh = one_segment_below(s);
         } else if s.cwnd < s.ssthresh {
             slow_start(s, acked);
         } else {
             let seg = if diff > self.p.beta as f64 {
                 // ssthresh from the window before the decrease (ns-3 order)
-                s.ssthresh = ss_thresh(s);
+                s.ssthresh = one_segment_below(s);
                 seg.saturating_sub(1).max(2)
             } else if diff < self.p.alpha as f64 {
                 seg + 1
@@ -153,7 +171,11 @@ impl CongestionOps for Vegas {
         "vegas"
     }
     fn ssthresh(&mut self, s: &CcState) -> u64 {
-        halve_flight(s)
+        if self.p.one_segment_loss {
+            one_segment_below(s)
+        } else {
+            halve_flight(s)
+        }
     }
     fn pkts_acked(&mut self, s: &CcState, a: &AckSample) {
         // The sample first: the ACK that ends a round counts in it (ns-3
@@ -168,6 +190,15 @@ impl CongestionOps for Vegas {
         }
     }
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
+        if self.off {
+            // the go-back-N slow start after a timeout, and Reno's growth
+            if s.cwnd < s.ssthresh {
+                slow_start(s, acked);
+            } else {
+                reno_cong_avoid(s, acked);
+            }
+            return;
+        }
         if !std::mem::take(&mut self.round_end) {
             if s.cwnd < s.ssthresh {
                 slow_start(s, acked);
@@ -182,18 +213,31 @@ impl CongestionOps for Vegas {
         self.round_min = None;
     }
     fn cwnd_event(&mut self, _s: &mut CcState, ev: CaEvent) {
-        // ns-3 `CongestionStateSet`: Vegas restarts its round on leaving
-        // recovery (and is off during it).
-        if matches!(ev, CaEvent::ExitRecovery | CaEvent::Timeout | CaEvent::EnterRecovery) {
-            self.round.restart();
-            self.round_end = false;
-            self.samples = 0;
-            self.round_min = None;
-        }
+        // Linux `tcp_vegas_state`, ns-3 `CongestionStateSet`: Vegas is off
+        // outside the open state (a fast recovery and a timeout's recovery,
+        // until the cumulative ACK passes `recover`) and restarts its round
+        // when it is on again.
+        let off = match ev {
+            CaEvent::EnterRecovery | CaEvent::Timeout => true,
+            CaEvent::ExitRecovery | CaEvent::ExitLoss => false,
+            CaEvent::EcnReduce => return,
+        };
+        self.off = off;
+        self.round.restart();
+        self.round_end = false;
+        self.samples = 0;
+        self.round_min = None;
     }
     fn trace(&self) -> Option<(&'static str, f64)> {
         Some(("diff", self.diff))
     }
+}
+
+/// ns-3's `TcpVegas::GetSsThresh`: max(min(ssthresh, cwnd − 1), 2)
+/// segments. Vegas sets ssthresh so when it leaves slow start or shrinks
+/// the window, and, with `loss = "one_segment"`, at a loss.
+fn one_segment_below(s: &CcState) -> u64 {
+    (s.ssthresh.min(s.cwnd.saturating_sub(s.mss))).max(2 * s.mss)
 }
 
 pub fn read(t: &mut Tab) -> Res<Arc<dyn CcSpec>> {
@@ -274,6 +318,46 @@ mod tests {
         // min(12, 6 + 1) = 7, ssthresh = max(min(ssthresh, cwnd − 1), 2) = 6
         assert_eq!(feed(&mut v, &mut s, 4, 200), 7);
         assert_eq!(s.ssthresh, 6 * MSS);
+    }
+
+    /// The loss response: Reno's halving of the flight by default; ns-3's
+    /// one segment below cwnd (bounded by ssthresh and two segments) as the
+    /// option. cwnd 40, flight 40, ssthresh 100: 20 against 39 segments.
+    #[test]
+    fn a_loss_halves_or_takes_one_segment() {
+        let s = st(40, 100);
+        let j = serde_json::json!({"loss": "one_segment"});
+        let ns3 = Params::read(&mut Tab::new("cc".into(), &j).unwrap()).unwrap();
+        assert_eq!(Vegas::new(Params::default()).ssthresh(&s), 20 * MSS);
+        assert_eq!(Vegas::new(ns3).ssthresh(&s), 39 * MSS);
+        // bounded by ssthresh, and by two segments
+        assert_eq!(Vegas::new(ns3).ssthresh(&st(40, 30)), 30 * MSS);
+        assert_eq!(Vegas::new(ns3).ssthresh(&st(2, 100)), 2 * MSS);
+        let bad = serde_json::json!({"loss": "third"});
+        let e = Params::read(&mut Tab::new("flows[0].cc".into(), &bad).unwrap()).unwrap_err();
+        assert_eq!(e.path, "flows[0].cc.loss");
+    }
+
+    /// Off from a timeout until the loss state ends (Linux, ns-3): the
+    /// go-back-N slow start is Reno's even where a round's Diff would end
+    /// it (cwnd 4 → 12 over 8 ACKs at twice BaseRTT; on, it stops at 7 as
+    /// above); on again after `ExitLoss`, with a fresh round.
+    #[test]
+    fn off_through_a_timeouts_recovery() {
+        let mut v = Vegas::new(Params::default());
+        let mut s = st(4, 1_000_000);
+        feed(&mut v, &mut s, 1, 100);
+        v.cwnd_event(&mut s, CaEvent::Timeout);
+        s.cwnd = 4 * MSS;
+        assert_eq!(feed(&mut v, &mut s, 8, 200), 12, "Reno's slow start");
+        v.cwnd_event(&mut s, CaEvent::ExitLoss);
+        assert!(!v.off && v.samples == 0);
+        // on again: the first ACK begins a round of the 4-segment flight
+        // (slow start 12 → 16 meanwhile), whose end at 16 segments decides:
+        // Diff = 16 − ⌊16·100/200⌋ = 8 > γ, cwnd = 8 + 1
+        s.flight = 4 * MSS;
+        feed(&mut v, &mut s, 5, 200);
+        assert_eq!(s.cwnd / MSS, 9, "Vegas ends slow start again");
     }
 
     #[test]

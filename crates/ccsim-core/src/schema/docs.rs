@@ -253,7 +253,7 @@ pub const DOCS: &[(&str, &str)] = &[
     ),
     (
         "rto_ssthresh",
-        "a timeout halves the window in use, or only once per window",
+        "a timeout halves the window in use, or only once per window (Linux), or reduces as a fast retransmit does except during a timeout's recovery (ns-3)",
     ),
     ("full_ack", "the window on leaving fast recovery"),
     (
@@ -277,6 +277,10 @@ pub const DOCS: &[(&str, &str)] = &[
     (
         "cwr_hold",
         "no window growth for the round trip after an ECN reduction (Linux's and ns-3's CWR state)",
+    ),
+    (
+        "rearm_rto",
+        "a fast retransmit restarts the retransmission timer (ns-2, Linux); off: it runs on from the last new ACK (ns-3)",
     ),
     (
         "rtt_gains",
@@ -327,6 +331,10 @@ pub const DOCS: &[(&str, &str)] = &[
     ),
     ("cc.fast_convergence", "CUBIC: fast convergence (RFC 9438 §4.7)"),
     (
+        "cc.timeout_w_max",
+        "CUBIC after a timeout: \"reset\" (K = 0, RFC 9438 §4.8, Linux) or \"keep\" the timeout's W_max (ns-3)",
+    ),
+    (
         "cc.hystart",
         "CUBIC: slow start \"off\" (RFC 5681) or \"hystart++\" (RFC 9406) in the initial slow start",
     ),
@@ -334,6 +342,10 @@ pub const DOCS: &[(&str, &str)] = &[
     ("cc.alpha_init", "DCTCP: the initial α, in [0, 1] (Linux and ns-3: 1)"),
     ("cc.alpha", "Vegas: below this Diff (segments) cwnd grows by one segment per RTT"),
     ("cc.gamma", "Vegas: above this Diff (segments) slow start ends"),
+    (
+        "cc.loss",
+        "Vegas: the reduction at a loss, \"halve\" (Reno, Linux) or \"one_segment\" (ns-3's TcpVegas: ssthresh = cwnd - 1 segment)",
+    ),
     (
         "queue.threshold",
         "step: mark ECN-capable arrivals finding at least this many packets waiting (DCTCP's K)",

@@ -23,13 +23,13 @@
 //! | `ecn_retransmissions` | off (RFC 3168 §6.1.5: Not-ECT) | on (`output` sets ECT on every segment) | off |
 //! | `cwr_hold` | off (RFC 3168 §6.1.2) | off | on: no growth for a round trip after an ECN reduction (`CA_CWR`) |
 //! | `prr` | off: RFC 6675 recovery at ssthresh, ECN reductions at once | off | on: Proportional Rate Reduction (RFC 6937, `TcpPrrRecovery`) |
+//! | `rto_ssthresh` | `"window"`: every timeout halves the window in use | `"window"` (`slowdown(CLOSE_SSTHRESH_HALF)`) | `"except-in-loss"`: from the loss window, not again during a timeout's recovery (`ReTxTimeout`) |
+//! | `rearm_rto` | on: a fast retransmit restarts the retransmission timer (Linux) | on (`reset_rtx_timer` in `dupack_action`) | off: it runs on from the last new ACK (`SendDataPacket` starts it only if idle) |
 //!
 //! ns-3's default `SegmentSize` (536 B) is a scenario's choice, not a
 //! convention: set `mss`.
 //!
-//! All three share max RTO 60 s, dupthresh 3, NewReno's
-//! Impatient timer, and a timeout halving the window in use (`rto_ssthresh =
-//! "window"`). ns-2's buffer convention (a DropTail `limit_` N holds N − 1
+//! All three share max RTO 60 s, dupthresh 3 and NewReno's Impatient timer. ns-2's buffer convention (a DropTail `limit_` N holds N − 1
 //! waiting packets) is a queue matter, not a TCP one; docs/validation.md lists
 //! every difference measured.
 
@@ -60,6 +60,8 @@ struct Conventions {
     ecn_retransmissions: bool,
     cwr_hold: bool,
     prr: bool,
+    rearm_rto: bool,
+    rto_ssthresh: &'static str,
 }
 
 const CCSIM: Conventions = Conventions {
@@ -81,6 +83,8 @@ const CCSIM: Conventions = Conventions {
     ecn_retransmissions: false,
     cwr_hold: false,
     prr: false,
+    rearm_rto: true,
+    rto_ssthresh: "window",
 };
 
 const NS2: Conventions = Conventions {
@@ -114,6 +118,8 @@ const NS3: Conventions = Conventions {
     ecn_retransmissions: false,
     cwr_hold: true,
     prr: true,
+    rearm_rto: false,
+    rto_ssthresh: "except-in-loss",
 };
 
 /// Every key [`read`] accepts (other transports refuse them by name).
@@ -143,6 +149,7 @@ pub const KEYS: &[&str] = &[
     "pacing",
     "partial_ack_timer",
     "prr",
+    "rearm_rto",
     "rto_ssthresh",
     "rtt_estimator",
     "rtt_gains",
@@ -271,16 +278,22 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
         _ => LossWindow::Flight,
     };
     let rto_ssthresh = match t
-        .choice("rto_ssthresh", Some("window"), &["window", "once-per-window"])?
+        .choice(
+            "rto_ssthresh",
+            Some(conv.rto_ssthresh),
+            &["window", "once-per-window", "except-in-loss"],
+        )?
         .as_str()
     {
         "once-per-window" => RtoSsthresh::OncePerWindow,
+        "except-in-loss" => RtoSsthresh::ExceptInLoss,
         _ => RtoSsthresh::Window,
     };
     let send_jitter = t.time("send_jitter", Some("0s"))?;
     let pacing = t.boolean("pacing", false)?;
     let cwr_hold = t.boolean("cwr_hold", conv.cwr_hold)?;
     let prr = t.boolean("prr", conv.prr)?;
+    let rearm_rto = t.boolean("rearm_rto", conv.rearm_rto)?;
     let snd = SendParams {
         mss,
         header,
@@ -303,6 +316,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
         pacing,
         cwr_hold,
         prr,
+        rearm_rto,
         rtt_scaled_gains,
     };
     let feedback = match t.table("feedback")? {

@@ -154,6 +154,14 @@ pub struct SendParams {
     /// over the round trip instead of at once. Without SACK, NewReno's fast
     /// recovery is unchanged.
     pub prr: bool,
+    /// A fast retransmit restarts the retransmission timer, giving the
+    /// recovery a full RTO (ns-2 `reset_rtx_timer` in `dupack_action`; Linux
+    /// re-arms it when it retransmits the head). Off, as ns-3's
+    /// `TcpSocketBase` (RFC 6298 (5.1) starts the timer only if it is not
+    /// running): the timer runs on from the last new ACK, and where the RTO is
+    /// close to the RTT (one flow over a standing queue) it expires just
+    /// before the retransmission's ACK returns.
+    pub rearm_rto: bool,
     /// With a sample from every ACK (`rtt_timestamps`), RFC 7323 Appendix G's
     /// gains: RFC 6298's divided by ⌈FlightSize / (2·SMSS)⌉.
     pub rtt_scaled_gains: bool,
@@ -183,6 +191,7 @@ impl Default for SendParams {
             pacing: false,
             cwr_hold: false,
             prr: false,
+            rearm_rto: true,
             rtt_scaled_gains: false,
         }
     }
@@ -199,6 +208,13 @@ pub enum RtoSsthresh {
     /// not inflated by fast recovery (ns-2.35 `TcpAgent::timeout` →
     /// `slowdown(CLOSE_SSTHRESH_HALF)`, which halves `window()`).
     Window,
+    /// At every timeout but one during a timeout's recovery, from the loss
+    /// window a fast retransmit would use (`loss_window`): ns-3.44
+    /// `TcpSocketBase::ReTxTimeout` calls `GetSsThresh(tcb,
+    /// inFlightBeforeRto)` unless it is in `CA_LOSS` with the head already
+    /// retransmitted (after a timeout every segment below the go-back-N
+    /// point is). It also reduces again during a fast recovery.
+    ExceptInLoss,
 }
 
 /// The congestion window on leaving fast recovery.

@@ -272,8 +272,11 @@ impl TcpSender {
         self.cwnd_cnt = 0;
         // The retransmission timer restarts with the retransmission (ns-2
         // `reset_rtx_timer` in `dupack_action`; Linux re-arms it when the head
-        // segment is retransmitted), giving the recovery a full RTO.
-        self.arm_rto(now);
+        // segment is retransmitted), giving the recovery a full RTO; not with
+        // `rearm_rto` off (ns-3).
+        if self.p.rearm_rto {
+            self.arm_rto(now);
+        }
         self.timed = None;
         match self.recovery {
             Recovery::Tahoe => {
@@ -308,7 +311,9 @@ impl TcpSender {
         self.cwnd_cnt = 0;
         self.begin_prr();
         self.cwnd = w.max(self.mss());
-        self.arm_rto(now);
+        if self.p.rearm_rto {
+            self.arm_rto(now);
+        }
         self.timed = None;
         let una = self.snd_una;
         let len = (self.p.size - una).min(self.mss());
@@ -388,6 +393,12 @@ impl TcpSender {
                 let w = self.cc.ssthresh_timeout(&st);
                 self.set_ssthresh(w);
             }
+            RtoSsthresh::ExceptInLoss if !matches!(self.state, LossState::Loss { .. }) => {
+                let st = self.loss_state_for(now);
+                let w = self.cc.ssthresh_timeout(&st);
+                self.set_ssthresh(w);
+            }
+            RtoSsthresh::ExceptInLoss => {}
         }
         self.cwnd = self.mss();
         self.cwnd_cnt = 0;

@@ -434,6 +434,32 @@ fn timeout_after_progress_reduces_from_go_back_n_flight() {
     assert_eq!(h.s.ssthresh(), 2 * MSS, "FlightSize 2 segments (3000 - 1000), floor 2");
 }
 
+/// ns-3's rule (`ReTxTimeout`): a timeout during a fast recovery reduces
+/// from the loss window (here FlightSize, 10 segments → 5, where ns-2's
+/// halves the deflated window to 2.5); a repeated timeout, and one after
+/// progress in the timeout's recovery, hold ssthresh (Linux's rule would
+/// reduce the latter to FlightSize 2 / 2).
+#[test]
+fn except_in_loss_reduces_in_fast_recovery_but_not_in_a_timeouts_recovery() {
+    let h = timeout_in_fast_recovery(RtoSsthresh::ExceptInLoss);
+    assert_eq!(h.s.ssthresh(), 5 * MSS);
+    let mut h = Harness::new("newreno", 12, |p| {
+        p.rto_ssthresh = RtoSsthresh::ExceptInLoss;
+        p.rtt.init_rto = Time::from_secs(1);
+    });
+    h.at(1000);
+    h.timer();
+    assert_eq!(h.s.ssthresh(), 6 * MSS);
+    h.at(1100).ack(1000, |_| ());
+    assert_eq!(h.s.loss_state(), LossState::Loss { rto_streak: 0 }, "progress");
+    h.at(3100);
+    h.timer();
+    h.at(7100);
+    h.timer();
+    assert_eq!(h.s.stats.timeouts, 3);
+    assert_eq!(h.s.ssthresh(), 6 * MSS, "held through the timeout's recovery");
+}
+
 /// RFC 6582 §4 "bugfix": after a timeout, duplicate ACKs below `recover`
 /// (here caused by go-back-N retransmissions of data the receiver holds)
 /// do not trigger fast retransmit, for NewReno, Reno and Tahoe (ns-2 `bugFix_`).
@@ -520,6 +546,38 @@ fn fast_retransmit_restarts_the_retransmission_timer() {
         h.ack(0, |_| ());
     }
     assert_eq!(h.s.next_wake(), Some(Time::from_millis(1400)));
+}
+
+/// `rearm_rto` off (ns-3's `TcpSocketBase`): the fast retransmit leaves the
+/// timer where the last new ACK put it, with and without SACK; the next new
+/// ACK restarts it as ever (RFC 6298 (5.3)).
+#[test]
+fn without_rearm_rto_the_fast_retransmit_keeps_the_running_timer() {
+    for sack in [false, true] {
+        let mut h = Harness::new("newreno", 10, |p| {
+            p.rtt.init_rto = Time::from_secs(1);
+            p.rearm_rto = false;
+            p.sack = sack;
+        });
+        h.at(300).ack(MSS, |_| ());
+        // the sample of 300 ms: RTO = SRTT + 4·RTTVAR = 300 + 4·150 ms
+        let armed = h.s.next_wake();
+        assert_eq!(armed, Some(Time::from_millis(1200)), "sack {sack}");
+        h.at(400);
+        // segment 1 lost: three ACKs of 1000 (SACKing 2000–3000, –4000, –5000)
+        const BLOCKS: [[(u64, u64); 1]; 3] = [[(2000, 3000)], [(2000, 4000)], [(2000, 5000)]];
+        for b in &BLOCKS {
+            if sack {
+                h.ack(MSS, with_sack(b));
+            } else {
+                h.ack(MSS, |_| ());
+            }
+        }
+        assert_eq!(h.s.stats.fast_retransmits, 1, "sack {sack}");
+        assert_eq!(h.s.next_wake(), armed, "sack {sack}");
+        h.at(500).ack(2 * MSS, |_| ());
+        assert!(h.s.next_wake() > armed, "sack {sack}");
+    }
 }
 
 /// Congestion avoidance with delayed ACKs (each ACK covers 2 segments)
