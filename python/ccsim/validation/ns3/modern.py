@@ -55,6 +55,10 @@ ns-3's conventions here, and how each is set:
   retransmission (NewReno over CoDel, seed 1: 197 recoveries and 40 timeouts in 20 s at a
   2-segment window, 780 drops in the measured 15 s against ccsim's 91). ccsim's recovery
   without SACK is validated against ns-2 (``ccsim validate tcp``);
+* ``TcpVegas::GetSsThresh`` answers a loss with one segment less than cwnd (ssthresh =
+  max(min(ssthresh, cwnd − 1), 2) segments) where Linux halves: ccsim's Vegas runs it with
+  ``loss = "one_segment"``. It decides the 1-flow, 0.5-BDP case, whose slow start
+  overshoots: ns-3 then comes down one segment per round trip with the queue full;
 * ``SegmentSize`` = ``mss``, ``InitialCwnd`` 10, ``DelAckCount`` 1 (an ACK per segment),
   ``MinRto`` 200 ms, SACK on, timestamps off, 16-MB socket buffers, ECN (``UseEcn
   On``) where the case asks for it; point-to-point links carry a 2-byte PPP header, so
@@ -213,6 +217,9 @@ def run_ns3(
             f"--vegasRtt={vegas_rtt}",
             f"--RngRun={seed}",
         ]
+        if case.cc == "cubic":
+            # ccsim has no classic HyStart (its option is RFC 9406's HyStart++)
+            args.append("--ns3::TcpCubic::HyStart=false")
         out = subprocess.run(args, capture_output=True, text=True, timeout=timeout_s)
     if out.returncode:
         raise RuntimeError(f"ns-3 failed:\n{out.stderr[-3000:]}")
@@ -276,6 +283,15 @@ CCSIM_QUEUE = {
 }
 
 
+#: ccsim's module of each congestion control where ns-3's `TcpVegas` and `TcpCubic`
+#: differ from ccsim's defaults (module docs): Vegas reduces by one segment at a loss,
+#: CUBIC keeps W_max across a timeout.
+CCSIM_CC = {
+    "vegas": {"kind": "vegas", "loss": "one_segment"},
+    "cubic": {"kind": "cubic", "timeout_w_max": "keep"},
+}
+
+
 def ccsim_scenario(case: ModernCase, seed: int, sample_ms: float = 10.0) -> dict:
     """The ccsim scenario of ``case`` for ``seed``, with ns-3's conventions as set in
     :data:`PROGRAM` (``conventions = "ns3"`` less delayed ACKs, timestamps and the 1-s
@@ -300,7 +316,7 @@ def ccsim_scenario(case: ModernCase, seed: int, sample_ms: float = 10.0) -> dict
             "src": f"s{i}",
             "dst": f"d{i}",
             "name": f"f{i}",
-            "cc": case.cc,
+            "cc": CCSIM_CC.get(case.cc, case.cc),
             "mss": case.mss,
             # ns-3's defaults, less what PROGRAM changes: an ACK per segment, a 200-ms
             # minimum RTO, no timestamps option (and so 40-byte headers)
