@@ -96,7 +96,7 @@ SUITES: list[Suite] = [
         ns3.INSTALL,
         (modern.MARK_BEGIN, modern.MARK_END),
         modern.run_suite,
-        (2.0, 40.0),
+        (2.5, 90.0),
     ),
 ]
 
