@@ -431,17 +431,23 @@ mod tests {
         assert_eq!(off.w_max, 80.0);
     }
 
-    /// §4.8: the first congestion avoidance after a timeout starts at K = 0.
-    #[test]
-    fn after_a_timeout_k_is_zero() {
-        let mut c = Cubic::new(Params::default());
+    /// The epoch that begins at the first congestion avoidance after a
+    /// timeout at cwnd 100 (no earlier W_max), slow start having reached 70.
+    fn epoch_after_a_timeout(p: Params) -> Epoch {
+        let mut c = Cubic::new(p);
         let rtt = Time::from_millis(10);
         let mut s = st(100, 1000, Time::ZERO, rtt);
         c.ssthresh_timeout(&s);
         c.cwnd_event(&mut s, CaEvent::Timeout);
         let mut s = st(70, 70, Time::from_secs(1), rtt);
         c.cong_avoid(&mut s, MSS);
-        let e = c.epoch.unwrap();
+        c.epoch.unwrap()
+    }
+
+    /// §4.8: the first congestion avoidance after a timeout starts at K = 0.
+    #[test]
+    fn after_a_timeout_k_is_zero() {
+        let e = epoch_after_a_timeout(Params::default());
         assert_eq!((e.k, e.w_max), (0.0, 70.0));
     }
 
@@ -451,14 +457,7 @@ mod tests {
     #[test]
     fn keep_leaves_the_timeouts_w_max() {
         let j = serde_json::json!({"timeout_w_max": "keep"});
-        let mut c = Cubic::new(Params::read(&mut Tab::new("cc".into(), &j).unwrap()).unwrap());
-        let rtt = Time::from_millis(10);
-        let mut s = st(100, 1000, Time::ZERO, rtt);
-        c.ssthresh_timeout(&s);
-        c.cwnd_event(&mut s, CaEvent::Timeout);
-        let mut s = st(70, 70, Time::from_secs(1), rtt);
-        c.cong_avoid(&mut s, MSS);
-        let e = c.epoch.unwrap();
+        let e = epoch_after_a_timeout(Params::read(&mut Tab::new("cc".into(), &j).unwrap()).unwrap());
         assert_eq!(e.w_max, 100.0);
         assert!((e.k - 75f64.cbrt()).abs() < 1e-12, "K {}", e.k);
         let bad = serde_json::json!({"timeout_w_max": "zero"});
