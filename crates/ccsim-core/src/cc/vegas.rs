@@ -28,9 +28,9 @@
 //! Deviations: halving is the default (Linux `tcp_vegas` uses
 //! `tcp_reno_ssthresh`, and the paper keeps Reno's reaction to a
 //! retransmission by dupacks — its §3.1 retransmission and ¾ decrease are
-//! not implemented); ns-3's one-segment reduction is the option. Vegas needs several RTT samples per round: the module
-//! asks for timestamp RTT samples (`Needs::timestamps`), as ns-3 and Linux
-//! measure every ACK. Slow start doubles each RTT (the paper's "every other
+//! not implemented); ns-3's one-segment reduction is the option. Vegas
+//! needs several RTT samples per round: the module asks for timestamp RTT
+//! samples (`Needs::timestamps`), as ns-3 and Linux measure every ACK. Slow start doubles each RTT (the paper's "every other
 //! RTT" is not implemented, nor is ns-3).
 
 use super::hystart::RoundCounter;
@@ -217,12 +217,11 @@ impl CongestionOps for Vegas {
         // outside the open state (a fast recovery and a timeout's recovery,
         // until the cumulative ACK passes `recover`) and restarts its round
         // when it is on again.
-        let off = match ev {
+        self.off = match ev {
             CaEvent::EnterRecovery | CaEvent::Timeout => true,
             CaEvent::ExitRecovery | CaEvent::ExitLoss => false,
             CaEvent::EcnReduce => return,
         };
-        self.off = off;
         self.round.restart();
         self.round_end = false;
         self.samples = 0;

@@ -29,9 +29,10 @@
 //! ns-3's default `SegmentSize` (536 B) is a scenario's choice, not a
 //! convention: set `mss`.
 //!
-//! All three share max RTO 60 s, dupthresh 3 and NewReno's Impatient timer. ns-2's buffer convention (a DropTail `limit_` N holds N − 1
-//! waiting packets) is a queue matter, not a TCP one; docs/validation.md lists
-//! every difference measured.
+//! All three share max RTO 60 s, dupthresh 3 and NewReno's Impatient timer.
+//! ns-2's buffer convention (a DropTail `limit_` N holds N − 1 waiting
+//! packets) is a queue matter, not a TCP one; docs/validation.md lists every
+//! difference measured.
 
 use super::{CeEcho, Estimator, FullAck, LossWindow, RecvParams, RtoSsthresh, RttParams, SendParams, INFINITE};
 use crate::cc;

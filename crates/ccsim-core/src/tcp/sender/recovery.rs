@@ -270,13 +270,7 @@ impl TcpSender {
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
         self.cwnd_cnt = 0;
-        // The retransmission timer restarts with the retransmission (ns-2
-        // `reset_rtx_timer` in `dupack_action`; Linux re-arms it when the head
-        // segment is retransmitted), giving the recovery a full RTO; not with
-        // `rearm_rto` off (ns-3).
-        if self.p.rearm_rto {
-            self.arm_rto(now);
-        }
+        self.rearm_rto_at_fast_retransmit(now);
         self.timed = None;
         match self.recovery {
             Recovery::Tahoe => {
@@ -300,6 +294,16 @@ impl TcpSender {
         }
     }
 
+    /// The retransmission timer restarts with a fast retransmit (ns-2
+    /// `reset_rtx_timer` in `dupack_action`; Linux re-arms it when the head
+    /// segment is retransmitted), giving the recovery a full RTO; with
+    /// `rearm_rto` off (ns-3) it runs on from the last new ACK.
+    fn rearm_rto_at_fast_retransmit(&mut self, now: Time) {
+        if self.p.rearm_rto {
+            self.arm_rto(now);
+        }
+    }
+
     /// RFC 6675 §5 step 4: RecoveryPoint = HighData, ssthresh = cwnd from the
     /// algorithm (FlightSize/2 for Reno), retransmit the first segment with
     /// HighRxt = RescueRxt at its end, then send what pipe allows (step C).
@@ -311,9 +315,7 @@ impl TcpSender {
         self.cwnd_cnt = 0;
         self.begin_prr();
         self.cwnd = w.max(self.mss());
-        if self.p.rearm_rto {
-            self.arm_rto(now);
-        }
+        self.rearm_rto_at_fast_retransmit(now);
         self.timed = None;
         let una = self.snd_una;
         let len = (self.p.size - una).min(self.mss());
