@@ -12,8 +12,13 @@
 //!   deficit of one `quantum`. Dequeue looks at the head of `new_flows`, else
 //!   of `old_flows`; a queue whose deficit is spent gains a quantum and moves
 //!   to the tail of `old_flows`; otherwise CoDel dequeues from it (§4.2:
-//!   "CoDel per queue", with the discipline's total backlog for the one-MTU
-//!   rule as in Linux) and its deficit is charged the packet's size. A queue
+//!   "CoDel per queue") and its deficit is charged the packet's size. CoDel's
+//!   one-MTU rule tests the discipline's total backlog, as Linux passes
+//!   `sch->qstats.backlog` (`mtu_backlog = "total"`, the default), or the
+//!   queue's own (`"queue"`, as ns-3's `FqCoDelQueueDisc`, whose per-flow
+//!   `CoDelQueueDisc` children test their own bytes against `MinBytes`). With
+//!   many flows the two differ: the total is always above one MTU, so Linux
+//!   drops from a queue with nothing behind its head, ns-3 does not. A queue
 //!   found empty moves to the tail of `old_flows` if it came from `new_flows`
 //!   and `old_flows` is not empty (§4.2: this prevents starvation), else
 //!   leaves the lists.
@@ -69,6 +74,18 @@ pub struct FqCodelParams {
     pub quantum: u64,
     /// Most packets dropped at one overflow, default 64.
     pub drop_batch: u64,
+    /// Whose backlog CoDel's one-MTU rule tests.
+    pub mtu_backlog: MtuBacklog,
+}
+
+/// The backlog CoDel's "at most one MTU queued: no drop" rule tests in
+/// FQ-CoDel (`mtu_backlog`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MtuBacklog {
+    /// The discipline's total (Linux `sch_fq_codel.c`).
+    Total,
+    /// The packet's own queue (ns-3 `FqCoDelQueueDisc`).
+    Queue,
 }
 
 pub struct FqCodel {
@@ -91,6 +108,7 @@ struct Source<'a> {
     b: &'a mut Bucket,
     pkts: &'a mut usize,
     bytes: &'a mut u64,
+    mtu_backlog: MtuBacklog,
 }
 
 impl CodelSource for Source<'_> {
@@ -102,7 +120,10 @@ impl CodelSource for Source<'_> {
         Some(p)
     }
     fn backlog_bytes(&self) -> u64 {
-        *self.bytes
+        match self.mtu_backlog {
+            MtuBacklog::Total => *self.bytes,
+            MtuBacklog::Queue => self.b.bytes,
+        }
     }
 }
 
@@ -146,6 +167,7 @@ impl FqCodel {
             b: &mut self.buckets[fat],
             pkts: &mut self.pkts,
             bytes: &mut self.bytes,
+            mtu_backlog: self.prm.mtu_backlog,
         };
         let (mut n, mut len, mut arrival_dropped) = (0, 0, false);
         while let Some(p) = src.pop() {
@@ -221,6 +243,7 @@ impl Qdisc for FqCodel {
                 b: &mut self.buckets[i],
                 pkts: &mut self.pkts,
                 bytes: &mut self.bytes,
+                mtu_backlog: self.prm.mtu_backlog,
             };
             match self.cvars[i].dequeue(&self.prm.codel, &mut src, cx) {
                 Some(p) => {
@@ -287,7 +310,7 @@ impl QdiscSpec for Spec {
 }
 
 /// `kind = "fq_codel"`: CoDel's keys (with `ecn` on by default), `flows`,
-/// `quantum`, `drop_batch`.
+/// `quantum`, `drop_batch`, `mtu_backlog`.
 pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
     let codel = read_params(t, true)?;
     let flows = t.uint("flows", Some(1024), 1, 65536)? as usize;
@@ -296,11 +319,16 @@ pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
         return Err(t.error("quantum", &Value::from("0B"), "a positive size such as \"1514B\""));
     }
     let drop_batch = t.uint("drop_batch", Some(64), 1, 1_000_000)?;
+    let mtu_backlog = match t.choice("mtu_backlog", Some("total"), &["total", "queue"])?.as_str() {
+        "queue" => MtuBacklog::Queue,
+        _ => MtuBacklog::Total,
+    };
     Ok(Arc::new(Spec(FqCodelParams {
         codel,
         flows,
         quantum,
         drop_batch,
+        mtu_backlog,
     })))
 }
 
@@ -323,11 +351,54 @@ mod tests {
             flows,
             quantum,
             drop_batch: 64,
+            mtu_backlog: MtuBacklog::Total,
         }
     }
 
     fn fqc(flows: usize, quantum: u64, limit: Limit) -> Drive<FqCodel> {
         Drive::new(Box::new(FqCodel::new(prm(flows, quantum), limit)))
+    }
+
+    /// Two flows each keep one 1000-B packet behind the one being sent (a
+    /// quantum of one packet: the flows alternate), and every packet waits
+    /// 10 ms, above the 5-ms target. Returns CoDel's drops in 600 ms.
+    fn drops_with_one_packet_behind(mtu_backlog: MtuBacklog) -> Vec<(u64, DropReason)> {
+        let mut d = Drive::new(Box::new(FqCodel::new(
+            FqCodelParams {
+                mtu_backlog,
+                ..prm(65536, 1000)
+            },
+            Limit::Packets(1000),
+        )));
+        let mut uid = 0;
+        for step in 0..=60u64 {
+            d.now = Time::from_millis(10 * step);
+            for flow in 0..2 {
+                d.enq(pkt(uid, flow, 1000));
+                uid += 1;
+            }
+            if step > 0 {
+                d.deq();
+                d.deq();
+            }
+        }
+        d.dropped()
+    }
+
+    #[test]
+    fn the_one_mtu_rule_tests_the_total_or_the_queues_backlog() {
+        // Linux: after flow 0's head leaves, the total is three packets, above
+        // one MTU; the sojourn has been above target since 10 ms, so at 110 ms
+        // CoDel drops flow 0's packet of 100 ms (uid 20). Flow 0 then sends
+        // its packet of 110 ms at once and is left empty, so from then on the
+        // total after a head leaves is one packet: no more drops.
+        assert_eq!(
+            drops_with_one_packet_behind(MtuBacklog::Total),
+            vec![(20, DropReason::Early)]
+        );
+        // ns-3: each queue holds one packet (1000 B ≤ 1500 B) after its head
+        // leaves: CoDel never drops.
+        assert_eq!(drops_with_one_packet_behind(MtuBacklog::Queue), vec![]);
     }
 
     #[test]
@@ -449,6 +520,10 @@ mod tests {
         assert!(e.to_string().starts_with("q.flows: got 0"), "{e}");
         let e = build(json!({"kind": "fq_codel", "quantum": "0B"}), &l).err().unwrap();
         assert!(e.to_string().starts_with("q.quantum: "), "{e}");
+        let e = build(json!({"kind": "fq_codel", "mtu_backlog": "flow"}), &l)
+            .err()
+            .unwrap();
+        assert!(e.to_string().starts_with("q.mtu_backlog: "), "{e}");
         let e = build(json!({"kind": "fq_codel", "target": "1s"}), &l).err().unwrap();
         assert!(e.to_string().starts_with("q.target: "), "{e}");
         let e = build(json!({"kind": "fq_codel"}), &link("10Mbps", Limit::Unlimited))

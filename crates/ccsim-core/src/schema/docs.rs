@@ -178,6 +178,14 @@ pub const DOCS: &[(&str, &str)] = &[
         "drop_batch",
         "FQ-CoDel: most packets dropped from the fattest queue at one overflow (Linux: 64)",
     ),
+    (
+        "mtu_backlog",
+        "FQ-CoDel: whose backlog CoDel's one-MTU rule tests: \"total\" (Linux) or the flow's \"queue\" (ns-3)",
+    ),
+    (
+        "derandomize",
+        "PIE: de-randomized early drops (RFC 8033 §5.1, Linux; default true); false: with probability p alone (ns-3)",
+    ),
     ("t_update", "PIE: period of the drop-probability update (default 15 ms)"),
     ("max_burst", "PIE: burst allowance before early drops (default 150 ms)"),
     (
