@@ -21,7 +21,9 @@
 //!   delay is below target/2 and p < 20 %, or while the queue holds less
 //!   than two `mtu`; otherwise de-randomized (§5.1: no drop while the
 //!   accumulated probability is below 0.85, always at 8.5) and else with
-//!   probability p. With `ecn`, an ECN-capable packet is marked instead
+//!   probability p. De-randomization is on by default, as Linux always runs
+//!   it; `derandomize = false` drops with probability p alone (the RFC's
+//!   option left out, as ns-3's `PieQueueDisc` does by default). With `ecn`, an ECN-capable packet is marked instead
 //!   while p ≤ 10 % (§5.1).
 //!
 //! The periodic update needs no timer: the inputs of an update (the delay
@@ -59,6 +61,8 @@ pub struct PieParams {
     pub ecn: bool,
     /// No early drop while the queue holds less than 2 · mtu bytes.
     pub mtu: u64,
+    /// De-randomized early drops (§5.1; Linux), else with probability p alone.
+    pub derandomize: bool,
 }
 
 /// PIE's state.
@@ -166,15 +170,17 @@ impl Pie {
         if self.q.bytes() < 2 * self.prm.mtu {
             return false;
         }
-        if v.prob == 0.0 {
-            v.accu_prob = 0.0;
-        }
-        v.accu_prob += v.prob;
-        if v.accu_prob < 0.85 {
-            return false;
-        }
-        if v.accu_prob >= 8.5 {
-            return true;
+        if self.prm.derandomize {
+            if v.prob == 0.0 {
+                v.accu_prob = 0.0;
+            }
+            v.accu_prob += v.prob;
+            if v.accu_prob < 0.85 {
+                return false;
+            }
+            if v.accu_prob >= 8.5 {
+                return true;
+            }
         }
         if cx.rng.uniform() < v.prob {
             v.accu_prob = 0.0;
@@ -233,7 +239,7 @@ impl QdiscSpec for Spec {
 }
 
 /// `kind = "pie"`: `target`, `t_update`, `alpha`, `beta`, `max_burst`, `ecn`,
-/// `mtu`. Ranges: positive target and t_update; alpha and beta in [0, 32]
+/// `mtu`, `derandomize`. Ranges: positive target and t_update; alpha and beta in [0, 32]
 /// (Linux accepts 0–32 in steps of 1/16, i.e. the RFC's "between 0 and 2");
 /// max_burst may be 0.
 pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
@@ -244,6 +250,7 @@ pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
     let max_burst = t.time("max_burst", Some("150ms"))?;
     let ecn = t.boolean("ecn", false)?;
     let mtu = t.size("mtu", Some("1500B"))?;
+    let derandomize = t.boolean("derandomize", true)?;
     for (key, v) in [("target", target), ("t_update", t_update)] {
         if v == Time::ZERO {
             return Err(t.error(key, &Value::from(time_str(v)), "a positive time (RFC 8033 §4.1)"));
@@ -257,6 +264,7 @@ pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
         max_burst,
         ecn,
         mtu,
+        derandomize,
     })))
 }
 
@@ -275,6 +283,7 @@ mod tests {
             max_burst: Time::from_millis(150),
             ecn: false,
             mtu: 1500,
+            derandomize: true,
         }
     }
 
@@ -391,12 +400,54 @@ mod tests {
         }
     }
 
+    /// Early-drop decisions at p = 0.2 over a standing queue: `trials` runs
+    /// of four arrivals, each run from a fresh accumulated probability.
+    fn early_drops_in_fours(derandomize: bool, trials: u64) -> usize {
+        let mut q = Pie::new(PieParams { derandomize, ..prm() }, Limit::Unlimited);
+        for i in 0..3 {
+            q.q.push(pkt(i, 0, 1500));
+        }
+        let mut rng = crate::rng::Rng::new(7, 0);
+        let (mut drops, mut marks) = (Vec::new(), Vec::new());
+        let mut n = 0;
+        for _ in 0..trials {
+            q.vars = PieVars {
+                prob: 0.2,
+                qdelay: Time::from_millis(50),
+                ..PieVars::default()
+            };
+            for _ in 0..4 {
+                let mut cx = QdiscCtx {
+                    now: Time::ZERO,
+                    rng: &mut rng,
+                    drops: &mut drops,
+                    marks: &mut marks,
+                };
+                n += q.drop_early(&mut cx) as usize;
+            }
+        }
+        n
+    }
+
+    #[test]
+    fn derandomization_holds_drops_until_the_probability_adds_up() {
+        // §5.1: with p = 0.2 the accumulated probability after four arrivals
+        // is 0.8 < 0.85: none is dropped.
+        assert_eq!(early_drops_in_fours(true, 2000), 0);
+        // Without it each arrival is dropped with probability 0.2: 1600 of
+        // 8000 expected, σ = √(8000·0.2·0.8) ≈ 36; within 5σ.
+        let n = early_drops_in_fours(false, 2000);
+        assert!((1420..=1780).contains(&n), "{n}");
+    }
+
     #[test]
     fn reads_rfc_defaults_and_names_bad_values() {
         let l = link("10Mbps", Limit::Packets(1000));
         assert_eq!(build(json!({"kind": "pie"}), &l).unwrap().kind(), "pie");
         let e = build(json!({"kind": "pie", "alpha": 40}), &l).err().unwrap();
         assert!(e.to_string().starts_with("q.alpha: got 40"), "{e}");
+        let e = build(json!({"kind": "pie", "derandomize": "no"}), &l).err().unwrap();
+        assert!(e.to_string().starts_with("q.derandomize: "), "{e}");
         let e = build(json!({"kind": "pie", "t_update": "0s"}), &l).err().unwrap();
         assert!(e.to_string().starts_with("q.t_update: "), "{e}");
     }
