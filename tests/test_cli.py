@@ -25,6 +25,14 @@ def test_help_documents_commands():
         assert cmd in r.stdout
     r = ccsim("run", "--help")
     assert r.returncode == 0 and "--set" in r.stdout and "--out" in r.stdout
+    # `validate --help` names every suite (the list is written out: the CLI imports the
+    # validation package only when it runs)
+    from ccsim import validation
+
+    r = ccsim("validate", "--help")
+    listed = " ".join(r.stdout.split())
+    for s in validation.SUITES:
+        assert re.search(rf"\b{re.escape(s.name)}\b", listed), s.name
 
 
 def test_run_writes_summary_and_parquet(tmp_path):

@@ -643,7 +643,7 @@ def build_parser() -> argparse.ArgumentParser:
     va.add_argument(
         "suites",
         nargs="*",
-        help="suites to run (default: all): tcp, queues, bmcc-mix, blt-tcp, buc-fifo, westwood",
+        help="suites to run (default: all): tcp, queues, bmcc-mix, blt-tcp, buc-fifo, westwood, modern",
     )
     va.add_argument("--quick", action="store_true", help="fewer seeds, shorter runs (minutes)")
     va.add_argument("--only", help="run only the cases whose name contains this text")
