@@ -296,7 +296,7 @@ pub const DOCS: &[(&str, &str)] = &[
     ),
     (
         "prr",
-        "Proportional Rate Reduction (RFC 6937) in SACK recovery and after an ECN reduction (Linux, ns-3)",
+        "Proportional Rate Reduction (RFC 9937) in SACK recovery and after an ECN reduction (Linux, ns-3)",
     ),
     ("cc.high_gain", "BBR STARTUP pacing and cwnd gain (> 0; 2/ln 2)"),
     ("cc.drain_gain", "BBR DRAIN pacing gain (> 0; ln 2 / 2)"),

@@ -22,7 +22,7 @@
 //! | `full_ack` | `"ssthresh"` (RFC 6582 option 2) | `"keep"` (`dupwnd_ = 0`, `cwnd_` kept) | `"ssthresh"` |
 //! | `ecn_retransmissions` | off (RFC 3168 §6.1.5: Not-ECT) | on (`output` sets ECT on every segment) | off |
 //! | `cwr_hold` | off (RFC 3168 §6.1.2) | off | on: no growth for a round trip after an ECN reduction (`CA_CWR`) |
-//! | `prr` | off: RFC 6675 recovery at ssthresh, ECN reductions at once | off | on: Proportional Rate Reduction (RFC 6937, `TcpPrrRecovery`) |
+//! | `prr` | off: RFC 6675 recovery at ssthresh, ECN reductions at once | off | on: Proportional Rate Reduction (RFC 9937, `TcpPrrRecovery`) |
 //! | `rto_ssthresh` | `"window"`: every timeout halves the window in use | `"window"` (`slowdown(CLOSE_SSTHRESH_HALF)`) | `"except-in-loss"`: from the loss window, not again during a timeout's recovery (`ReTxTimeout`) |
 //! | `rearm_rto` | on: a fast retransmit restarts the retransmission timer (Linux) | on (`reset_rtx_timer` in `dupack_action`) | off: it runs on from the last new ACK (`SendDataPacket` starts it only if idle) |
 //!

@@ -38,6 +38,14 @@ impl TcpSender {
         } else if self.board.is_none() && pkt.ack == self.snd_una && self.snd_max > self.snd_una {
             self.rate.on_dupack(cx.now);
         }
+        // RFC 9937's safe ACK: it advances snd.una and marks nothing newly
+        // lost (IsLost moves its boundary past no hole it had not passed).
+        let advanced = pkt.ack > self.snd_una;
+        let (dupthresh, mss) = (self.p.dupthresh, self.mss());
+        let lost_before = self
+            .board
+            .as_ref()
+            .map(|b| b.lost_boundary(self.snd_una, dupthresh, mss));
         let sacked_before = self.board.as_ref().map_or(0, |b| b.sacked_bytes());
         let newly_sacked = self.board.as_mut().map(|b| b.update(una, &blocks));
         // RFC 6937 DeliveredData: the change in snd.una plus the change in
@@ -56,7 +64,15 @@ impl TcpSender {
                 self.on_dupack(ece, pkt.fb, cx);
             }
         }
-        self.prr_ack(delivered);
+        let newly_lost = match (self.board.as_ref(), lost_before) {
+            (Some(b), Some(before)) => {
+                let from = before.max(self.snd_una);
+                let to = b.lost_boundary(self.snd_una, dupthresh, mss);
+                from < to && b.has_unsacked(from, to)
+            }
+            _ => false,
+        };
+        self.prr_ack(delivered, advanced && !newly_lost);
         // An ACK that was neither new nor duplicate leaves no sample behind.
         self.rate.sample(cx.now, None);
         self.update_pacing_rate();

@@ -147,8 +147,9 @@ pub struct SendParams {
     /// `cong_avoid` while `tcp_in_cwnd_reduction`). Off: RFC 3168 §6.1.2
     /// only forbids growth on the ECN-Echo ACKs themselves (ns-2 too).
     pub cwr_hold: bool,
-    /// Proportional Rate Reduction (RFC 6937, with the slow-start reduction
-    /// bound of §3.1 as Linux `tcp_cwnd_reduction`): in a SACK recovery and in
+    /// Proportional Rate Reduction (RFC 9937, which obsoletes RFC 6937: the
+    /// conservative reduction bound, and the slow-start bound on a safe ACK
+    /// only, as Linux `tcp_cwnd_reduction`): in a SACK recovery and in
     /// the round trip after an ECN reduction, cwnd is set on every ACK to
     /// pipe + what the reduction lets out, so the window falls to ssthresh
     /// over the round trip instead of at once. Without SACK, NewReno's fast

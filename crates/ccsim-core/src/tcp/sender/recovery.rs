@@ -327,14 +327,17 @@ impl TcpSender {
         self.ca_event(now, CaEvent::EnterRecovery);
     }
 
-    /// RFC 6937 §3 on an ACK that delivered `delivered` bytes (the change in
-    /// snd.una plus the change in SACKed bytes) during a reduction: cwnd =
-    /// pipe + sndcnt, sndcnt = ⌈prr_delivered · ssthresh / RecoverFS⌉ −
-    /// prr_out while pipe > ssthresh, else the slow-start reduction bound
-    /// min(ssthresh − pipe, max(prr_delivered − prr_out, DeliveredData) +
-    /// MSS) (PRR-SSRB, Linux's choice). An ACK that delivers nothing changes
-    /// nothing.
-    pub(super) fn prr_ack(&mut self, delivered: u64) {
+    /// PRR (RFC 9937 §3, which obsoletes RFC 6937; Linux
+    /// `tcp_cwnd_reduction`) on an ACK that delivered `delivered` bytes (the
+    /// change in snd.una plus the change in SACKed bytes) during a
+    /// reduction: cwnd = pipe + sndcnt, sndcnt = ⌈prr_delivered · ssthresh /
+    /// RecoverFS⌉ − prr_out while pipe > ssthresh; else the conservative
+    /// bound max(prr_delivered − prr_out, DeliveredData), one segment more on
+    /// a `safe` ACK (it advanced snd.una and marked nothing newly lost: the
+    /// recovery is making progress, so it may grow toward ssthresh as slow
+    /// start), and at most ssthresh − pipe. An ACK that delivers nothing
+    /// changes nothing.
+    pub(super) fn prr_ack(&mut self, delivered: u64, safe: bool) {
         let Some(mut prr) = self.prr else { return };
         if delivered == 0 {
             return;
@@ -345,7 +348,10 @@ impl TcpSender {
             let share = (prr.delivered as u128 * self.ssthresh as u128).div_ceil(prr.recover_fs as u128);
             (share as u64).saturating_sub(prr.out)
         } else {
-            let limit = prr.delivered.saturating_sub(prr.out).max(delivered) + self.mss();
+            let mut limit = prr.delivered.saturating_sub(prr.out).max(delivered);
+            if safe {
+                limit += self.mss();
+            }
             (self.ssthresh - pipe).min(limit)
         };
         self.cwnd = (pipe + sndcnt).max(self.mss());

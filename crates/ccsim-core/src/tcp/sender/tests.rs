@@ -1120,3 +1120,45 @@ fn sack_delivery_feeds_the_rate_sample() {
     h.ack(4000, |_| ());
     assert_eq!(h.s.delivered(), 4000);
 }
+
+/// RFC 9937's conservative bound, by hand: 20 segments out, 0–9 lost, 10–19
+/// arriving. ACKs 1–2 SACK 2000 B (not above (DupThresh − 1)·SMSS), ACK 3
+/// SACKs 3000 B: segments 0–9 are lost, recovery starts with ssthresh
+/// 10 000, and pipe is 20 − 3 − 10 = 7 segments, 8 with the fast
+/// retransmit. ACK 3 marked ten segments newly lost and ACKs 4–5 advance
+/// nothing: none is safe, so each lets out max(prr_delivered − prr_out,
+/// DeliveredData) = one segment, and pipe stays at 9 (RFC 6937's slow-start
+/// bound added a segment on every ACK: pipe 10 at once). The partial ACK of
+/// 1000 (the retransmission of 0 arrived, and segment 15) is safe:
+/// max(5000 − 4000, 2000) + 1000 = three segments, pipe 7 → 10 = ssthresh.
+/// The next duplicate ACK is not safe again: one segment.
+#[test]
+fn prr_grows_toward_ssthresh_only_on_a_safe_ack() {
+    let mut h = Harness::new("newreno", 20, |p| {
+        p.sack = true;
+        p.prr = true;
+    });
+    h.at(100);
+    let mut sent = vec![];
+    for j in 1..=5u64 {
+        let out = h.ack(0, move |a: &mut Packet| a.set_sack(&[(10_000, 10_000 + 1000 * j)]));
+        sent.push((seqs(&out), h.s.cwnd()));
+    }
+    assert_eq!(h.s.ssthresh(), 10_000);
+    let partial = h.ack(1000, |a: &mut Packet| a.set_sack(&[(10_000, 16_000)]));
+    sent.push((seqs(&partial), h.s.cwnd()));
+    let dup = h.ack(1000, |a: &mut Packet| a.set_sack(&[(10_000, 17_000)]));
+    sent.push((seqs(&dup), h.s.cwnd()));
+    assert_eq!(
+        sent,
+        vec![
+            (vec![], 20_000),
+            (vec![], 20_000),
+            (vec![0, 1000], 9000),
+            (vec![2000], 9000),
+            (vec![3000], 9000),
+            (vec![4000, 5000, 6000], 10_000),
+            (vec![7000], 10_000),
+        ]
+    );
+}
