@@ -504,6 +504,9 @@ impl CongestionOps for Bbr {
             CaEvent::EcnReduce => {}
         }
     }
+    fn controls_window(&self) -> bool {
+        true
+    }
     fn paces(&self) -> bool {
         true
     }

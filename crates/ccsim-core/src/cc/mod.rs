@@ -171,6 +171,14 @@ pub trait CongestionOps: Send {
         false
     }
     fn cwnd_event(&mut self, _s: &mut CcState, _ev: CaEvent) {}
+    /// Whether `cong_control` sets the window on every ACK, recovery included
+    /// (BBR; Linux: the module has `cong_control`). The sender's own
+    /// reduction, PRR, then stays out: Linux's `tcp_cong_control` calls only
+    /// the module's hook, ns-3 skips the recovery ops when `HasCongControl`.
+    /// Asked once, when the sender is built.
+    fn controls_window(&self) -> bool {
+        false
+    }
     /// Whether the module sets `CcState::pacing_rate` itself (BBR); if not,
     /// the sender's `pacing` option may pace it from cwnd/srtt (Linux
     /// `tcp_update_pacing_rate`).

@@ -153,7 +153,8 @@ pub struct SendParams {
     /// the round trip after an ECN reduction, cwnd is set on every ACK to
     /// pipe + what the reduction lets out, so the window falls to ssthresh
     /// over the round trip instead of at once. Without SACK, NewReno's fast
-    /// recovery is unchanged.
+    /// recovery is unchanged; a module that sets the window itself (BBR)
+    /// keeps it.
     pub prr: bool,
     /// A fast retransmit restarts the retransmission timer, giving the
     /// recovery a full RTO (ns-2 `reset_rtx_timer` in `dupack_action`; Linux
@@ -341,6 +342,9 @@ pub struct TcpSender {
     next_send: Time,
     /// The module sets its own pacing rate ([`CongestionOps::paces`]).
     cc_paces: bool,
+    /// The module sets the window on every ACK, so PRR stays out
+    /// ([`CongestionOps::controls_window`]).
+    cc_window: bool,
     jitter_rng: Rng,
     ecn_recover: Option<u64>,
     /// Highest sequence sent when an ECN echo last reduced the window, until a
@@ -370,6 +374,7 @@ impl TcpSender {
         let per_ack_hooks = cc.per_ack_hooks();
         let grow_on_ece = cc.grow_on_ece();
         let cc_paces = cc.paces();
+        let cc_window = cc.controls_window();
         let mss = p.mss as u64;
         let board = p.sack.then(Scoreboard::new);
         // The clock phase of a tick-based estimator (ns-2 `boot_time_`).
@@ -407,6 +412,7 @@ impl TcpSender {
             pacing_rate: 0,
             next_send: Time::ZERO,
             cc_paces,
+            cc_window,
             jitter_rng: rng,
             ecn_recover: None,
             ecn_reduced: None,

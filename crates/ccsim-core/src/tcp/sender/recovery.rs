@@ -358,9 +358,10 @@ impl TcpSender {
         self.prr = Some(prr);
     }
 
-    /// With `prr`, a reduction begins now: RecoverFS is FlightSize (RFC 6937 §3).
+    /// With `prr`, a reduction begins now: RecoverFS is FlightSize (RFC 9937
+    /// §3). Not for a module that sets the window itself (BBR).
     fn begin_prr(&mut self) {
-        self.prr = self.p.prr.then_some(Prr {
+        self.prr = (self.p.prr && !self.cc_window).then_some(Prr {
             recover_fs: (self.snd_max - self.snd_una).max(1),
             delivered: 0,
             out: 0,
