@@ -298,6 +298,10 @@ pub const DOCS: &[(&str, &str)] = &[
         "prr",
         "Proportional Rate Reduction (RFC 9937) in SACK recovery and after an ECN reduction (Linux, ns-3)",
     ),
+    (
+        "prr_bound",
+        "when PRR lets one segment more out below ssthresh: \"safe-ack\" (RFC 9937, Linux), \"retransmitted\" (ns-3.44), \"slow-start\" (RFC 6937, every ACK)",
+    ),
     ("cc.high_gain", "BBR STARTUP pacing and cwnd gain (> 0; 2/ln 2)"),
     ("cc.drain_gain", "BBR DRAIN pacing gain (> 0; ln 2 / 2)"),
     ("cc.cwnd_gain", "BBR PROBE_BW cwnd gain (> 0; 2)"),

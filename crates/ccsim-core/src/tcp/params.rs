@@ -23,6 +23,7 @@
 //! | `ecn_retransmissions` | off (RFC 3168 §6.1.5: Not-ECT) | on (`output` sets ECT on every segment) | off |
 //! | `cwr_hold` | off (RFC 3168 §6.1.2) | off | on: no growth for a round trip after an ECN reduction (`CA_CWR`) |
 //! | `prr` | off: RFC 6675 recovery at ssthresh, ECN reductions at once | off | on: Proportional Rate Reduction (RFC 9937, `TcpPrrRecovery`) |
+//! | `prr_bound` | `"safe-ack"`: PRR adds a segment on an ACK that advances snd.una and marks nothing newly lost (RFC 9937, Linux) | `"safe-ack"` | `"retransmitted"`: on an ACK of retransmitted data (`m_isRetransDataAcked`) |
 //! | `rto_ssthresh` | `"window"`: every timeout halves the window in use | `"window"` (`slowdown(CLOSE_SSTHRESH_HALF)`) | `"except-in-loss"`: from the loss window, not again during a timeout's recovery (`ReTxTimeout`) |
 //! | `rearm_rto` | on: a fast retransmit restarts the retransmission timer (Linux) | on (`reset_rtx_timer` in `dupack_action`) | off: it runs on from the last new ACK (`SendDataPacket` starts it only if idle) |
 //!
@@ -34,7 +35,9 @@
 //! packets) is a queue matter, not a TCP one; docs/validation.md lists every
 //! difference measured.
 
-use super::{CeEcho, Estimator, FullAck, LossWindow, RecvParams, RtoSsthresh, RttParams, SendParams, INFINITE};
+use super::{
+    CeEcho, Estimator, FullAck, LossWindow, PrrBound, RecvParams, RtoSsthresh, RttParams, SendParams, INFINITE,
+};
 use crate::cc;
 use crate::cfg::{time_str, Res, Tab};
 use crate::units::Time;
@@ -61,6 +64,7 @@ struct Conventions {
     ecn_retransmissions: bool,
     cwr_hold: bool,
     prr: bool,
+    prr_bound: &'static str,
     rearm_rto: bool,
     rto_ssthresh: &'static str,
 }
@@ -84,6 +88,7 @@ const CCSIM: Conventions = Conventions {
     ecn_retransmissions: false,
     cwr_hold: false,
     prr: false,
+    prr_bound: "safe-ack",
     rearm_rto: true,
     rto_ssthresh: "window",
 };
@@ -119,6 +124,7 @@ const NS3: Conventions = Conventions {
     ecn_retransmissions: false,
     cwr_hold: true,
     prr: true,
+    prr_bound: "retransmitted",
     rearm_rto: false,
     rto_ssthresh: "except-in-loss",
 };
@@ -150,6 +156,7 @@ pub const KEYS: &[&str] = &[
     "pacing",
     "partial_ack_timer",
     "prr",
+    "prr_bound",
     "rearm_rto",
     "rto_ssthresh",
     "rtt_estimator",
@@ -294,6 +301,18 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
     let pacing = t.boolean("pacing", false)?;
     let cwr_hold = t.boolean("cwr_hold", conv.cwr_hold)?;
     let prr = t.boolean("prr", conv.prr)?;
+    let prr_bound = match t
+        .choice(
+            "prr_bound",
+            Some(conv.prr_bound),
+            &["safe-ack", "retransmitted", "slow-start"],
+        )?
+        .as_str()
+    {
+        "retransmitted" => PrrBound::Retransmitted,
+        "slow-start" => PrrBound::SlowStart,
+        _ => PrrBound::SafeAck,
+    };
     let rearm_rto = t.boolean("rearm_rto", conv.rearm_rto)?;
     let snd = SendParams {
         mss,
@@ -317,6 +336,7 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
         pacing,
         cwr_hold,
         prr,
+        prr_bound,
         rearm_rto,
         rtt_scaled_gains,
     };

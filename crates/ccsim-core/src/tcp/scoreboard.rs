@@ -187,6 +187,11 @@ impl Scoreboard {
         Some((s, end))
     }
 
+    /// HighRxt: the end of the highest retransmitted range (RFC 6675).
+    pub fn high_rxt(&self) -> u64 {
+        self.high_rxt
+    }
+
     /// Whether [from, to) holds an un-SACKed byte.
     pub fn has_unsacked(&self, from: u64, to: u64) -> bool {
         self.hole_at_or_after(from, to).is_some()

@@ -8,7 +8,7 @@
 //! congestion-control module (RFC 5681 §3.1, RFC 3465) and the timer restart
 //! of RFC 6298 §5.2–5.3.
 
-use super::{LossState, TcpSender};
+use super::{LossState, PrrBound, TcpSender};
 use crate::cc::{AckSample, CaEvent, Recovery};
 use crate::packet::{flags, Feedback, Packet};
 use crate::tcp::EndpointCtx;
@@ -41,6 +41,7 @@ impl TcpSender {
         // RFC 9937's safe ACK: it advances snd.una and marks nothing newly
         // lost (IsLost moves its boundary past no hole it had not passed).
         let advanced = pkt.ack > self.snd_una;
+        let retx_acked = advanced && self.board.as_ref().is_some_and(|b| self.snd_una < b.high_rxt());
         let (dupthresh, mss) = (self.p.dupthresh, self.mss());
         let lost_before = self
             .board
@@ -72,7 +73,12 @@ impl TcpSender {
             }
             _ => false,
         };
-        self.prr_ack(delivered, advanced && !newly_lost);
+        let one_more = match self.p.prr_bound {
+            PrrBound::SafeAck => advanced && !newly_lost,
+            PrrBound::Retransmitted => retx_acked,
+            PrrBound::SlowStart => true,
+        };
+        self.prr_ack(delivered, one_more);
         // An ACK that was neither new nor duplicate leaves no sample behind.
         self.rate.sample(cx.now, None);
         self.update_pacing_rate();

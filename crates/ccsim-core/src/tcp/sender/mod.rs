@@ -156,6 +156,8 @@ pub struct SendParams {
     /// recovery is unchanged; a module that sets the window itself (BBR)
     /// keeps it.
     pub prr: bool,
+    /// When PRR's bound lets one segment more out (below ssthresh).
+    pub prr_bound: PrrBound,
     /// A fast retransmit restarts the retransmission timer, giving the
     /// recovery a full RTO (ns-2 `reset_rtx_timer` in `dupack_action`; Linux
     /// re-arms it when it retransmits the head). Off, as ns-3's
@@ -193,10 +195,25 @@ impl Default for SendParams {
             pacing: false,
             cwr_hold: false,
             prr: false,
+            prr_bound: PrrBound::SafeAck,
             rearm_rto: true,
             rtt_scaled_gains: false,
         }
     }
+}
+
+/// When PRR, with pipe at or below ssthresh, adds one segment to what the
+/// ACK lets out (`prr_bound`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PrrBound {
+    /// On a safe ACK: it advances snd.una and marks nothing newly lost (RFC
+    /// 9937; Linux `tcp_cwnd_reduction`).
+    SafeAck,
+    /// When the ACK acknowledges retransmitted data cumulatively (ns-3.44
+    /// `TcpPrrRecovery`, `m_isRetransDataAcked`; Linux 2015–2020).
+    Retransmitted,
+    /// On every ACK (RFC 6937's slow-start reduction bound, PRR-SSRB).
+    SlowStart,
 }
 
 /// How a retransmission timeout sets ssthresh.

@@ -332,12 +332,12 @@ impl TcpSender {
     /// change in snd.una plus the change in SACKed bytes) during a
     /// reduction: cwnd = pipe + sndcnt, sndcnt = ⌈prr_delivered · ssthresh /
     /// RecoverFS⌉ − prr_out while pipe > ssthresh; else the conservative
-    /// bound max(prr_delivered − prr_out, DeliveredData), one segment more on
-    /// a `safe` ACK (it advanced snd.una and marked nothing newly lost: the
-    /// recovery is making progress, so it may grow toward ssthresh as slow
-    /// start), and at most ssthresh − pipe. An ACK that delivers nothing
-    /// changes nothing.
-    pub(super) fn prr_ack(&mut self, delivered: u64, safe: bool) {
+    /// bound max(prr_delivered − prr_out, DeliveredData), one segment more
+    /// when `one_more` (by `prr_bound`: RFC 9937's safe ACK, one that advanced
+    /// snd.una and marked nothing newly lost, where the recovery is making
+    /// progress and may grow toward ssthresh as slow start), and at most
+    /// ssthresh − pipe. An ACK that delivers nothing changes nothing.
+    pub(super) fn prr_ack(&mut self, delivered: u64, one_more: bool) {
         let Some(mut prr) = self.prr else { return };
         if delivered == 0 {
             return;
@@ -349,7 +349,7 @@ impl TcpSender {
             (share as u64).saturating_sub(prr.out)
         } else {
             let mut limit = prr.delivered.saturating_sub(prr.out).max(delivered);
-            if safe {
+            if one_more {
                 limit += self.mss();
             }
             (self.ssthresh - pipe).min(limit)

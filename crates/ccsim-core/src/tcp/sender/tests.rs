@@ -1132,11 +1132,12 @@ fn sack_delivery_feeds_the_rate_sample() {
 /// 1000 (the retransmission of 0 arrived, and segment 15) is safe:
 /// max(5000 − 4000, 2000) + 1000 = three segments, pipe 7 → 10 = ssthresh.
 /// The next duplicate ACK is not safe again: one segment.
-#[test]
-fn prr_grows_toward_ssthresh_only_on_a_safe_ack() {
+/// The per-ACK sends and cwnd of the sequence above under `bound`.
+fn prr_sequence(bound: PrrBound) -> Vec<(Vec<u64>, u64)> {
     let mut h = Harness::new("newreno", 20, |p| {
         p.sack = true;
         p.prr = true;
+        p.prr_bound = bound;
     });
     h.at(100);
     let mut sent = vec![];
@@ -1149,15 +1150,37 @@ fn prr_grows_toward_ssthresh_only_on_a_safe_ack() {
     sent.push((seqs(&partial), h.s.cwnd()));
     let dup = h.ack(1000, |a: &mut Packet| a.set_sack(&[(10_000, 17_000)]));
     sent.push((seqs(&dup), h.s.cwnd()));
+    sent
+}
+
+#[test]
+fn prr_grows_toward_ssthresh_only_on_a_safe_ack() {
+    let safe = vec![
+        (vec![], 20_000),
+        (vec![], 20_000),
+        (vec![0, 1000], 9000),
+        (vec![2000], 9000),
+        (vec![3000], 9000),
+        (vec![4000, 5000, 6000], 10_000),
+        (vec![7000], 10_000),
+    ];
+    assert_eq!(prr_sequence(PrrBound::SafeAck), safe);
+    // ns-3.44's rule: the partial ACK acknowledges the retransmission of 0,
+    // the duplicate ACKs acknowledge nothing: the same here.
+    assert_eq!(prr_sequence(PrrBound::Retransmitted), safe);
+    // RFC 6937's slow-start bound adds the segment on every ACK: ACK 3 lets
+    // two out besides the fast retransmit (pipe 10 = ssthresh at once); each
+    // later ACK refills the one segment it took out of pipe, and the partial
+    // ACK the two (pipe 8).
     assert_eq!(
-        sent,
+        prr_sequence(PrrBound::SlowStart),
         vec![
             (vec![], 20_000),
             (vec![], 20_000),
-            (vec![0, 1000], 9000),
-            (vec![2000], 9000),
-            (vec![3000], 9000),
-            (vec![4000, 5000, 6000], 10_000),
+            (vec![0, 1000, 2000], 10_000),
+            (vec![3000], 10_000),
+            (vec![4000], 10_000),
+            (vec![5000, 6000], 10_000),
             (vec![7000], 10_000),
         ]
     );
