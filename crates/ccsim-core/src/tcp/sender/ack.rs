@@ -38,18 +38,21 @@ impl TcpSender {
         } else if self.board.is_none() && pkt.ack == self.snd_una && self.snd_max > self.snd_una {
             self.rate.on_dupack(cx.now);
         }
-        // RFC 9937's safe ACK: it advances snd.una and marks nothing newly
-        // lost (IsLost moves its boundary past no hole it had not passed).
+        // For PRR's extra segment (`prr_bound`): RFC 9937's safe ACK advances
+        // snd.una and marks nothing newly lost (IsLost moves its boundary past
+        // no hole it had not passed); ns-3's acknowledges retransmitted data.
         let advanced = pkt.ack > self.snd_una;
         let retx_acked = advanced && self.board.as_ref().is_some_and(|b| self.snd_una < b.high_rxt());
         let (dupthresh, mss) = (self.p.dupthresh, self.mss());
-        let lost_before = self
-            .board
-            .as_ref()
-            .map(|b| b.lost_boundary(self.snd_una, dupthresh, mss));
+        let lost_before = match self.board.as_ref() {
+            Some(b) if self.p.prr && self.p.prr_bound == PrrBound::SafeAck => {
+                Some(b.lost_boundary(self.snd_una, dupthresh, mss))
+            }
+            _ => None,
+        };
         let sacked_before = self.board.as_ref().map_or(0, |b| b.sacked_bytes());
         let newly_sacked = self.board.as_mut().map(|b| b.update(una, &blocks));
-        // RFC 6937 DeliveredData: the change in snd.una plus the change in
+        // RFC 9937 DeliveredData: the change in snd.una plus the change in
         // SACKed bytes (without SACK, the cumulative ACK's advance).
         let sacked_after = self.board.as_ref().map_or(0, |b| b.sacked_bytes());
         let delivered = (una - self.snd_una + sacked_after).saturating_sub(sacked_before);
