@@ -210,7 +210,8 @@ pub enum PrrBound {
     /// 9937; Linux `tcp_cwnd_reduction`).
     SafeAck,
     /// When the ACK acknowledges retransmitted data cumulatively (ns-3.44
-    /// `TcpPrrRecovery`, `m_isRetransDataAcked`; Linux 2015–2020).
+    /// `TcpPrrRecovery`, `m_isRetransDataAcked`; Linux's rule from 2015 until
+    /// its safe-ACK rule).
     Retransmitted,
     /// On every ACK (RFC 6937's slow-start reduction bound, PRR-SSRB).
     SlowStart,
