@@ -45,7 +45,8 @@ impl TcpSender {
         let retx_acked = advanced && self.board.as_ref().is_some_and(|b| self.snd_una < b.high_rxt());
         let (dupthresh, mss) = (self.p.dupthresh, self.mss());
         let lost_before = match self.board.as_ref() {
-            Some(b) if self.p.prr && self.p.prr_bound == PrrBound::SafeAck => {
+            // (only where PRR runs and asks for it: not for BBR, which keeps PRR out)
+            Some(b) if self.p.prr && !self.cc_window && self.p.prr_bound == PrrBound::SafeAck => {
                 Some(b.lost_boundary(self.snd_una, dupthresh, mss))
             }
             _ => None,
