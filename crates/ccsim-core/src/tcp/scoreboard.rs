@@ -313,9 +313,17 @@ impl Scoreboard {
     }
 
     /// Starts a recovery (RFC 6675 step 4.3): the first retransmission ends at
-    /// `end`, and both HighRxt and RescueRxt are set to it.
+    /// `end`, and both HighRxt and RescueRxt are set to it. A HighRxt above
+    /// `end` stays: a recovery that begins as soon as the last one ended
+    /// (its cumulative ACK passed the recovery point, not the retransmissions
+    /// above it) would otherwise send again, in a burst, the segments the last
+    /// one retransmitted that are still in flight. Linux (`TCPCB_SACKED_RETRANS`)
+    /// and ns-3 (`TcpTxItem::m_retrans`) mark retransmissions per segment and
+    /// clear the marks at a timeout only, as [`Scoreboard::clear_retransmissions`].
     pub fn begin_recovery(&mut self, end: u64) {
-        self.set_high_rxt(end);
+        if end > self.high_rxt {
+            self.set_high_rxt(end);
+        }
         self.rescue_rxt = Some(end);
     }
 
@@ -429,6 +437,30 @@ mod tests {
         );
         b.rescued(5000);
         assert_eq!(b.next_seg(4000, 5000, 4000, MSS, false, true), None);
+    }
+
+    /// A recovery that begins as soon as the last one ends keeps the last
+    /// one's retransmissions: segments 0..8 out, 1, 3, 5, 7 SACKed, holes 0,
+    /// 2, 4, 6 retransmitted (HighRxt 7000). The retransmission of 0 arrives
+    /// (cumulative ACK 2000, past the recovery point) and a new recovery
+    /// begins at once with its fast retransmit of the head, 2000..3000. Holes
+    /// 4 and 6, retransmitted and in flight, are not sent again, and pipe
+    /// counts each retransmitted hole once and the two not deemed lost once
+    /// more (RFC 6675 SetPipe): 5 segments. With HighRxt put back at 3000, 4
+    /// would go again, and pipe would be 3.
+    #[test]
+    fn back_to_back_recoveries_do_not_resend_what_is_in_flight() {
+        let mut b = board(&[1, 3, 5, 7]);
+        b.begin_recovery(1000);
+        for end in [3000, 5000, 7000] {
+            b.retransmitted(end);
+        }
+        b.update(2000, &[(3000, 4000), (5000, 6000), (7000, 8000)]);
+        b.begin_recovery(3000);
+        assert_eq!(b.high_rxt(), 7000);
+        let l = b.lost_boundary(2000, 3, MSS);
+        assert_eq!(b.next_seg(2000, 8000, l, MSS, false, false), None);
+        assert_eq!(b.pipe(2000, 8000, l), 5 * MSS);
     }
 
     /// SACK blocks lost with an ACK: the next ACK repeats the older blocks
