@@ -47,11 +47,28 @@ def test_one_case_in_both_simulators():
 def test_the_run_ns3_aborted_after_an_ecn_reduction_completes():
     # NewReno + ECN over PIE, 8 flows, seed 2: the ACK that ends CA_CWR carries new SACK
     # information at 1.73 s, and stock 3.44 aborts ("From OPEN->DISORDER but with 2 dup
-    # ACKs"). The program's CwrDupAckReset sockets clear the count and the run goes on.
+    # ACKs"). The program's SocketFix sockets clear the count and the run goes on.
     full = {c.name: c for c in modern.suite_cases(False)}
     c = full["newreno/pie ECN 8×100M 100ms 2BDP jittered"]
     m = modern.run_ns3(modern.dataclasses.replace(c, duration_s=2.5, warmup_s=0.5), 2)
     assert m["marks"] > 0 and m["utilization"] > 0.3
+
+
+@pytest.mark.skipif(not ns3tcp.have_ns3(), reason="ns-3 not installed (pip install ns3)")
+def test_ns3_takes_no_ecn_echo_after_a_timeout_with_the_fix():
+    # FQ-CoDel with ECN, 8 flows, seed 1: flows 1 and 4 lose a burst in their slow start's
+    # ECN reduction and time out at 1.42 and 1.69 s. Stock 3.44 then takes the echoes of
+    # the marks before the timeout (EnterCwr in CA_LOSS): ssthresh 2 segments, and the
+    # two flows crawl back at a segment per round trip (6 % of a fair share in 4–8 s);
+    # with the fix they slow-start back to half the window they had (about half a share).
+    full = {c.name: c for c in modern.suite_cases(False)}
+    c = full["newreno/fqcodel ECN 8×100M 100ms 2BDP jittered"]
+    short = modern.dataclasses.replace(c, duration_s=8, warmup_s=4)
+    fixed, stock = (modern.run_ns3(short, 1, ecn_fix=f) for f in (True, False))
+    assert fixed["loss_entries"] == stock["loss_entries"] == 2
+    fair = sum(fixed["goodputs"]) / len(fixed["goodputs"])
+    assert min(fixed["goodputs"]) > 0.3 * fair
+    assert sorted(stock["goodputs"])[1] < 0.15 * fair  # two flows crawl
 
 
 def test_jittered_twin_jitters_the_access_links_by_one_service_time():

@@ -75,15 +75,29 @@ ns-3's conventions here, and how each is set:
   Linux always de-randomizes (RFC 8033 §5.1): ccsim's PIE runs ``derandomize = false``.
   With de-randomization, NewReno with ECN over PIE, 50 flows, marked 9320 times against
   ns-3's 4602 with a p95 delay of 34 against 20 ms;
-* the senders' sockets are :class:`CwrDupAckReset` in the program: 3.44 keeps the
-  duplicate-ACK count that ``DupAck`` gathers during an ECN reduction (``CA_CWR``) when
-  the reduction ends, and if the ACK that ends it carries new SACK information,
-  ``DupAck`` runs in ``CA_OPEN`` with the count at 2 and ns-3 aborts on its own
-  assertion ("From OPEN->DISORDER but with 2 dup ACKs"; NewReno with ECN over PIE, 8
-  flows, 100 ms, 2 BDP, jittered, seed 2). The subclass clears the count in ``CA_OPEN``,
-  where ``DupAck`` itself requires it to be zero; runs that did not abort are unchanged,
-  counter for counter. That a loss found during ``CA_CWR`` waits for the timeout (ns-3
-  never enters recovery from CWR) is left as ns-3 has it;
+* the senders' sockets are the program's ``SocketFix``, ``TcpSocketBase`` with its ECN
+  states brought to Linux's (``ecn_fix = False`` runs 3.44's own). 3.44 takes an ECN
+  echo in loss recovery and after a timeout (``EnterCwr`` from any state but
+  ``CA_CWR``): a second reduction from the flight left, after a timeout to 2 segments
+  (FQ-CoDel with ECN, 8 flows, 100 ms, 2 BDP, jittered, seed 1: two flows at 2 segments
+  after 1.7 s, 4.6 and 6.6 Mb/s against 14 for the others, Jain 0.91). It does not
+  recover a loss found during ``CA_CWR``: it retransmits every segment the scoreboard
+  marks lost at once, unpaced (64 in one burst at 1.14 s in that run). And it keeps the
+  duplicate-ACK count when the reduction ends, so an ACK that ends it with new SACK
+  information aborts the run on ns-3's own assertion ("From OPEN->DISORDER but with 2
+  dup ACKs"; NewReno with ECN over PIE, 8 flows, 100 ms, 2 BDP, jittered, seed 2).
+  ``SocketFix`` ignores the echo in ``CA_LOSS`` and ``CA_RECOVERY`` (Linux's
+  ``tcp_enter_cwr`` acts only from Open and Disorder), enters recovery from ``CA_CWR``
+  with the reduction's ssthresh and PRR counts kept (``tcp_enter_recovery``; with SACK
+  and ``PrrOnce``), and clears the count in ``CA_OPEN``. Runs without ECN never see an
+  echo nor enter ``CA_CWR`` and are unchanged;
+* the senders also estimate delivery rates with the program's ``RatePerAck``
+  (``rate_fix = False`` runs 3.44's ``TcpRateLinux``): 3.44 keeps one rate sample across
+  ACKs, so the ACK of the second of two segments sent with no ACK between them keeps the
+  first one's interval and counts one segment more over it. At 10 Mb/s and 100 ms such
+  samples run ~1 % above the link, ``TcpBbr``'s max filter keeps them, and its pacing rate
+  stays above the link's: one BBR flow kept a queue growing 0.35 ms/s between PROBE_RTTs
+  (12.3 ms of mean delay; 5.5 ms with the fix). Linux builds each ACK's sample afresh;
 * ``SegmentSize`` = ``mss``, ``InitialCwnd`` 10, ``DelAckCount`` 1 (an ACK per segment),
   ``MinRto`` 200 ms, SACK on, timestamps off, 16-MB socket buffers, ECN (``UseEcn
   On``) where the case asks for it; point-to-point links carry a 2-byte PPP header, so
@@ -205,13 +219,16 @@ def run_ns3(
     timeout_s: float = 3600,
     recovery: str | None = None,
     vegas_rtt: str = "last",
+    ecn_fix: bool = True,
+    rate_fix: bool = True,
 ) -> dict:
     """Runs ``case`` in ns-3 for ``seed``; returns utilization, drops, marks, queueing
     delay (mean and 95th percentile, s), per-flow window goodputs, Jain's index,
     recoveries and loss entries per flow, flow 0's recovery times and its sampled
     cwnd (bytes) and pacing rate (bit/s) as ``(t, cwnd, pacing)`` rows. ``recovery``
-    defaults to ``"prr-once"`` with SACK and ``"classic"`` without; ``recovery = "prr"``
-    and ``vegas_rtt = "srtt"`` run ns-3.44's own PRR and TcpVegas input (module docs)."""
+    defaults to ``"prr-once"`` with SACK and ``"classic"`` without; ``recovery = "prr"``,
+    ``vegas_rtt = "srtt"``, ``ecn_fix = False`` and ``rate_fix = False`` run ns-3.44's own
+    PRR, TcpVegas input, ECN states and rate samples (module docs)."""
     recovery = recovery or ("prr-once" if case.sack else "classic")
     if case.cc not in NS3_CC:
         raise ValueError(f"cc = {case.cc!r}: ns-3 runs one of {sorted(NS3_CC)}")
@@ -240,6 +257,8 @@ def run_ns3(
             f"--recovery={recovery}",
             f"--sack={int(case.sack)}",
             f"--vegasRtt={vegas_rtt}",
+            f"--ecnFix={int(ecn_fix)}",
+            f"--rateFix={int(rate_fix)}",
             f"--RngRun={seed}",
         ]
         if case.cc == "cubic":
@@ -411,6 +430,8 @@ def run_ccsim(case: ModernCase, seed: int, sample_ms: float = 10.0) -> dict:
         "goodputs": goodputs,
         "jain": jain(goodputs),
         "starved": starved(case, goodputs, r.flows["timeouts"].tolist()),
+        "recoveries": int(r.flows["fast_retransmits"].sum()),
+        "loss_entries": int(r.flows["timeouts"].sum()),
         "samples_flow0": samples,
     }
 

@@ -7,8 +7,9 @@ Besides the topology, traffic and traces, it holds the corrections and instrumen
 suite's notes describe: ``PrrOnce`` (ns-3.44's PRR with DeliveredData counted once, the
 ECN reduction's first ACK counted once, the forced segment in loss recovery only),
 ``VegasLastRtt`` (``TcpVegas`` fed each ACK's RTT sample instead of SRTT),
-``CwrDupAckReset`` (the senders' sockets clear the duplicate-ACK count when an ECN
-reduction ends, where 3.44 keeps it and aborts on its own assertion),
+``SocketFix`` (the senders' sockets: an ECN echo ignored in loss recovery and after a
+timeout, a loss found during an ECN reduction recovered under PRR, the duplicate-ACK
+count cleared when the reduction ends, where 3.44 aborts on its own assertion),
 ``JitterChannel`` (ccsim's link ``jitter``) and ``EnqTag`` (queueing delay from the
 disc's enqueue to the start of transmission).
 """
@@ -81,41 +82,68 @@ class PrrOnce : public TcpRecoveryOps
     std::string GetName() const override { return "PrrOnce"; }
     void EnterRecovery(Ptr<TcpSocketState> tcb, uint32_t, uint32_t unAck, uint32_t delivered) override
     {
-        m_out = 0;
-        m_delivered = 0;
-        m_recoverFs = std::max<uint32_t>(unAck, 1); // RecoverFS = snd.nxt - snd.una
-        m_cwr = tcb->m_congState == TcpSocketState::CA_CWR;
-        if (!m_cwr) DoRecovery(tcb, delivered, true); // (in CWR ProcessAck counts this ACK)
+        m_undo = m_now;
+        if (m_fromCwr && m_now.inCwr) {
+            // A loss found during an ECN reduction (SocketFix): Linux's
+            // tcp_enter_recovery in CWR keeps the reduction going, with its ssthresh and
+            // PRR counts; ns-3's EnterRecovery has just computed a second ssthresh.
+            tcb->m_ssThresh = m_now.ssthresh;
+            m_now.cwr = false;
+            DoRecovery(tcb, delivered, true);
+            return;
+        }
+        m_now.out = 0;
+        m_now.delivered = 0;
+        m_now.recoverFs = std::max<uint32_t>(unAck, 1); // RecoverFS = snd.nxt - snd.una
+        m_now.cwr = m_now.inCwr = tcb->m_congState == TcpSocketState::CA_CWR;
+        m_now.ssthresh = tcb->m_ssThresh;
+        if (!m_now.cwr) DoRecovery(tcb, delivered, true); // (in CWR ProcessAck counts this ACK)
     }
     void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t delivered, bool isDupAck) override
     {
         // without SACK a duplicate ACK stands for one delivered segment (RFC 6937 §3)
-        if (isDupAck && !s_sack && m_delivered < m_recoverFs) delivered += tcb->m_segmentSize;
+        if (isDupAck && !s_sack && m_now.delivered < m_now.recoverFs) delivered += tcb->m_segmentSize;
         if (delivered == 0) return;
-        m_delivered += delivered;
+        m_now.delivered += delivered;
         const int64_t mss = tcb->m_segmentSize, pipe = tcb->m_bytesInFlight;
         const int64_t ssthresh = tcb->m_ssThresh;
         int64_t send;
         if (pipe > ssthresh) {
-            send = (m_delivered * ssthresh + m_recoverFs - 1) / m_recoverFs - m_out;
+            send = (m_now.delivered * ssthresh + m_now.recoverFs - 1) / m_now.recoverFs - m_now.out;
         } else { // slow-start reduction bound, as 3.44
-            int64_t limit = std::max<int64_t>(m_delivered - m_out, delivered);
+            int64_t limit = std::max<int64_t>(m_now.delivered - m_now.out, delivered);
             if (tcb->m_isRetransDataAcked) limit += mss;
             send = std::min<int64_t>(limit, ssthresh - pipe);
         }
-        if (!m_cwr) send = std::max<int64_t>(send, m_out > 0 ? 0 : mss); // the fast retransmit
+        if (!m_now.cwr) send = std::max<int64_t>(send, m_now.out > 0 ? 0 : mss); // the fast retransmit
         tcb->m_cWnd = static_cast<uint32_t>(std::max<int64_t>(pipe + send, 0));
         tcb->m_cWndInfl = tcb->m_cWnd;
     }
-    void ExitRecovery(Ptr<TcpSocketState> tcb) override { tcb->m_cWndInfl = tcb->m_cWnd; }
-    void UpdateBytesSent(uint32_t n) override { m_out += n; }
+    void ExitRecovery(Ptr<TcpSocketState> tcb) override
+    {
+        tcb->m_cWndInfl = tcb->m_cWnd;
+        m_now.inCwr = false;
+    }
+    void UpdateBytesSent(uint32_t n) override { m_now.out += n; }
     Ptr<TcpRecoveryOps> Fork() override { return CopyObject<PrrOnce>(this); }
+
+    // SocketFix's two hooks: the next EnterRecovery continues an ECN reduction;
+    // forget the last EnterRecovery (an ECN echo ns-3 took in CA_LOSS or CA_RECOVERY).
+    void SetFromCwr(bool on) { m_fromCwr = on; }
+    void Undo() { m_now = m_undo; }
 
     static bool s_sack; // the program's SACK setting, which PRR's count depends on
 
   private:
-    int64_t m_out{0}, m_delivered{0}, m_recoverFs{1};
-    bool m_cwr{false}; // an ECN reduction (CA_CWR), not a loss recovery
+    struct State
+    {
+        int64_t out{0}, delivered{0}, recoverFs{1};
+        bool cwr{false};   // this reduction is an ECN one (CA_CWR), not a loss recovery
+        bool inCwr{false}; // an ECN reduction began and has not ended
+        uint32_t ssthresh{0};
+    };
+    State m_now, m_undo;
+    bool m_fromCwr{false};
 };
 bool PrrOnce::s_sack = true;
 
@@ -142,45 +170,232 @@ class VegasLastRtt : public TcpVegas
     Ptr<TcpCongestionOps> Fork() override { return CopyObject<VegasLastRtt>(this); }
 };
 
-// TcpSocketBase that clears the duplicate-ACK count when an ECN reduction ends. In CA_CWR
-// DupAck counts duplicate ACKs without leaving CWR, and ReceivedAck's CWR -> OPEN
-// transition keeps the count; when the ACK that ends CWR also carries new SACK
-// information, ProcessAck calls DupAck in CA_OPEN with the count at 2 and 3.44's NS_ASSERT
-// ("From OPEN->DISORDER but with 2 dup ACKs") aborts the run (3.44 and master). In CA_OPEN
-// the count is zero by DupAck's own invariant, so ProcessAck starts from zero there; a
-// run that would not abort is unchanged. (That a loss found during CWR waits for the
-// timeout is left as ns-3 has it.)
-class CwrDupAckReset : public TcpSocketBase
+// TcpRateOps with Linux's per-ACK rate sample (tcp_rate.c). ns-3.44's TcpRateLinux keeps
+// one sample across ACKs and takes a delivered segment's send and ACK times into it only
+// if the segment's delivered count is above the sample's: when two segments left with no
+// ACK between them (same delivered count), the second one's ACK keeps the first one's
+// interval and counts one segment more over it (3.44 and master). Linux starts every
+// ACK's sample afresh (`struct rate_sample rs` in tcp_ack), so its first delivered
+// segment always sets the interval. At 10 Mb/s with a 100-ms RTT such samples run ~1 %
+// above the bottleneck's rate, TcpBbr's max filter keeps them, and its pacing rate (with
+// its 1 % margin) stays above the link's: a standing queue the gain cycle never drains.
+// Otherwise TcpRateLinux's computation; only congestion controls that read the sample
+// (BBR) see a difference.
+class RatePerAck : public TcpRateOps
 {
   public:
     static TypeId GetTypeId()
     {
-        static TypeId tid = TypeId("ns3::CcsimCwrDupAckReset")
+        static TypeId tid = TypeId("ns3::CcsimRatePerAck")
+                                .SetParent<TcpRateOps>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<RatePerAck>();
+        return tid;
+    }
+    void SkbSent(TcpTxItem* skb, bool isStartOfTransmission) override
+    {
+        TcpTxItem::RateInformation& info = skb->GetRateInformation();
+        if (isStartOfTransmission) { // nothing in flight: the interval starts now
+            m_rate.m_firstSentTime = Simulator::Now();
+            m_rate.m_deliveredTime = Simulator::Now();
+        }
+        info.m_firstSent = m_rate.m_firstSentTime;
+        info.m_deliveredTime = m_rate.m_deliveredTime;
+        info.m_isAppLimited = m_rate.m_appLimited != 0;
+        info.m_delivered = m_rate.m_delivered;
+    }
+    void SkbDelivered(TcpTxItem* skb) override
+    {
+        TcpTxItem::RateInformation& info = skb->GetRateInformation();
+        if (info.m_deliveredTime == Time::Max()) return; // counted when SACKed
+        if (m_newAck) { // the first segment this ACK delivers: a fresh sample
+            m_sample.m_priorDelivered = 0;
+            m_sample.m_priorTime = Seconds(0);
+            m_newAck = false;
+        }
+        m_rate.m_delivered += skb->GetSeqSize();
+        m_rate.m_deliveredTime = Simulator::Now();
+        if (m_sample.m_priorDelivered == 0 || info.m_delivered > m_sample.m_priorDelivered) {
+            m_sample.m_ackElapsed = Simulator::Now() - info.m_deliveredTime;
+            m_sample.m_priorDelivered = info.m_delivered;
+            m_sample.m_priorTime = info.m_deliveredTime;
+            m_sample.m_isAppLimited = info.m_isAppLimited;
+            m_sample.m_sendElapsed = skb->GetLastSent() - info.m_firstSent;
+            m_rate.m_firstSentTime = skb->GetLastSent();
+        }
+        info.m_deliveredTime = Time::Max();
+        m_rate.m_txItemDelivered = info.m_delivered;
+    }
+    void CalculateAppLimited(uint32_t cWnd, uint32_t inFlight, uint32_t segmentSize,
+                             const SequenceNumber32& tailSeq, const SequenceNumber32& nextTx,
+                             const uint32_t lostOut, const uint32_t retransOut) override
+    {
+        // less than a segment left to send, room in cwnd, every lost segment resent
+        if (tailSeq - nextTx < static_cast<int32_t>(segmentSize) && inFlight < cWnd &&
+            lostOut <= retransOut) {
+            m_rate.m_appLimited = std::max<uint32_t>(m_rate.m_delivered + inFlight, 1);
+        }
+    }
+    const TcpRateSample& GenerateSample(uint32_t delivered, uint32_t lost, bool isSackReneg,
+                                        uint32_t priorInFlight, const Time& minRtt) override
+    {
+        if (m_newAck) { // this ACK delivered nothing: no timing, an invalid sample
+            m_sample.m_priorDelivered = 0;
+            m_sample.m_priorTime = Seconds(0);
+        }
+        m_newAck = true;
+        if (m_rate.m_appLimited != 0 && m_rate.m_delivered > m_rate.m_appLimited) {
+            m_rate.m_appLimited = 0;
+        }
+        m_sample.m_ackedSacked = delivered;
+        m_sample.m_bytesLoss = lost;
+        m_sample.m_priorInFlight = priorInFlight;
+        if (m_sample.m_priorTime.IsZero() || isSackReneg) {
+            m_sample.m_delivered = -1;
+            m_sample.m_interval = Seconds(0);
+            return m_sample;
+        }
+        // sending and ACKing as two pipeline phases: the longer one
+        m_sample.m_interval = std::max(m_sample.m_sendElapsed, m_sample.m_ackElapsed);
+        m_sample.m_delivered = m_rate.m_delivered - m_sample.m_priorDelivered;
+        if (m_sample.m_interval < minRtt) {
+            m_sample.m_interval = Seconds(0);
+            m_sample.m_priorTime = Seconds(0);
+            return m_sample;
+        }
+        if (!m_sample.m_isAppLimited ||
+            m_sample.m_delivered * m_rate.m_rateInterval >= m_rate.m_rateDelivered * m_sample.m_interval) {
+            m_rate.m_rateDelivered = m_sample.m_delivered;
+            m_rate.m_rateInterval = m_sample.m_interval;
+            m_rate.m_rateAppLimited = m_sample.m_isAppLimited;
+            m_sample.m_deliveryRate =
+                DataRate(m_sample.m_delivered * 8.0 / m_sample.m_interval.GetSeconds());
+        }
+        return m_sample;
+    }
+    const TcpRateConnection& GetConnectionRate() override { return m_rate; }
+
+  private:
+    TcpRateConnection m_rate;
+    TcpRateSample m_sample;
+    bool m_newAck{true}; // the next delivered segment begins a new ACK's sample
+};
+
+// TcpSocketBase with RatePerAck as its rate estimator (with --rateFix) and, with
+// --ecnFix, ns-3's ECN state machine brought to Linux's (tcp_fastretrans_alert,
+// tcp_enter_cwr, tcp_enter_recovery) and RFC 3168 §6.1.2, in three places (3.44 and
+// master all three):
+// - An ECN echo is taken in CA_LOSS and CA_RECOVERY too: ReceivedAck calls EnterCwr in
+//   any state but CA_CWR, which recomputes ssthresh from the flight left (after a timeout
+//   one segment: ssthresh 2) and abandons the recovery. Linux enters CWR only from Open
+//   and Disorder, and RFC 3168 reduces once per window of data. The fix undoes what
+//   EnterCwr did when the ACK began in CA_LOSS or CA_RECOVERY.
+// - A loss found during an ECN reduction does not start a recovery: in CA_CWR DupAck
+//   only counts, and SendPendingData retransmits every segment the scoreboard marks lost
+//   at once, unpaced by PRR (DoRecovery runs on new ACKs only): a burst of tens of
+//   retransmissions into the queue that just marked, then a timeout. Linux's
+//   tcp_enter_recovery continues the reduction under PRR, without a second ssthresh. The
+//   fix lets such an ACK take CA_DISORDER's path into EnterRecovery, and PrrOnce keeps
+//   the reduction's ssthresh and counts (with SACK and PrrOnce only).
+// - The duplicate-ACK count is not cleared when CWR ends; when the ACK that ends it
+//   carries new SACK information, ProcessAck calls DupAck in CA_OPEN with the count at 2
+//   and the NS_ASSERT "From OPEN->DISORDER but with 2 dup ACKs" aborts the run. In
+//   CA_OPEN the count is zero by DupAck's own invariant, so ProcessAck starts from zero.
+// Runs without ECN never enter CA_CWR nor see an echo, and are unchanged.
+class SocketFix : public TcpSocketBase
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CcsimSocketFix")
                                 .SetParent<TcpSocketBase>()
                                 .SetGroupName("Internet")
-                                .AddConstructor<CwrDupAckReset>();
+                                .AddConstructor<SocketFix>();
         return tid;
     }
     TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+    SocketFix()
+    {
+        if (s_rateFix) m_rateOps = CreateObject<RatePerAck>();
+    }
+    static bool s_ecnFix, s_rateFix;
 
   protected:
+    void ReceivedAck(Ptr<Packet> p, const TcpHeader& h) override
+    {
+        if (!s_ecnFix) return TcpSocketBase::ReceivedAck(p, h);
+        const auto st = m_tcb->m_congState.Get();
+        m_guard = (h.GetFlags() & TcpHeader::ECE) &&
+                  (st == TcpSocketState::CA_LOSS || st == TcpSocketState::CA_RECOVERY);
+        if (m_guard) {
+            m_saved = {st, m_tcb->m_ssThresh.Get(), m_tcb->m_cWnd.Get(),
+                       m_tcb->m_cWndInfl.Get(), m_recover};
+        }
+        TcpSocketBase::ReceivedAck(p, h);
+        m_guard = false;
+    }
     void ProcessAck(const SequenceNumber32& ack, bool sacked, uint32_t delivered,
                     const SequenceNumber32& oldHead, bool data) override
     {
+        if (!s_ecnFix) return TcpSocketBase::ProcessAck(ack, sacked, delivered, oldHead, data);
+        Ptr<PrrOnce> prr = DynamicCast<PrrOnce>(m_recoveryOps);
+        if (m_guard && m_tcb->m_congState == TcpSocketState::CA_CWR) {
+            // EnterCwr ran in CA_LOSS or CA_RECOVERY: put the state back (unseen by the
+            // program's CongState counters: no new recovery or timeout)
+            s_restoring = true;
+            m_tcb->m_congState = m_saved.state;
+            s_restoring = false;
+            m_tcb->m_ssThresh = m_saved.ssthresh;
+            m_tcb->m_cWnd = m_saved.cwnd;
+            m_tcb->m_cWndInfl = m_saved.cwndInfl;
+            m_recover = m_saved.recover;
+            if (prr) prr->Undo();
+        }
+        m_guard = false;
         if (m_tcb->m_congState == TcpSocketState::CA_OPEN) m_dupAckCount = 0;
+        const bool cwrLoss = prr && m_sackEnabled && sacked &&
+                             m_tcb->m_congState == TcpSocketState::CA_CWR &&
+                             (m_dupAckCount + 1 >= m_retxThresh ||
+                              m_txBuffer->IsLost(m_highRxAckMark));
+        if (cwrLoss) {
+            m_tcb->m_congState = TcpSocketState::CA_DISORDER;
+            prr->SetFromCwr(true);
+        }
         TcpSocketBase::ProcessAck(ack, sacked, delivered, oldHead, data);
+        if (cwrLoss) {
+            prr->SetFromCwr(false);
+            if (m_tcb->m_congState == TcpSocketState::CA_DISORDER) {
+                m_tcb->m_congState = TcpSocketState::CA_CWR; // no recovery after all
+            }
+        }
     }
-    Ptr<TcpSocketBase> Fork() override { return CopyObject<CwrDupAckReset>(this); }
-};
+    Ptr<TcpSocketBase> Fork() override { return CopyObject<SocketFix>(this); }
 
-// The senders' socket factory: TcpL4Protocol::CreateSocket with CwrDupAckReset in place
+  public:
+    static bool s_restoring; // a state change that undoes EnterCwr, not a new state
+
+  private:
+    struct Saved
+    {
+        TcpSocketState::TcpCongState_t state;
+        uint32_t ssthresh, cwnd, cwndInfl;
+        SequenceNumber32 recover;
+    };
+    Saved m_saved{};
+    bool m_guard{false};
+};
+bool SocketFix::s_restoring = false;
+bool SocketFix::s_ecnFix = true;
+bool SocketFix::s_rateFix = true;
+
+// The senders' socket factory: TcpL4Protocol::CreateSocket with SocketFix in place
 // of TcpSocketBase (the congestion control, recovery and RTT estimator as configured).
-class CwrFixFactory : public SocketFactory
+class SocketFixFactory : public SocketFactory
 {
   public:
     static TypeId GetTypeId()
     {
-        static TypeId tid = TypeId("ns3::CcsimCwrFixFactory").SetParent<SocketFactory>();
+        static TypeId tid = TypeId("ns3::CcsimSocketFixFactory").SetParent<SocketFactory>();
         return tid;
     }
     Ptr<Socket> CreateSocket() override
@@ -191,7 +406,7 @@ class CwrFixFactory : public SocketFactory
         tcp->GetAttribute("RecoveryType", rec);
         tcp->GetAttribute("RttEstimatorType", rtt);
         ObjectFactory f;
-        Ptr<CwrDupAckReset> s = CreateObject<CwrDupAckReset>();
+        Ptr<SocketFix> s = CreateObject<SocketFix>();
         s->SetNode(GetObject<Node>());
         s->SetTcp(tcp);
         f.SetTypeId(rtt.Get());
@@ -261,6 +476,7 @@ static void DevDrop(Ptr<const Packet>) { if (Warm()) g_drops++; }
 
 static void CongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t n)
 {
+    if (SocketFix::s_restoring) return;
     if (n == TcpSocketState::CA_RECOVERY) {
         g_recov[i]++;
         if (i == 0) g_recovTimes.push_back(Simulator::Now().GetSeconds());
@@ -327,6 +543,9 @@ int main(int argc, char* argv[])
     cmd.AddValue("jitter", "s: packets propagate U[0, jitter) longer on every access link",
                  JitterChannel::s_jitter);
     cmd.AddValue("vegasRtt", "TcpVegas's RTT: last (the sample) | srtt (3.44's own)", vegasRtt);
+    cmd.AddValue("ecnFix", "senders' ECN states as Linux's (SocketFix)", SocketFix::s_ecnFix);
+    cmd.AddValue("rateFix", "senders' rate samples per ACK as Linux's (RatePerAck)",
+                 SocketFix::s_rateFix);
     cmd.AddValue("draws", "file: one line per pair, start_s access_delay_ms", draws);
     cmd.Parse(argc, argv);
     g_warmup = warmup;
@@ -452,9 +671,11 @@ int main(int argc, char* argv[])
     g_loss.assign(pairs, 0);
     g_warmRx.assign(pairs, 0);
     for (uint32_t i = 0; i < pairs; i++) {
-        if (!senders.Get(i)->GetObject<CwrFixFactory>())
-            senders.Get(i)->AggregateObject(CreateObject<CwrFixFactory>());
-        BulkSendHelper source("ns3::CcsimCwrFixFactory", InetSocketAddress(dst[i], 5000));
+        const bool fix = SocketFix::s_ecnFix || SocketFix::s_rateFix;
+        if (fix && !senders.Get(i)->GetObject<SocketFixFactory>())
+            senders.Get(i)->AggregateObject(CreateObject<SocketFixFactory>());
+        BulkSendHelper source(fix ? "ns3::CcsimSocketFixFactory" : "ns3::TcpSocketFactory",
+                              InetSocketAddress(dst[i], 5000));
         source.SetAttribute("MaxBytes", UintegerValue(0));
         source.SetAttribute("SendSize", UintegerValue(mss * 100));
         ApplicationContainer s = source.Install(senders.Get(i));
