@@ -230,3 +230,26 @@ def test_capture_is_deterministic_and_off_by_default():
     assert r.files == {} and r.trace is None
     # capturing does not change what happens
     assert r.flows.equals(a.flows) and r.queues.equals(a.queues)
+
+
+def test_a_flow_with_its_own_handshake_shows_its_syn_once(tmp_path):
+    # `handshake = true` on the flow (docs/models/tcp.md#handshake): the capture writes the
+    # flow's own SYN and SYN-ACK when they pass, no synthetic ones; data follows the
+    # SYN-ACK: at R1, one round trip (2 × (10 + 1 + 1) ms plus serialization) after the SYN.
+    sc = {
+        "seed": 1,
+        "duration": "1s",
+        "topology": SCENARIO["topology"],
+        "flows": [{"pairs": [0], "cc": "newreno", "sack": True, "handshake": True}],
+        "capture": [{"link": "R1->R2", "file": "f.pcap"}, {"link": "R2->R1", "file": "r.pcap"}],
+    }
+    r = ccsim.run(sc)
+    r.save(tmp_path)
+    fwd, rev = _read(tmp_path / "f.pcap"), _read(tmp_path / "r.pcap")
+    syn = [(t, p) for t, p, _ in fwd if p.data.flags & dpkt.tcp.TH_SYN]
+    synack = [(t, p) for t, p, _ in rev if p.data.flags & dpkt.tcp.TH_SYN]
+    assert len(syn) == 1 and len(synack) == 1
+    assert not syn[0][1].data.flags & dpkt.tcp.TH_ACK and synack[0][1].data.flags & dpkt.tcp.TH_ACK
+    first_data = min(t for t, p, _ in fwd if len(p.data.data) > 0)
+    assert fwd[0][0] == syn[0][0], "the SYN is the flow's first packet on the link"
+    assert 0.024e9 < first_data - syn[0][0] < 0.026e9

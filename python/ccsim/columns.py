@@ -155,7 +155,11 @@ CONNECTIONS = [
     ("workload", "–", "the workload that started it (`name` key)"),
     ("src", "–", "sending node"),
     ("dst", "–", "receiving node"),
-    ("start_s", "s", "arrival time: the sender starts at once (no handshake is modelled)"),
+    (
+        "start_s",
+        "s",
+        "arrival time: the sender starts at once (with `handshake`, by sending its SYN)",
+    ),
     ("size_bytes", "B", "file size"),
     ("first_byte_s", "s", "first byte delivered in order at the receiver (NaN if none)"),
     ("last_byte_s", "s", "last byte delivered in order at the receiver (NaN while unfinished)"),

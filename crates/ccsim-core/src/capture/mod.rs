@@ -130,12 +130,15 @@ impl Capture {
                 self.seen.resize(k + 1, false);
             }
             self.seen[k] = true;
-            let (s, d) = (tf.src.idx(), tf.dst.idx());
-            let ts = pkt.ts_val.min(now);
-            let len = wire::handshake(fw, s, d, false, ts, ttl, snap, &mut self.buf);
-            self.write(now, iface, len);
-            let len = wire::handshake(fw, d, s, true, ts, ttl, snap, &mut self.buf);
-            self.write(now, iface, len);
+            // (a flow with a handshake of its own, the `handshake` key, shows its SYN)
+            if !pkt.has(crate::packet::flags::SYN) {
+                let (s, d) = (tf.src.idx(), tf.dst.idx());
+                let ts = pkt.ts_val.min(now);
+                let len = wire::handshake(fw, s, d, false, ts, ttl, snap, &mut self.buf);
+                self.write(now, iface, len);
+                let len = wire::handshake(fw, d, s, true, ts, ttl, snap, &mut self.buf);
+                self.write(now, iface, len);
+            }
         }
         let len = wire::packet(pkt, fw, ttl, snap, &mut self.buf);
         self.write(now, iface, len);

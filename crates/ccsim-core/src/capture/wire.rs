@@ -128,6 +128,10 @@ pub fn packet(pkt: &Packet, fw: &FlowWire, ttl: u8, snap: usize, out: &mut Vec<u
         udp.checksum = udp.calc_checksum_ipv4(&ip, &ZEROS[..payload]).expect("fits");
         return finish(out, &ip.to_bytes(), &udp.to_bytes(), payload, snap);
     }
+    if pkt.has(flags::SYN) {
+        // The SYN or SYN-ACK of a flow with `handshake`: as the synthetic ones.
+        return handshake(fw, src, dst, pkt.kind == Kind::Ack, pkt.ts_val, ttl, snap, out);
+    }
     let data = pkt.kind == Kind::Data;
     let mut t = TcpHeader::new(fw.port, fw.port, 0, 0);
     t.ack = true;
@@ -173,9 +177,9 @@ pub fn packet(pkt: &Packet, fw: &FlowWire, ttl: u8, snap: usize, out: &mut Vec<u
     finish(out, &ip.to_bytes(), &t.to_bytes(), payload, snap)
 }
 
-/// The synthetic SYN (`syn_ack` false, from the sender at node `src`) or
-/// SYN-ACK (from the receiver) of a flow: ccsim has no handshake, but these
-/// carry what a real one negotiates (MSS, window scale, SACK-permitted,
+/// The SYN (`syn_ack` false, from the sender at node `src`) or SYN-ACK (from
+/// the receiver) of a flow: the flow's own with `handshake`, else synthetic
+/// ones written before its first packet. They carry what a real one negotiates (MSS, window scale, SACK-permitted,
 /// timestamps, ECN setup per RFC 3168 §6.1.1), so that Wireshark scales windows
 /// and tcptrace numbers sequences. IP id 0; TSval `ts` (the first captured
 /// segment's, so that timestamps do not go backwards).

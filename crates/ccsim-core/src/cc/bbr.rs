@@ -18,8 +18,9 @@
 //!   cwnd gain 2; PROBE_RTT: when RTprop has not been refreshed for 10 s,
 //!   cwnd = 4 segments for max(200 ms, one round) once in flight has
 //!   dropped to it, then back to PROBE_BW (or STARTUP without a full pipe).
-//! * Pacing rate = pacing_gain × BtlBw (raised only, before the pipe is
-//!   full; before any sample, high_gain × cwnd / srtt as Linux
+//! * Pacing rate = pacing_gain × BtlBw × (1 − `pacing_margin`, 1 %: Linux
+//!   `bbr_pacing_margin_percent`) (raised only, before the pipe is full;
+//!   before any sample, high_gain × cwnd / srtt, with the margin, as Linux
 //!   `bbr_init_pacing_rate_from_rtt`).
 //! * cwnd = cwnd_gain × BDP + 3 segments (Linux `bbr_quantization_budget`
 //!   with one-segment TSO bursts), rounded up to an even number of segments,
@@ -34,8 +35,7 @@
 //!   bytes), restores max(cwnd, saved cwnd). ssthresh is not lowered.
 //!
 //! Deviations: BtlBw's window max is exact (a monotonic deque) where Linux
-//! keeps Nichols' three-sample approximation; no 1 % pacing margin
-//! (`bbr_pacing_margin_percent`), no long-term (policer) bandwidth model
+//! keeps Nichols' three-sample approximation; no long-term (policer) bandwidth model
 //! (`lt_bw`), no idle restart (ccsim's bulk senders never go idle), no
 //! `losses` in the rate sample (conservation enters with recovery, not per
 //! lost packet). ECN echoes are ignored (BBR v1).
@@ -73,6 +73,11 @@ pub struct Params {
     pub full_bw_thresh: f64,
     /// Rounds without that growth that declare the pipe full; 3.
     pub full_bw_rounds: u64,
+    /// The pacing rate is this fraction below gain × BtlBw; 0.01 (Linux
+    /// `bbr_pacing_margin_percent`, ns-3 `m_pacingMargin`): it drains what a
+    /// BtlBw sample above the bottleneck's rate (ACKs bunched by jitter or
+    /// an access link) would otherwise queue for the filter's ten rounds.
+    pub pacing_margin: f64,
 }
 
 impl Default for Params {
@@ -89,6 +94,7 @@ impl Default for Params {
             probe_rtt_time: Time::from_millis(200),
             full_bw_thresh: 1.25,
             full_bw_rounds: 3,
+            pacing_margin: 0.01,
         }
     }
 }
@@ -109,6 +115,7 @@ impl Params {
             probe_rtt_time: t.time("probe_rtt_time", Some("200ms"))?,
             full_bw_thresh: t.float("full_bw_thresh", Some(d.full_bw_thresh), 1.0, 10.0)?,
             full_bw_rounds: t.uint("full_bw_rounds", Some(d.full_bw_rounds), 1, 100)?,
+            pacing_margin: t.float("pacing_margin", Some(d.pacing_margin), 0.0, 0.5)?,
         };
         if p.min_rtt_window == Time::ZERO {
             return Err(t.error(
@@ -370,6 +377,15 @@ impl Bbr {
     }
 
     fn update_min_rtt(&mut self, s: &mut CcState, rtt: Option<Time>) {
+        if self.min_rtt.is_none() && s.min_rtt.is_some() {
+            // The filter starts from the connection's minimum RTT so far (Linux
+            // `bbr_init`: `tcp_min_rtt`; ns-3: the SRTT at the first CA_OPEN): with
+            // a `handshake`, the SYN's, which no full-sized segment's RTT renews.
+            // (Linux and ns-3 stamp it when the connection opens, here at the
+            // first ACK, a round trip later.)
+            self.min_rtt = s.min_rtt;
+            self.min_rtt_stamp = s.now;
+        }
         let expired = s.now > self.min_rtt_stamp + self.p.min_rtt_window;
         if let Some(r) = rtt {
             if self.min_rtt.is_none_or(|m| r <= m) || expired {
@@ -418,10 +434,10 @@ impl Bbr {
             if let Some(srtt) = s.srtt.filter(|t| *t > Time::ZERO) {
                 self.has_seen_rtt = true;
                 let r = self.p.high_gain * s.cwnd.max(s.mss) as f64 / srtt.as_secs_f64();
-                self.pacing_rate = r as u64;
+                self.pacing_rate = (r * (1.0 - self.p.pacing_margin)) as u64;
             }
         }
-        let rate = (self.pacing_gain * self.bw.get()) as u64;
+        let rate = (self.pacing_gain * self.bw.get() * (1.0 - self.p.pacing_margin)) as u64;
         if rate > 0 && (self.full_bw_reached || rate > self.pacing_rate) {
             self.pacing_rate = rate;
         }

@@ -287,6 +287,14 @@ pub const DOCS: &[(&str, &str)] = &[
         "no window growth for the round trip after an ECN reduction (Linux's and ns-3's CWR state)",
     ),
     (
+        "send_limit",
+        "what cwnd limits outside a recovery with SACK: \"flight\" (FlightSize, RFC 5681) or \"pipe\" (RFC 6675's pipe, as Linux and ns-3)",
+    ),
+    (
+        "handshake",
+        "SYN and SYN-ACK before data: data a round trip later, the SYN's RTT the first sample (ns-3, Linux)",
+    ),
+    (
         "rearm_rto",
         "a fast retransmit restarts the retransmission timer (ns-2, Linux); off: it runs on from the last new ACK (ns-3)",
     ),
@@ -310,6 +318,10 @@ pub const DOCS: &[(&str, &str)] = &[
     ("cc.bw_window", "BBR BtlBw max-filter window, round trips (10)"),
     ("cc.min_rtt_window", "BBR RTprop min-filter window (10 s)"),
     ("cc.probe_rtt_time", "BBR PROBE_RTT minimum duration (200 ms)"),
+    (
+        "cc.pacing_margin",
+        "BBR paces this fraction below gain × BtlBw (0.01, Linux bbr_pacing_margin_percent)",
+    ),
     (
         "cc.full_bw_thresh",
         "BBR full pipe: BtlBw growth factor per round still counted as growth (1.25)",
@@ -449,7 +461,10 @@ pub const DOCS: &[(&str, &str)] = &[
     ("capture[].node", "capture every link leaving and reaching this node"),
     ("file", "output file name (.pcap or .pcapng)"),
     ("snaplen", "bytes kept of each packet"),
-    ("handshake", "a synthetic SYN/SYN-ACK before each TCP flow"),
+    (
+        "capture[].handshake",
+        "a synthetic SYN/SYN-ACK before each TCP flow without a handshake of its own",
+    ),
 ];
 
 /// The documentation of the key (or table) at `path`, a table pattern and key.

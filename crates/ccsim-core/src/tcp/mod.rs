@@ -14,7 +14,7 @@ mod sender;
 
 pub use receiver::{CeEcho, RecvParams, TcpReceiver};
 pub use rtt::{Estimator, RttEstimator, RttParams};
-pub use sender::{FullAck, LossState, LossWindow, PrrBound, RtoSsthresh, SendParams, TcpSender};
+pub use sender::{FullAck, LossState, LossWindow, PrrBound, RtoSsthresh, SendLimit, SendParams, TcpSender};
 
 pub use crate::endpoint::EndpointCtx;
 

@@ -26,6 +26,8 @@
 //! | `prr_bound` | `"safe-ack"`: PRR adds a segment on an ACK that advances snd.una and marks nothing newly lost (RFC 9937, Linux) | `"safe-ack"` | `"retransmitted"`: on an ACK of retransmitted data (`m_isRetransDataAcked`) |
 //! | `rto_ssthresh` | `"window"`: every timeout halves the window in use | `"window"` (`slowdown(CLOSE_SSTHRESH_HALF)`) | `"except-in-loss"`: from the loss window, not again during a timeout's recovery (`ReTxTimeout`) |
 //! | `rearm_rto` | on: a fast retransmit restarts the retransmission timer (Linux) | on (`reset_rtx_timer` in `dupack_action`) | off: it runs on from the last new ACK (`SendDataPacket` starts it only if idle) |
+//! | `send_limit` | `"flight"`: outside a recovery cwnd limits FlightSize (RFC 5681) | `"flight"` | `"pipe"`: RFC 6675's pipe everywhere (`BytesInFlight`, as Linux's `tcp_packets_in_flight`) |
+//! | `handshake` | off: data at the start time | off (ns-2 `syn_ false`) | on: SYN and SYN-ACK first, the SYN's RTT the first sample (`TcpSocketBase::Connect`) |
 //!
 //! ns-3's default `SegmentSize` (536 B) is a scenario's choice, not a
 //! convention: set `mss`.
@@ -36,7 +38,8 @@
 //! difference measured.
 
 use super::{
-    CeEcho, Estimator, FullAck, LossWindow, PrrBound, RecvParams, RtoSsthresh, RttParams, SendParams, INFINITE,
+    CeEcho, Estimator, FullAck, LossWindow, PrrBound, RecvParams, RtoSsthresh, RttParams, SendLimit, SendParams,
+    INFINITE,
 };
 use crate::cc;
 use crate::cfg::{time_str, Res, Tab};
@@ -67,6 +70,8 @@ struct Conventions {
     prr_bound: &'static str,
     rearm_rto: bool,
     rto_ssthresh: &'static str,
+    handshake: bool,
+    send_limit: &'static str,
 }
 
 const CCSIM: Conventions = Conventions {
@@ -91,6 +96,8 @@ const CCSIM: Conventions = Conventions {
     prr_bound: "safe-ack",
     rearm_rto: true,
     rto_ssthresh: "window",
+    handshake: false,
+    send_limit: "flight",
 };
 
 const NS2: Conventions = Conventions {
@@ -127,6 +134,8 @@ const NS3: Conventions = Conventions {
     prr_bound: "retransmitted",
     rearm_rto: false,
     rto_ssthresh: "except-in-loss",
+    handshake: true,
+    send_limit: "pipe",
 };
 
 /// Every key [`read`] accepts (other transports refuse them by name).
@@ -144,6 +153,7 @@ pub const KEYS: &[&str] = &[
     "ecn_retransmissions",
     "feedback",
     "full_ack",
+    "handshake",
     "header",
     "init_cwnd",
     "init_rto",
@@ -167,6 +177,7 @@ pub const KEYS: &[&str] = &[
     "sack",
     "sack_blocks",
     "send_jitter",
+    "send_limit",
     "size",
 ];
 
@@ -314,6 +325,14 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
         _ => PrrBound::SafeAck,
     };
     let rearm_rto = t.boolean("rearm_rto", conv.rearm_rto)?;
+    let handshake = t.boolean("handshake", conv.handshake)?;
+    let send_limit = match t
+        .choice("send_limit", Some(conv.send_limit), &["flight", "pipe"])?
+        .as_str()
+    {
+        "pipe" => SendLimit::Pipe,
+        _ => SendLimit::Flight,
+    };
     let snd = SendParams {
         mss,
         header,
@@ -339,6 +358,8 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
         prr_bound,
         rearm_rto,
         rtt_scaled_gains,
+        handshake,
+        send_limit,
     };
     let feedback = match t.table("feedback")? {
         Some(mut f) => {
@@ -423,6 +444,8 @@ mod tests {
             ("ecn_retransmissions", json!(false)),
             ("cwr_hold", json!(true)),
             ("prr", json!(true)),
+            ("handshake", json!(true)),
+            ("send_limit", json!("pipe")),
         ] {
             assert_eq!(r[key], want, "{key}");
         }

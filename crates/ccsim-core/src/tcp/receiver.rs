@@ -19,6 +19,8 @@
 //! * Timestamp echo (RFC 7323): the ACK echoes the triggering segment's ts_val.
 //! * A receiver-side feedback mechanism ([`crate::feedback`]) sees every data
 //!   segment's IP fields and fills each ACK's feedback option.
+//! * A SYN (the sender's `handshake`) is answered with a SYN-ACK, each time it
+//!   comes (the sender's timer sends it again when either is lost).
 
 use super::{EndpointCtx, INFINITE};
 use crate::feedback::{FeedbackSpec, ReceiverFeedback};
@@ -152,6 +154,15 @@ impl TcpReceiver {
     }
 
     pub fn on_data(&mut self, pkt: &Packet, cx: &mut EndpointCtx) {
+        if pkt.has(flags::SYN) {
+            // A SYN (the sender's `handshake`), first or again: the SYN-ACK.
+            let mut a = Packet::new(0, self.flow, self.me, self.peer, self.p.ack_size, Kind::Ack, cx.now);
+            a.flags = flags::SYN | flags::ACK;
+            a.wnd = self.p.buffer;
+            a.ts_ecr = pkt.ts_val;
+            cx.out.push(a);
+            return;
+        }
         self.stats.segments += 1;
         let ce = pkt.ecn == crate::packet::Ecn::Ce;
         self.stats.ce_received += ce as u64;
@@ -353,6 +364,26 @@ mod tests {
         };
         r.on_timer(&mut cx);
         assert_eq!(out[0].ack, 300);
+    }
+
+    /// A SYN gets a SYN-ACK, every time (a lost SYN-ACK is answered by the
+    /// sender's SYN again), and counts as no data.
+    #[test]
+    fn syn_is_answered_with_syn_ack() {
+        let mut r = TcpReceiver::new(RecvParams::default(), FlowId(0), NodeId(1), NodeId(0));
+        let mut out = Vec::new();
+        let mut syn = seg(0, 0);
+        syn.flags = flags::SYN;
+        for _ in 0..2 {
+            let mut cx = EndpointCtx {
+                now: Time::ZERO,
+                out: &mut out,
+            };
+            r.on_data(&syn, &mut cx);
+        }
+        assert_eq!(out.len(), 2);
+        assert!(out.iter().all(|a| a.has(flags::SYN) && a.has(flags::ACK) && a.ack == 0));
+        assert_eq!((r.stats.segments, r.delivered()), (0, 0));
     }
 
     /// RFC 8257 §3.2 (Figure 1) with delayed ACKs: segments CE-state 0 0 1 1

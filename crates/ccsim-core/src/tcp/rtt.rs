@@ -206,6 +206,18 @@ impl RttEstimator {
         }
     }
 
+    /// Restarts the timeout at `rto` (clamped to [min_rto, max_rto]) without
+    /// backoff, unless a sample has set it or it is already at least `rto`:
+    /// RFC 6298 §5.7, data after a SYN that timed out.
+    pub fn restart(&mut self, rto: Time) {
+        if self.has_sample || self.base_rto >= rto {
+            return;
+        }
+        self.base_rto = rto.max(self.p.min_rto).min(self.p.max_rto);
+        self.backoff = 0;
+        self.refresh();
+    }
+
     /// Doubles the timeout (RFC 6298 §5.5; ns-2 `rtt_backoff`).
     pub fn back_off(&mut self) {
         match &mut self.state {

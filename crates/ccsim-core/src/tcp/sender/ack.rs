@@ -20,6 +20,12 @@ impl TcpSender {
         if self.completed.is_some() || !self.started {
             return;
         }
+        if !self.established {
+            if pkt.has(flags::SYN) {
+                self.on_syn_ack(cx);
+            }
+            return;
+        }
         self.rwnd = pkt.wnd;
         let ece = self.p.ecn && pkt.has(flags::ECE);
         // RFC 6675 Update(): record the SACK blocks.

@@ -169,6 +169,20 @@ pub struct SendParams {
     /// With a sample from every ACK (`rtt_timestamps`), RFC 7323 Appendix G's
     /// gains: RFC 6298's divided by ⌈FlightSize / (2·SMSS)⌉.
     pub rtt_scaled_gains: bool,
+    /// Open the connection with a SYN and its SYN-ACK before any data (RFC
+    /// 9293 §3.5's three-way handshake, the third segment riding on the first
+    /// data segment as ns-3 and Linux send it): data starts a round trip after
+    /// the flow's start, the SYN's round trip is the first RTT sample (RFC 6298
+    /// §2, so SRTT and the minimum RTT a module such as BBR starts from; Linux
+    /// `bbr_init` takes `tcp_min_rtt`, ns-3's `TcpBbr` the SRTT at the first
+    /// `CA_OPEN`), a lost SYN is sent again after the RTO with backoff, and
+    /// then data starts with a 3-s RTO (RFC 6298 §5.7) and a one-segment
+    /// window (RFC 5681 §3.1). Off (ns-2's one-way agents with `syn_ false`):
+    /// data leaves at the start time and the first data segment gives the first
+    /// sample.
+    pub handshake: bool,
+    /// What cwnd limits outside a loss recovery, with SACK.
+    pub send_limit: SendLimit,
 }
 
 impl Default for SendParams {
@@ -198,6 +212,8 @@ impl Default for SendParams {
             prr_bound: PrrBound::SafeAck,
             rearm_rto: true,
             rtt_scaled_gains: false,
+            handshake: false,
+            send_limit: SendLimit::Flight,
         }
     }
 }
@@ -251,6 +267,23 @@ pub enum FullAck {
     /// `loss_window = "cwnd"` that window is the halved cwnd, up to one segment
     /// above the whole-segment ssthresh: one RTT of growth per loss.
     Keep,
+}
+
+/// What cwnd is compared with when new data is sent outside a loss recovery,
+/// with SACK in use. In a recovery, and after a timeout, RFC 6675's pipe
+/// always limits.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SendLimit {
+    /// FlightSize, snd.nxt − snd.una (RFC 5681 §3.1; ns-2): SACKed data above
+    /// a hole counts as in flight until the cumulative ACK covers it.
+    Flight,
+    /// RFC 6675's pipe (SACKed and lost bytes out, retransmissions in), as
+    /// Linux's `tcp_packets_in_flight` and ns-3's `BytesInFlight` everywhere:
+    /// each SACKed segment frees room for a new one before a recovery begins
+    /// (limited transmit without its two-segment bound), and when a recovery
+    /// ends with SACKed data above the cumulative ACK, cwnd − pipe can go out
+    /// at once.
+    Pipe,
 }
 
 /// The window a loss indication by duplicate ACKs or ECN halves.
@@ -374,6 +407,11 @@ pub struct TcpSender {
     /// The reduction in progress with `prr`.
     prr: Option<Prr>,
     started: bool,
+    /// The handshake is over (from the start without `handshake`).
+    established: bool,
+    /// When the SYN went out, for its RTT sample; `None` once it has been
+    /// sent again (Karn, RFC 6298 §3).
+    syn_sent: Option<Time>,
     completed: Option<Time>,
     pub stats: SenderStats,
 }
@@ -394,6 +432,7 @@ impl TcpSender {
         let cc_paces = cc.paces();
         let cc_window = cc.controls_window();
         let mss = p.mss as u64;
+        let p_handshake = p.handshake;
         let board = p.sack.then(Scoreboard::new);
         // The clock phase of a tick-based estimator (ns-2 `boot_time_`).
         let phase = rng.uniform();
@@ -438,6 +477,8 @@ impl TcpSender {
             prr: None,
             cwr_pending: false,
             started: false,
+            established: !p_handshake,
+            syn_sent: None,
             completed: None,
             stats: SenderStats::default(),
         }

@@ -6,7 +6,7 @@
 //! receiver window. What a timeout does to the window is the loss-recovery
 //! state machine's (`recovery.rs`, `on_rto`).
 
-use super::TcpSender;
+use super::{SendLimit, TcpSender};
 use crate::packet::{flags, Ecn, Packet};
 use crate::tcp::EndpointCtx;
 use crate::units::Time;
@@ -16,9 +16,41 @@ impl TcpSender {
         self.rto_at = Some(now + self.rtt.rto());
     }
 
-    /// Starts transmitting (the flow's start time has come).
+    /// Starts transmitting (the flow's start time has come): the SYN with
+    /// `handshake`, else data.
     pub fn start(&mut self, cx: &mut EndpointCtx) {
         self.started = true;
+        if !self.established {
+            self.syn_sent = Some(cx.now);
+            self.send_syn(cx);
+            return;
+        }
+        self.try_send(cx);
+    }
+
+    /// The SYN (header only, Not-ECT: RFC 3168 §6.1.1), under the
+    /// retransmission timer.
+    fn send_syn(&mut self, cx: &mut EndpointCtx) {
+        let mut p = Packet::segment(self.flow, self.src, self.dst, 0, 0, self.p.header, cx.now);
+        p.flags = flags::SYN;
+        cx.out.push(p);
+        self.arm_rto(cx.now);
+    }
+
+    /// The SYN-ACK: the connection is open and data may go. Its round trip
+    /// is the first RTT sample unless the SYN was sent again; then RFC 6298
+    /// §5.7 starts data with a 3-s RTO (if the RTO was below) and RFC 5681
+    /// §3.1 with a one-segment window.
+    pub(super) fn on_syn_ack(&mut self, cx: &mut EndpointCtx) {
+        self.established = true;
+        self.rto_at = None;
+        match self.syn_sent {
+            Some(t) => self.rtt.sample(t, cx.now),
+            None => {
+                self.rtt.restart(Time::from_secs(3));
+                self.cwnd = self.mss();
+            }
+        }
         self.try_send(cx);
     }
 
@@ -99,7 +131,7 @@ impl TcpSender {
 
     /// Sends whatever the window allows, now or after the jitter delay.
     pub(super) fn try_send(&mut self, cx: &mut EndpointCtx) {
-        if !self.started || self.completed.is_some() {
+        if !self.started || !self.established || self.completed.is_some() {
             return;
         }
         if self.sack_driven() {
@@ -127,7 +159,16 @@ impl TcpSender {
             self.sack_send(cx);
             return;
         }
-        let limit = self.snd_una.saturating_add(self.window());
+        let limit = match (&self.board, self.p.send_limit) {
+            (Some(b), SendLimit::Pipe) => {
+                // cwnd − pipe more bytes (within the receiver's window)
+                let lost = b.lost_boundary(self.snd_una, self.p.dupthresh, self.mss());
+                let pipe = b.pipe(self.snd_una, self.snd_max, lost);
+                let room = self.snd_nxt.saturating_add(self.cwnd.saturating_sub(pipe));
+                room.min(self.snd_una.saturating_add(self.rwnd))
+            }
+            _ => self.snd_una.saturating_add(self.window()),
+        };
         while let Some(len) = self.next_fits(limit) {
             if self.paced_out(cx.now) {
                 return;
@@ -157,6 +198,13 @@ impl TcpSender {
         }
         self.rto_at = None;
         if self.completed.is_some() {
+            return;
+        }
+        if !self.established {
+            // The SYN or its SYN-ACK was lost (RFC 6298 §5.5–5.6).
+            self.rtt.back_off();
+            self.syn_sent = None;
+            self.send_syn(cx);
             return;
         }
         if self.snd_una == self.snd_max {

@@ -1185,3 +1185,58 @@ fn prr_grows_toward_ssthresh_only_on_a_safe_ack() {
         ]
     );
 }
+
+/// `handshake` (RFC 9293 §3.5): the SYN goes out at the start and nothing
+/// else; its SYN-ACK is the first RTT sample (RFC 6298 §2: SRTT = R, RTO =
+/// R + 4·R/2 = 3R) and lets the initial window out.
+#[test]
+fn handshake_syn_rtt_is_the_first_sample_then_data() {
+    let mut h = Harness::new("newreno", 2, |p| p.handshake = true);
+    assert_eq!(h.sent.len(), 1);
+    assert!(h.sent[0].has(flags::SYN) && h.sent[0].len == 0);
+    assert_eq!(h.sent[0].ecn, Ecn::NotEct, "RFC 3168 §6.1.1");
+    assert_eq!(h.s.rto_at(), Some(Time::from_secs(1)), "the SYN is timed");
+    assert!(h.at(50).ack(0, |_| ()).is_empty(), "an ACK without SYN opens nothing");
+    let out = h.at(100).ack(0, |a| a.flags = flags::SYN | flags::ACK);
+    assert_eq!(seqs(&out), vec![0, MSS]);
+    assert_eq!(h.s.rtt().srtt(), Some(Time::from_millis(100)));
+    assert_eq!(h.s.rtt().min_rtt(), Some(Time::from_millis(100)));
+    assert_eq!(h.s.rtt().rto(), Time::from_millis(300));
+    assert_eq!(h.s.cwnd(), 2 * MSS);
+}
+
+/// A lost SYN: sent again at the RTO (1 s), then after 2 s (RFC 6298
+/// §5.5); the SYN-ACK of a retransmitted SYN gives no sample (Karn), data
+/// starts with a 3-s RTO (§5.7) and one segment (RFC 5681 §3.1).
+#[test]
+fn handshake_lost_syn_backs_off_and_starts_with_one_segment() {
+    let mut h = Harness::new("newreno", 10, |p| p.handshake = true);
+    h.at(1000);
+    let out = h.timer();
+    assert!(out.len() == 1 && out[0].has(flags::SYN));
+    assert_eq!(h.s.rto_at(), Some(Time::from_secs(3)));
+    let out = h.at(1100).ack(0, |a| a.flags = flags::SYN | flags::ACK);
+    assert_eq!(seqs(&out), vec![0]);
+    assert_eq!(h.s.rtt().srtt(), None);
+    assert_eq!(h.s.rtt().rto(), Time::from_secs(3));
+    assert_eq!(h.s.rto_at(), Some(Time::from_millis(4100)));
+}
+
+/// `send_limit = "pipe"` (Linux, ns-3): outside a recovery, cwnd limits
+/// RFC 6675's pipe. Segment 0 of 10 is lost (cwnd 10): each of the two
+/// duplicate ACKs before the fast retransmit SACKs a segment and so lets a
+/// new one out (10 000, then 11 000), where FlightSize, without limited
+/// transmit, lets none out.
+#[test]
+fn send_limit_pipe_counts_sacked_data_out_of_flight() {
+    for (limit, early) in [(SendLimit::Flight, vec![]), (SendLimit::Pipe, vec![10_000])] {
+        let mut h = Harness::new("newreno", 10, |p| {
+            p.sack = true;
+            p.send_limit = limit;
+        });
+        h.at(100);
+        assert_eq!(seqs(&h.ack(0, with_sack(&[(1000, 2000)]))), early, "{limit:?}");
+        let second = seqs(&h.ack(0, with_sack(&[(1000, 3000)])));
+        assert_eq!(second.len(), early.len(), "{limit:?}: {second:?}");
+    }
+}
