@@ -17,11 +17,17 @@
 //!   cycle, `count − lastcount`, when that is above 1 (§5.3: "this is the Linux
 //!   version").
 //!
+//! * `interval / √count` is computed in floating point, exactly rounded, as
+//!   RFC 8289 §5.5 writes it (`inv_sqrt = "exact"`, the default), or as
+//!   Linux and ns-3 compute it (`"newton"`): a 16-bit fixed-point reciprocal
+//!   square root updated by one Newton step per change of `count`
+//!   (`codel_Newton_step`, `codel_control_law`), reset to 1 when `count`
+//!   restarts at 1. One step is close for `count` + 1, not for the jump to
+//!   `count − lastcount` on re-entering the dropping state: from 1/√10 to
+//!   `count` = 3 it gives 0.43 where 1/√3 is 0.58, so Linux marks a third
+//!   sooner there.
+//!
 //! Deviations from Linux:
-//! * `interval / √count` is computed in floating point, exactly rounded, where
-//!   Linux keeps a 16-bit fixed-point reciprocal square root updated by one
-//!   Newton step per change of `count` (off by up to a few per cent for small
-//!   counts); RFC 8289 §5.5 writes `interval / sqrt(count)`.
 //! * The buffer is the link's `limit` (Linux `limit`, default 1000 packets);
 //!   an arrival that does not fit is dropped (`drops_overflow`). CoDel's drops
 //!   are counted as `drops_early`, its marks as `marks_early`.
@@ -49,6 +55,9 @@ pub struct CodelParams {
     pub mtu: u64,
     /// Mark ECN-capable packets instead of dropping them.
     pub ecn: bool,
+    /// `interval / √count` by Linux's one Newton step per change of `count`
+    /// (`inv_sqrt = "newton"`) instead of exactly (`"exact"`).
+    pub newton: bool,
 }
 
 /// CoDel's state of one queue (RFC 8289 §5.1 class variables; Linux `codel_vars`).
@@ -66,6 +75,8 @@ pub struct CodelVars {
     pub drop_next: Time,
     /// Sojourn of the last packet dequeued.
     pub ldelay: Time,
+    /// Linux's `rec_inv_sqrt`: 1/√count in Q0.16 (with `newton`).
+    pub rec_inv_sqrt: u16,
 }
 
 /// A FIFO CoDel dequeues from: its packets and the bytes the whole
@@ -88,6 +99,21 @@ impl CodelSource for PacketFifo {
 /// `t + interval / √count` (RFC 8289 §5.5 `control_law`).
 fn control_law(t: Time, interval: Time, count: u32) -> Time {
     t + Time((interval.0 as f64 / (count.max(1) as f64).sqrt()) as u64)
+}
+
+/// Linux `codel_Newton_step`: one Newton iteration of 1/√count from the
+/// previous estimate, in Q0.32 arithmetic, kept in 16 bits.
+fn newton_step(rec_inv_sqrt: u16, count: u32) -> u16 {
+    let invsqrt = (rec_inv_sqrt as u64) << 16;
+    let invsqrt2 = (invsqrt * invsqrt) >> 32;
+    let val = ((3u64 << 32).wrapping_sub(count as u64 * invsqrt2)) >> 2;
+    let val = (val.wrapping_mul(invsqrt)) >> (32 - 2 + 1);
+    (val >> 16) as u16
+}
+
+/// Linux `codel_control_law`: `t + interval · rec_inv_sqrt` (Q0.16).
+fn control_law_fixed(t: Time, interval: Time, rec_inv_sqrt: u16) -> Time {
+    t + Time(((interval.0 as u128 * ((rec_inv_sqrt as u128) << 16)) >> 32) as u64)
 }
 
 /// Sets CE on an ECN-capable packet; false if it is not ECN-capable (Linux
@@ -142,9 +168,10 @@ impl CodelVars {
             while self.dropping && now >= self.drop_next {
                 let mut head = p.take().expect("a packet while dropping");
                 self.count += 1;
+                self.rec_inv_sqrt = newton_step(self.rec_inv_sqrt, self.count);
                 if prm.ecn && set_ce(&mut head) {
                     cx.mark(MarkReason::Early);
-                    self.drop_next = control_law(self.drop_next, prm.interval, self.count);
+                    self.drop_next = self.law(self.drop_next, prm);
                     return Some(head);
                 }
                 cx.drop(head, DropReason::Early);
@@ -152,7 +179,7 @@ impl CodelVars {
                 if !self.should_drop(p.as_ref(), q.backlog_bytes(), prm, now) {
                     self.dropping = false;
                 } else {
-                    self.drop_next = control_law(self.drop_next, prm.interval, self.count);
+                    self.drop_next = self.law(self.drop_next, prm);
                 }
             }
         } else if drop {
@@ -170,15 +197,26 @@ impl CodelVars {
             self.dropping = true;
             // §5.3: reuse the last cycle's drop rate if it ended recently.
             let delta = self.count.wrapping_sub(self.lastcount);
-            self.count = if delta > 1 && now < self.drop_next + Time(16 * prm.interval.0) {
-                delta
+            if delta > 1 && now < self.drop_next + Time(16 * prm.interval.0) {
+                self.count = delta;
+                self.rec_inv_sqrt = newton_step(self.rec_inv_sqrt, self.count);
             } else {
-                1
-            };
+                self.count = 1;
+                self.rec_inv_sqrt = u16::MAX;
+            }
             self.lastcount = self.count;
-            self.drop_next = control_law(now, prm.interval, self.count);
+            self.drop_next = self.law(now, prm);
         }
         p
+    }
+
+    /// The next drop time after `t`: exact, or Linux's fixed point.
+    fn law(&self, t: Time, prm: &CodelParams) -> Time {
+        if prm.newton {
+            control_law_fixed(t, prm.interval, self.rec_inv_sqrt)
+        } else {
+            control_law(t, prm.interval, self.count)
+        }
     }
 
     /// The state worth tracing.
@@ -250,6 +288,7 @@ pub fn read_params(t: &mut Tab, ecn_default: bool) -> Res<CodelParams> {
     let interval = t.time("interval", Some("100ms"))?;
     let mtu = t.size("mtu", Some("1500B"))?;
     let ecn = t.boolean("ecn", ecn_default)?;
+    let newton = t.choice("inv_sqrt", Some("exact"), &["exact", "newton"])? == "newton";
     if target == Time::ZERO {
         return Err(t.error(
             "target",
@@ -275,6 +314,7 @@ pub fn read_params(t: &mut Tab, ecn_default: bool) -> Res<CodelParams> {
         interval,
         mtu,
         ecn,
+        newton,
     })
 }
 
@@ -295,6 +335,7 @@ mod tests {
             interval: Time::from_millis(100),
             mtu: 1500,
             ecn,
+            newton: false,
         }
     }
 
@@ -336,6 +377,43 @@ mod tests {
         assert_eq!(drops, vec![105, 205, 276, 334, 384, 429]);
         assert!(d.drops.iter().all(|(_, r)| *r == DropReason::Early));
         assert_eq!(d.q.vars.count, 6);
+    }
+
+    /// `inv_sqrt = "newton"` (Linux, ns-3): 1/√count by one Newton step per
+    /// change of count from the last estimate. From 1 (0xFFFF), count 2 gives
+    /// 1·(3 − 2·1)/2 = 0.5 (exact 0.707), count 3 gives 0.5·(3 − 3/4)/2 =
+    /// 0.5625, count 4 0.4878, count 5 0.4415. The same backlog as above is
+    /// then dropped at 105, 205, 255 (205 + 50), 312 (255 + 56.25), 361 and
+    /// 405, sooner than with the exact law.
+    #[test]
+    fn newton_inv_sqrt_is_linux_fixed_point() {
+        let mut r = u16::MAX;
+        let mut got = Vec::new();
+        for count in 2..=5 {
+            r = newton_step(r, count);
+            got.push(r as f64 / 65536.0);
+        }
+        for (g, want) in got.iter().zip([0.5, 0.5625, 0.4878, 0.4415]) {
+            assert!((g - want).abs() < 2e-3, "{got:?}");
+        }
+        let mut d = Drive::new(Box::new(Codel::new(
+            CodelParams {
+                newton: true,
+                ..prm(false)
+            },
+            Limit::Unlimited,
+        )));
+        for i in 0..2000 {
+            d.enq(pkt(i, 0, 1000));
+        }
+        let mut drops = Vec::new();
+        for ms in 0..410 {
+            d.now = Time::from_millis(ms);
+            let before = d.drops.len();
+            d.deq();
+            drops.extend(std::iter::repeat_n(ms, d.drops.len() - before));
+        }
+        assert_eq!(drops, vec![105, 205, 255, 312, 361, 405]);
     }
 
     #[test]

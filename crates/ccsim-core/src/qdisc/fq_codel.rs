@@ -347,6 +347,7 @@ mod tests {
                 interval: Time::from_millis(100),
                 mtu: 1500,
                 ecn: true,
+                newton: false,
             },
             flows,
             quantum,

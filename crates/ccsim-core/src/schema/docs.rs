@@ -179,6 +179,10 @@ pub const DOCS: &[(&str, &str)] = &[
         "FQ-CoDel: most packets dropped from the fattest queue at one overflow (Linux: 64)",
     ),
     (
+        "inv_sqrt",
+        "CoDel: interval/sqrt(count) \"exact\" (RFC 8289) or by Linux's and ns-3's one Newton step per count (\"newton\")",
+    ),
+    (
         "mtu_backlog",
         "FQ-CoDel: whose backlog CoDel's one-MTU rule tests: \"total\" (Linux) or the flow's \"queue\" (ns-3)",
     ),

@@ -71,6 +71,10 @@ ns-3's conventions here, and how each is set:
   ``mtu_backlog = "queue"`` and ``quantum = "1500B"``. With 50 flows at 100 Mb/s the rule
   decides the queue length: with Linux's, ccsim had 8.1 ms of mean delay against ns-3's
   12.8 at 2 BDP, and 5640 drops against 8983 at 0.5 BDP;
+* ns-3's ``CoDelQueueDisc`` (as Linux) computes ``interval / √count`` from a 16-bit
+  reciprocal square root updated by one Newton step per change of count; ccsim's CoDel
+  computes it exactly (RFC 8289 §5.5) unless ``inv_sqrt = "newton"``, which both CoDels of
+  the suite run;
 * ns-3's ``PieQueueDisc`` drops with probability p alone (``UseDerandomization`` false);
   Linux always de-randomizes (RFC 8033 §5.1): ccsim's PIE runs ``derandomize = false``.
   With de-randomization, NewReno with ECN over PIE, 50 flows, marked 9320 times against
@@ -322,13 +326,14 @@ def epoch_period(times: list[float], after: float) -> float:
 #: quantum, PIE without de-randomization.
 CCSIM_QUEUE = {
     "fifo": {"kind": "droptail"},
-    "codel": {"kind": "codel", "target": "5ms", "interval": "100ms"},
+    "codel": {"kind": "codel", "target": "5ms", "interval": "100ms", "inv_sqrt": "newton"},
     "fqcodel": {
         "kind": "fq_codel",
         "target": "5ms",
         "interval": "100ms",
         "quantum": "1500B",
         "mtu_backlog": "queue",
+        "inv_sqrt": "newton",
     },
     "pie": {"kind": "pie", "target": "15ms", "derandomize": False},
     "step": {"kind": "step"},
