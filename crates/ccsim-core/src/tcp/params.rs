@@ -288,51 +288,52 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
         ("pipe", "cubic") => "cwnd",
         (w, _) => w,
     };
-    let loss_window = match t
-        .choice("loss_window", Some(loss_window_default), &["flight", "cwnd", "pipe"])?
-        .as_str()
-    {
-        "cwnd" => LossWindow::Cwnd,
-        "pipe" => LossWindow::Pipe,
-        _ => LossWindow::Flight,
-    };
-    let rto_ssthresh = match t
-        .choice(
+    let loss_window = t
+        .pick(
+            "loss_window",
+            Some(loss_window_default),
+            &[
+                ("flight", LossWindow::Flight),
+                ("cwnd", LossWindow::Cwnd),
+                ("pipe", LossWindow::Pipe),
+            ],
+        )?
+        .1;
+    let rto_ssthresh = t
+        .pick(
             "rto_ssthresh",
             Some(conv.rto_ssthresh),
-            &["window", "once-per-window", "except-in-loss"],
+            &[
+                ("window", RtoSsthresh::Window),
+                ("once-per-window", RtoSsthresh::OncePerWindow),
+                ("except-in-loss", RtoSsthresh::ExceptInLoss),
+            ],
         )?
-        .as_str()
-    {
-        "once-per-window" => RtoSsthresh::OncePerWindow,
-        "except-in-loss" => RtoSsthresh::ExceptInLoss,
-        _ => RtoSsthresh::Window,
-    };
+        .1;
     let send_jitter = t.time("send_jitter", Some("0s"))?;
     let pacing = t.boolean("pacing", false)?;
     let cwr_hold = t.boolean("cwr_hold", conv.cwr_hold)?;
     let prr = t.boolean("prr", conv.prr)?;
-    let prr_bound = match t
-        .choice(
+    let prr_bound = t
+        .pick(
             "prr_bound",
             Some(conv.prr_bound),
-            &["safe-ack", "retransmitted", "slow-start"],
+            &[
+                ("safe-ack", PrrBound::SafeAck),
+                ("retransmitted", PrrBound::Retransmitted),
+                ("slow-start", PrrBound::SlowStart),
+            ],
         )?
-        .as_str()
-    {
-        "retransmitted" => PrrBound::Retransmitted,
-        "slow-start" => PrrBound::SlowStart,
-        _ => PrrBound::SafeAck,
-    };
+        .1;
     let rearm_rto = t.boolean("rearm_rto", conv.rearm_rto)?;
     let handshake = t.boolean("handshake", conv.handshake)?;
-    let send_limit = match t
-        .choice("send_limit", Some(conv.send_limit), &["flight", "pipe"])?
-        .as_str()
-    {
-        "pipe" => SendLimit::Pipe,
-        _ => SendLimit::Flight,
-    };
+    let send_limit = t
+        .pick(
+            "send_limit",
+            Some(conv.send_limit),
+            &[("flight", SendLimit::Flight), ("pipe", SendLimit::Pipe)],
+        )?
+        .1;
     let snd = SendParams {
         mss,
         header,

@@ -432,7 +432,7 @@ impl TcpSender {
         let cc_paces = cc.paces();
         let cc_window = cc.controls_window();
         let mss = p.mss as u64;
-        let p_handshake = p.handshake;
+        let established = !p.handshake;
         let board = p.sack.then(Scoreboard::new);
         // The clock phase of a tick-based estimator (ns-2 `boot_time_`).
         let phase = rng.uniform();
@@ -477,7 +477,7 @@ impl TcpSender {
             prr: None,
             cwr_pending: false,
             started: false,
-            established: !p_handshake,
+            established,
             syn_sent: None,
             completed: None,
             stats: SenderStats::default(),
@@ -585,15 +585,21 @@ impl TcpSender {
     fn pipe(&self) -> u64 {
         match (&self.board, self.state) {
             (Some(b), LossState::Loss { .. }) => b.pipe(self.snd_una, self.snd_max, self.recover_point()),
-            (Some(b), LossState::SackRecovery) => b.pipe(
-                self.snd_una,
-                self.snd_max,
-                b.lost_boundary(self.snd_una, self.p.dupthresh, self.mss()),
-            ),
+            (Some(b), LossState::SackRecovery) => self.sack_pipe(b),
             // Before recovery nothing counts as lost yet: SACKed bytes are out.
             (Some(b), _) => self.flight().saturating_sub(b.sacked_bytes()),
             (None, _) => self.flight().saturating_sub(self.dupacks as u64 * self.mss()),
         }
+    }
+
+    /// RFC 6675 `SetPipe()` with `IsLost` from `dupthresh` SACKs: what a SACK
+    /// recovery, and `send_limit = "pipe"` outside one, count in flight.
+    fn sack_pipe(&self, b: &Scoreboard) -> u64 {
+        b.pipe(
+            self.snd_una,
+            self.snd_max,
+            b.lost_boundary(self.snd_una, self.p.dupthresh, self.mss()),
+        )
     }
 
     fn recover_point(&self) -> u64 {

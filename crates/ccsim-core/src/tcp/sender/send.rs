@@ -162,9 +162,7 @@ impl TcpSender {
         let limit = match (&self.board, self.p.send_limit) {
             (Some(b), SendLimit::Pipe) => {
                 // cwnd − pipe more bytes (within the receiver's window)
-                let lost = b.lost_boundary(self.snd_una, self.p.dupthresh, self.mss());
-                let pipe = b.pipe(self.snd_una, self.snd_max, lost);
-                let room = self.snd_nxt.saturating_add(self.cwnd.saturating_sub(pipe));
+                let room = self.snd_nxt.saturating_add(self.cwnd.saturating_sub(self.sack_pipe(b)));
                 room.min(self.snd_una.saturating_add(self.rwnd))
             }
             _ => self.snd_una.saturating_add(self.window()),
