@@ -30,10 +30,15 @@ fn ts(o: &Output, name: &str) -> Vec<f64> {
 /// Expected (Cardwell et al. 2016, Fig. 2/3): STARTUP paces at 2/ln 2 ×
 /// BtlBw, DRAIN at its inverse, then PROBE_BW cycles 1.25, 0.75, 1 × 6 of
 /// BtlBw = 9.6 Mbps of payload (10 Mbps × 960/1000), each 1 % lower (the
-/// pacing margin); the link is full and
-/// the queue is what one 1.25 phase adds and the 0.75 phase takes away: a
-/// mean below 0.1 BDP (measured: utilization 0.992, below 1 by the 1 % pacing
-/// margin; 1.49 packets, no drops).
+/// pacing margin). The phases end at Linux's `bbr_inflight` thresholds,
+/// quantization budget included: BDP = 1.2 MB/s × 40.85 ms = 51.1 segments
+/// of 960 B, so the 0.75 phase stops at 52 + 3 → 56 segments in flight (about
+/// 5 queued) and the 1.25 phase runs to 1.25 × BDP + 5 → 70 (about 19). The
+/// 1 % margin drains some 3 packets over the six gain-1 phases, never all, so
+/// no RTT sample comes back at the minimum and PROBE_RTT runs every 10 s
+/// (twice in 30 s; 4 segments for 200 ms + a round trip, about 2 % of the
+/// link). Measured: utilization 0.982, a mean queue of 5.1 packets, no
+/// drops.
 #[test]
 fn single_flow_state_sequence_full_link_small_queue() {
     let o = dumbbell(1, "10Mbps", 2.0, "30s", json!("bbr"));
@@ -44,9 +49,10 @@ fn single_flow_state_sequence_full_link_small_queue() {
         "util {util:.4} mean queue {q:.2} pkts drops {drops} {}",
         o.summary["cc"]
     );
-    assert!(util > 0.99, "{util}");
-    assert!(q < 5.0, "{q}");
+    assert!((0.975..0.99).contains(&util), "{util}");
+    assert!((3.0..8.0).contains(&q), "{q}");
     assert_eq!(drops, 0.0);
+    assert_eq!(o.summary["cc"]["f0"]["probe_rtts"].as_f64(), Some(2.0));
     let bw = 9.6e6 / 8.0;
     assert!((o.summary["cc"]["f0"]["btl_bw_bytes_per_s"].as_f64().unwrap() / bw - 1.0).abs() < 0.01);
     // The pacing rate (cc_state, B/s) as gains of BtlBw, in order of change.
@@ -69,7 +75,9 @@ fn single_flow_state_sequence_full_link_small_queue() {
     assert!(startup < drain, "{gains:?}");
     let cycle = &gains[drain + 1..];
     assert!(cycle.len() > 20, "{gains:?}");
-    assert!(cycle.iter().all(|g| [0.75, 1.0, 1.25].contains(g)), "{cycle:?}");
+    // (within 1.5 %: around PROBE_RTT BtlBw's samples run a little low)
+    let near = |g: f64| [0.75, 1.0, 1.25].iter().any(|c| (g / c - 1.0).abs() < 0.015);
+    assert!(cycle.iter().all(|&g| near(g)), "{cycle:?}");
     assert!(cycle.contains(&1.25) && cycle.contains(&0.75));
 }
 
@@ -77,8 +85,8 @@ fn single_flow_state_sequence_full_link_small_queue() {
 /// runs (every 10 s); the flows share the link about equally. Eight flows:
 /// BBR v1 is cwnd-limited (2 BDP in flight in total), and the standing
 /// queue is about one BDP (Hock, Bless, Zitterbart, "Experimental
-/// evaluation of BBR congestion control", ICNP 2017, §IV): measured 52
-/// (2 flows) and 88 (8 flows) packets of a 100-packet buffer.
+/// evaluation of BBR congestion control", ICNP 2017, §IV): measured 44
+/// (2 flows) and 87 (8 flows) packets of a 100-packet buffer.
 #[test]
 fn several_flows_probe_rtt_and_share() {
     for n in [2u64, 8] {
@@ -122,7 +130,7 @@ fn bad_gain_is_a_scenario_error() {
 /// 8-flow run with BBR, against NewReno (not paced) and NewReno paced at
 /// cwnd/srtt (`pacing = true`). And it strands no wakeups in the event
 /// heap: the send has a wakeup slot of its own, so the most events pending at
-/// once grows by a few per flow, not per packet (36 and 38 against 29; before,
+/// once grows by a few per flow, not per packet (36 and 39 against 29; before,
 /// every paced segment left its flow's RTO wakeup behind: 1068 pending for
 /// paced NewReno, 1318 for BBR, against 33).
 #[test]
@@ -187,6 +195,9 @@ fn prr_leaves_bbrs_window_alone() {
 /// queue equal and renew (the draft's and ns-3's `<=`): one PROBE_RTT in 30
 /// s. Without a handshake the first data RTT is RTprop from the start: none.
 /// Data leaves a round trip (40 ms) after the start with the handshake.
+/// (A 5 % pacing margin lets the gain-1 phases empty the queue, so data RTTs
+/// at the minimum do come; with the default 1 % the BDP + 3 segments the
+/// 0.75 phase leaves in flight never drain and PROBE_RTT runs either way.)
 #[test]
 fn handshake_starts_rtprop_at_the_syn_and_probe_rtt_runs() {
     let mut utils = Vec::new();
@@ -197,7 +208,8 @@ fn handshake_starts_rtprop_at_the_syn_and_probe_rtt_runs() {
                 "bottleneck": {"rate": "10Mbps", "delay": "18ms",
                                "queue": {"kind": "droptail", "limit": "2bdp"}},
                 "access": {"rate": "1Gbps", "delay": "1ms"}},
-            "flows": [{"pairs": "all", "cc": "bbr", "mss": 960, "header": 40, "handshake": handshake}],
+            "flows": [{"pairs": "all", "cc": {"kind": "bbr", "pacing_margin": 0.05},
+                       "mss": 960, "header": 40, "handshake": handshake}],
             "monitor": {"interval": "10ms", "queues": ["R1->R2"]}
         });
         let o = ccsim_core::run(&s.to_string()).expect("run");

@@ -5,7 +5,8 @@
 //! `TcpBbr`). Spec of what is modelled: docs/models/bbr.md.
 //!
 //! * Model: BtlBw is a windowed max of the delivery-rate samples
-//!   ([`super::rate`]) over `bw_window` = 10 round trips (app-limited samples
+//!   ([`super::rate`]) over `bw_window` = 10 round trips after the sample's
+//!   own, as Linux's filter counts them (app-limited samples
 //!   only when they raise it); RTprop the min RTT over `min_rtt_window` = 10 s.
 //!   Rounds are counted from the samples' `prior_delivered` (Linux
 //!   `next_rtt_delivered`).
@@ -14,7 +15,8 @@
 //!   1/2.885 until in flight ≤ BDP; PROBE_BW: pacing gain cycling through
 //!   [1.25, 0.75, 1, 1, 1, 1, 1, 1], one phase per RTprop (the 1.25 phase
 //!   lasts until in flight reaches 1.25·BDP, the 0.75 phase ends early once
-//!   in flight ≤ BDP), starting at a random phase other than 0.75 (seeded),
+//!   in flight ≤ BDP; each "BDP" here with the quantization budget below, as
+//!   Linux's `bbr_inflight`), starting at a random phase other than 0.75 (seeded),
 //!   cwnd gain 2; PROBE_RTT: when RTprop has not been refreshed for 10 s,
 //!   cwnd = 4 segments for max(200 ms, one round) once in flight has
 //!   dropped to it, then back to PROBE_BW (or STARTUP without a full pipe).
@@ -27,7 +29,8 @@
 //!   plus 2 segments in the 1.25 phase; grows by the bytes each ACK delivers
 //!   towards that target (freely until the pipe is full), at least 4
 //!   segments.
-//! * Loss (Linux `bbr_set_cwnd_to_recover_or_restore`): on entering
+//! * Loss (Linux `bbr_set_cwnd_to_recover_or_restore`): an ACK that marks
+//!   segments lost takes them off cwnd; on entering
 //!   recovery cwnd is saved and set to in flight + one segment, packet
 //!   conservation (cwnd ≥ in flight + newly delivered) holds for one round,
 //!   then the model's cwnd applies again; leaving recovery, or the loss
@@ -36,9 +39,11 @@
 //!
 //! Deviations: BtlBw's window max is exact (a monotonic deque) where Linux
 //! keeps Nichols' three-sample approximation; no long-term (policer) bandwidth model
-//! (`lt_bw`), no idle restart (ccsim's bulk senders never go idle), no
-//! `losses` in the rate sample (conservation enters with recovery, not per
-//! lost packet). ECN echoes are ignored (BBR v1).
+//! (`lt_bw`), no idle restart (ccsim's bulk senders never go idle). The
+//! rate sample's `lost` (Linux `rs->losses`) ends a full-length 1.25 phase;
+//! packet conservation enters with recovery, as in Linux. (ns-3's `TcpBbr`
+//! reads a `m_bytesLoss` that is |Δ lost|, so there also a lost segment's
+//! retransmission ends the probe.) ECN echoes are ignored (BBR v1).
 
 use super::{AckSample, CaEvent, CcSpec, CcState, CongestionOps, Needs, RateSample};
 use crate::cfg::{Res, Tab};
@@ -165,7 +170,10 @@ impl Mode {
     }
 }
 
-/// Sliding-window maximum of (round, value) over the last `window` rounds.
+/// Sliding-window maximum of (round, value): a sample of round r counts
+/// through round r + `window` (Linux `minmax_running_max` and ns-3's
+/// `WindowedFilter` expire it once `round − r > window`), exactly where
+/// Linux keeps Nichols' three-sample approximation.
 #[derive(Clone, Debug, Default)]
 struct MaxFilter {
     q: VecDeque<(u64, f64)>,
@@ -180,7 +188,7 @@ impl MaxFilter {
         self.expire(round, window);
     }
     fn expire(&mut self, round: u64, window: u64) {
-        while self.q.front().is_some_and(|&(r, _)| r + window <= round) {
+        while self.q.front().is_some_and(|&(r, _)| round - r > window) {
             self.q.pop_front();
         }
     }
@@ -292,8 +300,11 @@ impl Bbr {
         segs * mss
     }
 
+    /// Linux `bbr_update_bw`: a sample without a valid rate (an interval
+    /// below the minimum RTT) neither counts a round nor enters the filter.
     fn update_bw(&mut self, s: &CcState, rs: &RateSample) {
         self.round_start = false;
+        let Some(bw) = rs.rate() else { return };
         if rs.prior_delivered >= self.next_rtt_delivered {
             self.next_rtt_delivered = s.delivered;
             self.round_count += 1;
@@ -301,10 +312,8 @@ impl Bbr {
             self.packet_conservation = false;
         }
         self.bw.expire(self.round_count, self.p.bw_window);
-        if let Some(bw) = rs.rate() {
-            if !rs.is_app_limited || bw >= self.bw.get() {
-                self.bw.update(self.round_count, bw, self.p.bw_window);
-            }
+        if !rs.is_app_limited || bw >= self.bw.get() {
+            self.bw.update(self.round_count, bw, self.p.bw_window);
         }
     }
 
@@ -315,16 +324,20 @@ impl Bbr {
     }
 
     /// Linux `bbr_is_next_cycle_phase`; `inflight`: bytes in flight before
-    /// this ACK.
-    fn update_cycle_phase(&mut self, s: &CcState, inflight: u64) {
+    /// this ACK. The thresholds are `bbr_inflight`'s, with the quantization
+    /// budget ([`Self::target`]), as in Linux and ns-3's `InFlight`: the
+    /// probe runs until 1.25·BDP + 5 segments are in flight, the drain ends
+    /// at BDP + 3.
+    fn update_cycle_phase(&mut self, s: &CcState, rs: &RateSample, inflight: u64) {
         if self.mode != Mode::ProbeBw {
             return;
         }
         let full_length = self.min_rtt.is_some_and(|m| s.now - self.cycle_stamp > m);
         let next = if self.pacing_gain > 1.0 {
-            full_length && inflight >= self.bdp(s.mss, self.pacing_gain)
+            // "perhaps pacing_gain × BDP won't fit": a loss also ends the probe.
+            full_length && (rs.lost > 0 || inflight >= self.target(s.mss, self.pacing_gain))
         } else if self.pacing_gain < 1.0 {
-            full_length || inflight <= self.bdp(s.mss, 1.0)
+            full_length || inflight <= self.target(s.mss, 1.0)
         } else {
             full_length
         };
@@ -363,7 +376,8 @@ impl Bbr {
             self.pacing_gain = self.p.drain_gain;
             self.cwnd_gain = self.p.high_gain;
         }
-        if self.mode == Mode::Drain && s.pipe <= self.bdp(s.mss, 1.0) {
+        // Linux `bbr_check_drain`: in flight ≤ `bbr_inflight(bw, 1)`, budget included.
+        if self.mode == Mode::Drain && s.pipe <= self.target(s.mss, 1.0) {
             self.reset_probe_bw(s.now);
         }
     }
@@ -444,9 +458,15 @@ impl Bbr {
         s.pacing_rate = self.pacing_rate;
     }
 
-    fn set_cwnd(&mut self, s: &mut CcState, acked: u64) {
+    /// Linux `bbr_set_cwnd` with `bbr_set_cwnd_to_recover_or_restore`'s
+    /// per-ACK part: an ACK that marks `lost` bytes lost takes them off cwnd
+    /// (at least one segment stays).
+    fn set_cwnd(&mut self, s: &mut CcState, acked: u64, lost: u64) {
         let min_cwnd = 4 * s.mss;
         if acked > 0 {
+            if lost > 0 {
+                s.cwnd = s.cwnd.saturating_sub(lost).max(s.mss);
+            }
             if self.packet_conservation {
                 s.cwnd = s.cwnd.max(s.pipe + acked);
             } else {
@@ -483,14 +503,14 @@ impl CongestionOps for Bbr {
         let acked = a.rate.map_or(a.acked, |r| r.newly_delivered);
         if let Some(rs) = a.rate.as_ref() {
             self.update_bw(s, rs);
-            self.update_cycle_phase(s, s.pipe + acked);
+            self.update_cycle_phase(s, rs, s.pipe + acked);
             self.check_full_bw(rs);
             self.check_drain(s);
         }
         let rtt = a.rate.and_then(|r| r.rtt).or(a.rtt);
         self.update_min_rtt(s, rtt);
         self.set_pacing_rate(s);
-        self.set_cwnd(s, acked);
+        self.set_cwnd(s, acked, a.rate.map_or(0, |r| r.lost));
         true
     }
     fn ecn_echo(&mut self, _s: &CcState) -> Option<u64> {
@@ -550,8 +570,8 @@ pub fn read(t: &mut Tab) -> Res<Arc<dyn CcSpec>> {
 mod tests {
     use super::*;
 
-    /// The BtlBw filter is the max of the last `window` rounds: a sample
-    /// leaves exactly `window` rounds after it was taken.
+    /// The BtlBw filter: a sample leaves once `window` rounds have passed
+    /// after its own (Linux `minmax`: `t − s.t > win`).
     #[test]
     fn max_filter_forgets_after_its_window() {
         let mut f = MaxFilter::default();
@@ -559,12 +579,14 @@ mod tests {
         f.update(2, 5.0, 10);
         f.update(5, 7.0, 10);
         assert_eq!(f.get(), 10.0);
-        f.expire(10, 10);
-        assert_eq!(f.get(), 10.0, "round 1 is within rounds 1..=10");
         f.expire(11, 10);
+        assert_eq!(f.get(), 10.0, "round 11 − 1 = 10 is not > 10");
+        f.expire(12, 10);
         assert_eq!(f.get(), 7.0, "round 1 expired; 5.0 was dominated by 7.0");
         f.update(15, 1.0, 10);
-        assert_eq!(f.get(), 1.0, "round 5 expired at 15");
+        assert_eq!(f.get(), 7.0, "round 5 still counts at 15");
+        f.update(16, 0.5, 10);
+        assert_eq!(f.get(), 1.0, "round 5 expired at 16");
     }
 
     /// PROBE_BW starts at a random phase other than the 0.75 one (Linux
@@ -599,6 +621,87 @@ mod tests {
         b.mode = Mode::ProbeBw;
         b.cycle_idx = 0;
         assert_eq!(b.target(1000, 2.0), 86_000);
+    }
+
+    /// A PROBE_BW flow, BtlBw 10⁶ B/s, RTprop 40 ms (BDP 40 segments of
+    /// 1000 B), in the 1.25 phase since t = 0; cwnd 60 segments.
+    fn probing() -> (Bbr, CcState) {
+        let mut b = Bbr::new(Params::default());
+        b.bw.update(1, 1e6, 10);
+        b.round_count = 1;
+        b.min_rtt = Some(Time::from_millis(40));
+        b.min_rtt_stamp = Time::ZERO;
+        b.full_bw_reached = true;
+        b.mode = Mode::ProbeBw;
+        b.cwnd_gain = 2.0;
+        b.cycle_idx = 0;
+        b.pacing_gain = 1.25;
+        let s = CcState {
+            now: Time::from_millis(50),
+            mss: 1000,
+            cwnd: 60_000,
+            ssthresh: u64::MAX,
+            flight: 45_000,
+            cwnd_cnt: 0,
+            byte_counting: true,
+            srtt: Some(Time::from_millis(40)),
+            min_rtt: Some(Time::from_millis(40)),
+            pipe: 44_000,
+            delivered: 100_000,
+            pacing_rate: 0,
+        };
+        (b, s)
+    }
+
+    fn sample(lost: u64, interval: Option<Time>) -> AckSample {
+        AckSample {
+            acked: 1000,
+            rate: Some(RateSample {
+                delivered: 40_000,
+                interval,
+                prior_delivered: 60_000,
+                newly_delivered: 1000,
+                lost,
+                ..RateSample::default()
+            }),
+            ..AckSample::default()
+        }
+    }
+
+    /// Linux `bbr_is_next_cycle_phase`: a full-length 1.25 phase goes on
+    /// while in flight (45 segments before the ACK) is below `bbr_inflight`
+    /// (1.25 × 40 + 3 → 54, + 2 = 56 segments) and ends on an ACK that marks
+    /// a loss; `bbr_set_cwnd_to_recover_or_restore` takes the lost bytes off
+    /// cwnd before the delivered ones are added (60 − 3 + 1 = 58 segments).
+    #[test]
+    fn a_loss_ends_the_probe_and_comes_off_cwnd() {
+        let ms40 = Some(Time::from_millis(40));
+        let (mut b, mut s) = probing();
+        b.cong_control(&mut s, &sample(0, ms40));
+        assert_eq!((b.cycle_idx, s.cwnd), (0, 61_000), "no loss: probing, cwnd + 1");
+        let (mut b, mut s) = probing();
+        b.cong_control(&mut s, &sample(3000, ms40));
+        assert_eq!((b.cycle_idx, b.pacing_gain), (1, 0.75));
+        assert_eq!(s.cwnd, 58_000);
+        // In flight at the threshold ends it too.
+        let (mut b, mut s) = probing();
+        s.pipe = 55_000;
+        b.cong_control(&mut s, &sample(0, ms40));
+        assert_eq!(b.cycle_idx, 1);
+    }
+
+    /// Linux `bbr_update_bw`: a sample with no valid rate (interval below
+    /// the minimum RTT) counts no round; a valid one from beyond the round's
+    /// mark does.
+    #[test]
+    fn an_invalid_sample_counts_no_round() {
+        let (mut b, mut s) = probing();
+        b.next_rtt_delivered = 50_000;
+        b.cong_control(&mut s, &sample(0, None));
+        assert_eq!((b.round_count, b.round_start), (1, false));
+        b.cong_control(&mut s, &sample(0, Some(Time::from_millis(40))));
+        assert_eq!((b.round_count, b.round_start), (2, true));
+        assert_eq!(b.next_rtt_delivered, s.delivered);
     }
 
     /// Full pipe: three rounds in a row without 25 % growth of BtlBw.

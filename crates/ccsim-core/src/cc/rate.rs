@@ -20,6 +20,10 @@
 //!   full; samples from packets sent while it was set are marked
 //!   `is_app_limited`; it clears once `C.delivered` passes the mark.
 //!
+//! * The sample also carries the bytes the ACK newly marked lost (`lost`,
+//!   Linux `rs->losses`): the sender's scoreboard reports them
+//!   ([`RateEstimator::on_lost`]); BBR ends its probing phase on them.
+//!
 //! Per-packet state sits in a ring indexed by segment number (sequence /
 //! MSS): O(1) per transmission, and an ACK costs the segments it delivers.
 //! Amounts are payload bytes (acknowledged sequence space), so a rate is in
@@ -66,6 +70,10 @@ pub struct RateSample {
     pub rtt: Option<Time>,
     /// Bytes newly delivered by this ACK (cumulatively or selectively).
     pub newly_delivered: u64,
+    /// Bytes this ACK newly marked lost (Linux `rs->losses`, there in
+    /// packets): the un-SACKed bytes its SACK information moved below the
+    /// scoreboard's lost boundary (RFC 6675 IsLost). 0 without SACK.
+    pub lost: u64,
 }
 
 impl RateSample {
@@ -99,6 +107,7 @@ pub struct RateEstimator {
     credited: u64,
     pick: Option<Pick>,
     newly: u64,
+    lost: u64,
 }
 
 impl RateEstimator {
@@ -114,6 +123,7 @@ impl RateEstimator {
             credited: 0,
             pick: None,
             newly: 0,
+            lost: 0,
         }
     }
 
@@ -219,6 +229,11 @@ impl RateEstimator {
         self.newly -= again;
     }
 
+    /// The ACK being processed marked `bytes` newly lost (the sample's `lost`).
+    pub fn on_lost(&mut self, bytes: u64) {
+        self.lost += bytes;
+    }
+
     /// A duplicate ACK without SACK: one segment left the network.
     pub fn on_dupack(&mut self, now: Time) {
         self.delivered += self.mss;
@@ -234,6 +249,7 @@ impl RateEstimator {
             self.app_limited = 0;
         }
         let newly = std::mem::take(&mut self.newly);
+        let lost = std::mem::take(&mut self.lost);
         let Pick { tx } = self.pick.take()?;
         let send_elapsed = tx.sent_time.saturating_sub(tx.first_sent_time);
         let ack_elapsed = self.delivered_time.saturating_sub(tx.delivered_time);
@@ -247,6 +263,7 @@ impl RateEstimator {
             is_app_limited: tx.app_limited,
             rtt: (!tx.retx).then(|| now.saturating_sub(tx.sent_time)),
             newly_delivered: newly,
+            lost,
         })
     }
 }

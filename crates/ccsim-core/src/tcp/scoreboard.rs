@@ -192,11 +192,6 @@ impl Scoreboard {
         self.high_rxt
     }
 
-    /// Whether [from, to) holds an un-SACKed byte.
-    pub fn has_unsacked(&self, from: u64, to: u64) -> bool {
-        self.hole_at_or_after(from, to).is_some()
-    }
-
     /// Calls `f(start, end)` for each un-SACKed run inside [from, to): what a
     /// SACK block for [from, to) would newly SACK (costs the runs, not the
     /// bytes).

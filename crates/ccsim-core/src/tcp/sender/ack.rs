@@ -50,15 +50,21 @@ impl TcpSender {
         let advanced = pkt.ack > self.snd_una;
         let retx_acked = advanced && self.board.as_ref().is_some_and(|b| self.snd_una < b.high_rxt());
         let (dupthresh, mss) = (self.p.dupthresh, self.mss());
-        let lost_before = match self.board.as_ref() {
-            // (only where PRR runs and asks for it: not for BBR, which keeps PRR out)
-            Some(b) if self.p.prr && !self.cc_window && self.p.prr_bound == PrrBound::SafeAck => {
-                Some(b.lost_boundary(self.snd_una, dupthresh, mss))
-            }
-            _ => None,
-        };
+        let lost_before = self
+            .board
+            .as_ref()
+            .map(|b| b.lost_boundary(self.snd_una, dupthresh, mss));
         let sacked_before = self.board.as_ref().map_or(0, |b| b.sacked_bytes());
         let newly_sacked = self.board.as_mut().map(|b| b.update(una, &blocks));
+        // The bytes this ACK marks newly lost: the un-SACKed ones its SACK
+        // information moved below the lost boundary (the rate sample's `lost`,
+        // Linux `rs->losses`; PRR's safe ACK marks none).
+        let mut newly_lost = 0;
+        if let (Some(b), Some(before)) = (self.board.as_ref(), lost_before) {
+            let to = b.lost_boundary(una, dupthresh, mss);
+            b.each_unsacked(before.max(una), to, |s, e| newly_lost += e - s);
+        }
+        self.rate.on_lost(newly_lost);
         // RFC 9937 DeliveredData: the change in snd.una plus the change in
         // SACKed bytes (without SACK, the cumulative ACK's advance).
         let sacked_after = self.board.as_ref().map_or(0, |b| b.sacked_bytes());
@@ -75,16 +81,8 @@ impl TcpSender {
                 self.on_dupack(ece, pkt.fb, cx);
             }
         }
-        let newly_lost = match (self.board.as_ref(), lost_before) {
-            (Some(b), Some(before)) => {
-                let from = before.max(self.snd_una);
-                let to = b.lost_boundary(self.snd_una, dupthresh, mss);
-                from < to && b.has_unsacked(from, to)
-            }
-            _ => false,
-        };
         let one_more = match self.p.prr_bound {
-            PrrBound::SafeAck => advanced && !newly_lost,
+            PrrBound::SafeAck => advanced && newly_lost == 0,
             PrrBound::Retransmitted => retx_acked,
             PrrBound::SlowStart => true,
         };

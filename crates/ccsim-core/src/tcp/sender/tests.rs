@@ -1121,6 +1121,28 @@ fn sack_delivery_feeds_the_rate_sample() {
     assert_eq!(h.s.delivered(), 4000);
 }
 
+/// The rate sample's `lost` (Linux `rs->losses`): the un-SACKed bytes an
+/// ACK's SACK information moves below RFC 6675's lost boundary. Eight
+/// segments out; segment 0 is lost once more than 2 × 1000 B are SACKed above
+/// it (the second ACK), segment 2 once 3000 B are SACKed in the range above
+/// it (the third); the fourth marks nothing new.
+#[test]
+fn sack_losses_feed_the_rate_sample() {
+    let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let cc = Box::new(Paced {
+        rate: 0,
+        samples: samples.clone(),
+    });
+    let mut h = Harness::with_cc(cc, 8, |p| p.sack = true);
+    h.at(40);
+    h.ack(0, with_sack(&[(1000, 2000)]));
+    h.ack(0, with_sack(&[(1000, 2000), (3000, 5000)]));
+    h.ack(0, with_sack(&[(1000, 2000), (3000, 6000)]));
+    h.ack(0, with_sack(&[(1000, 2000), (3000, 7000)]));
+    let lost: Vec<u64> = samples.lock().unwrap().iter().map(|s| s.unwrap().lost).collect();
+    assert_eq!(lost, vec![0, 1000, 1000, 0]);
+}
+
 /// RFC 9937's conservative bound, by hand: 20 segments out, 0–9 lost, 10–19
 /// arriving. ACKs 1–2 SACK 2000 B (not above (DupThresh − 1)·SMSS), ACK 3
 /// SACKs 3000 B: segments 0–9 are lost, recovery starts with ssthresh
