@@ -71,6 +71,25 @@ def test_ns3_takes_no_ecn_echo_after_a_timeout_with_the_fix():
     assert sorted(stock["goodputs"])[1] < 0.15 * fair  # two flows crawl
 
 
+@pytest.mark.skipif(not ns3tcp.have_ns3(), reason="ns-3 not installed (pip install ns3)")
+def test_ns3_counts_a_sacked_retransmission_out_of_flight_with_the_fix():
+    # One Vegas flow at 0.5 BDP, seed 1: a recovery's retransmission at the head is lost at
+    # 1.67 s, and the retransmissions above it are SACKed over the next 0.1 s. Stock 3.44
+    # keeps each in m_retrans, its bytes in flight climb by a segment per duplicate ACK,
+    # cwnd with them, and the timeout's ssthresh comes from that window: from 3 s on it
+    # overflows the buffer every round trip. With the fix (Linux's count) it settles, as
+    # ccsim does, over a queue of a few packets.
+    full = {c.name: c for c in modern.suite_cases(False)}
+    short = modern.dataclasses.replace(
+        full["vegas/fifo 1×10M 100ms 0.5BDP"], duration_s=8, warmup_s=4
+    )
+    fixed, stock = (modern.run_ns3(short, 1, sack_fix=f) for f in (True, False))
+    assert stock["drops"] > 100 and stock["delay_mean_s"] > 0.03
+    assert fixed["drops"] == 0 and fixed["delay_mean_s"] < 0.01
+    ours = modern.run_ccsim(short, 1)  # (still draining its post-timeout window at 4–8 s)
+    assert ours["drops"] == 0 and ours["delay_mean_s"] < 0.03
+
+
 def test_jittered_twin_jitters_the_access_links_by_one_service_time():
     c = modern.ModernCase("t", "dctcp", "step", pairs=2, buffer_bdp=4.0, k=5, jitter=True)
     assert c.service_s == pytest.approx(1488 * 8 / 10e6)

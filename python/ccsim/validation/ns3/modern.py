@@ -16,7 +16,10 @@ ns-3's conventions here, and how each is set:
   above K through unmarked, which alone moved DCTCP's fairness by 0.1) over a
   device queue of one packet; ns-3's default FqCoDel on every other device is removed, so
   the access links keep their device DropTail queues. The device queue holds one packet
-  waiting besides the one in transmission, so the disc's limit is ``buffer − 1``;
+  waiting besides the one in transmission, so the disc's limit is ``buffer − 1``. The
+  reverse direction, the ACKs', has a 1000-packet ``FifoQueueDisc`` (ccsim's
+  ``reverse_queue``, drop-tail, 1000 packets): with the device queue alone, ACKs that the
+  jittered access links bunched were dropped (one jittered BBR flow lost 4 % of them);
 * queueing delay is each packet's time from entering the disc to the start of its
   transmission (a packet tag set at the disc's ``Enqueue``, read at the device's
   ``PhyTxBegin``): the wait in the one-packet device queue included, as ccsim's queue
@@ -102,6 +105,17 @@ ns-3's conventions here, and how each is set:
   samples run ~1 % above the link, ``TcpBbr``'s max filter keeps them, and its pacing rate
   stays above the link's: one BBR flow kept a queue growing 0.35 ms/s between PROBE_RTTs
   (12.3 ms of mean delay; 5.5 ms with the fix). Linux builds each ACK's sample afresh;
+* ``SocketFix`` also counts bytes in flight as Linux does (``sack_fix = False`` runs
+  3.44's count): 3.44's ``TcpTxBuffer::Update`` marks a retransmitted segment SACKed but
+  keeps it in ``m_retrans`` (ns-3 issue #1190, fixed in ns-3-dev in 2026), so
+  ``BytesInFlight`` counts it in flight until the cumulative ACK passes it. When the
+  retransmission at the head is lost, each SACKed retransmission above it adds a segment
+  for the rest of the recovery, and cwnd (in flight + PRR's send count) climbs with it:
+  one Vegas flow at 0.5 BDP (seed 1) went from 167 to 241 segments in 0.1 s of duplicate
+  ACKs, took its timeout's ssthresh from there, and overflowed the buffer every round trip
+  for the rest of the run (1431 drops, 47 ms of mean delay; 0 and 3.9 ms with the fix,
+  ccsim 0 and 3.1). Linux's ``tcp_sacktag_one`` takes a SACKed retransmission out of
+  ``retrans_out``;
 * ``SegmentSize`` = ``mss``, ``InitialCwnd`` 10, ``DelAckCount`` 1 (an ACK per segment),
   ``MinRto`` 200 ms, SACK on, timestamps off, 16-MB socket buffers, ECN (``UseEcn
   On``) where the case asks for it; point-to-point links carry a 2-byte PPP header, so
@@ -225,14 +239,16 @@ def run_ns3(
     vegas_rtt: str = "last",
     ecn_fix: bool = True,
     rate_fix: bool = True,
+    sack_fix: bool = True,
 ) -> dict:
     """Runs ``case`` in ns-3 for ``seed``; returns utilization, drops, marks, queueing
     delay (mean and 95th percentile, s), per-flow window goodputs, Jain's index,
     recoveries and loss entries per flow, flow 0's recovery times and its sampled
     cwnd (bytes) and pacing rate (bit/s) as ``(t, cwnd, pacing)`` rows. ``recovery``
     defaults to ``"prr-once"`` with SACK and ``"classic"`` without; ``recovery = "prr"``,
-    ``vegas_rtt = "srtt"``, ``ecn_fix = False`` and ``rate_fix = False`` run ns-3.44's own
-    PRR, TcpVegas input, ECN states and rate samples (module docs)."""
+    ``vegas_rtt = "srtt"``, ``ecn_fix = False``, ``rate_fix = False`` and ``sack_fix =
+    False`` run ns-3.44's own PRR, TcpVegas input, ECN states, rate samples and bytes in
+    flight (module docs)."""
     recovery = recovery or ("prr-once" if case.sack else "classic")
     if case.cc not in NS3_CC:
         raise ValueError(f"cc = {case.cc!r}: ns-3 runs one of {sorted(NS3_CC)}")
@@ -263,6 +279,7 @@ def run_ns3(
             f"--vegasRtt={vegas_rtt}",
             f"--ecnFix={int(ecn_fix)}",
             f"--rateFix={int(rate_fix)}",
+            f"--sackFix={int(sack_fix)}",
             f"--RngRun={seed}",
         ]
         if case.cc == "cubic":
@@ -399,6 +416,8 @@ def ccsim_scenario(case: ModernCase, seed: int, sample_ms: float = 10.0) -> dict
                 "rate": f"{case.rate_mbps}Mbps",
                 "delay": f"{case.bottleneck_delay_ms}ms",
                 "queue": q,
+                # the ACKs' direction: a deep drop-tail, as PROGRAM gives ns-3's
+                "reverse_queue": {"kind": "droptail", "limit": "1000pkt"},
             },
             "access": {
                 "rate": "1Gbps",

@@ -26,6 +26,7 @@ PROGRAM = r"""
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <vector>
 
 using namespace ns3;
@@ -302,6 +303,16 @@ class RatePerAck : public TcpRateOps
 //   and the NS_ASSERT "From OPEN->DISORDER but with 2 dup ACKs" aborts the run. In
 //   CA_OPEN the count is zero by DupAck's own invariant, so ProcessAck starts from zero.
 // Runs without ECN never enter CA_CWR nor see an echo, and are unchanged.
+// And with --sackFix, bytes in flight as Linux counts them (tcp_packets_in_flight): 3.44's
+// TcpTxBuffer::Update marks a retransmitted segment SACKed but leaves it in m_retrans
+// (ns-3 issue #1190, fixed in ns-3-dev in 2026), so BytesInFlight counts it in flight
+// until the cumulative ACK passes it. When a retransmission below is lost, each SACKed
+// retransmission above it adds a segment to the count for the rest of the recovery, and
+// cwnd (in flight + PRR's send count) climbs with it: one Vegas flow at 0.5 BDP went from
+// 167 to 241 segments in 0.1 s of duplicate ACKs, and its timeout's ssthresh came from
+// that. Linux's tcp_sacktag_one takes a SACKed retransmission out of retrans_out. The
+// fix keeps the retransmissions the socket sent and subtracts those SACKed until the
+// buffer drops them (cumulative ACK) or a timeout clears its own count.
 class SocketFix : public TcpSocketBase
 {
   public:
@@ -318,11 +329,59 @@ class SocketFix : public TcpSocketBase
     {
         if (s_rateFix) m_rateOps = CreateObject<RatePerAck>();
     }
-    static bool s_ecnFix, s_rateFix;
+    static bool s_ecnFix, s_rateFix, s_sackFix;
 
   protected:
+    uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override
+    {
+        const bool rtx = s_sackFix && seq < m_tcb->m_highTxMark.Get();
+        const uint32_t sz = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+        if (rtx && sz > 0 && m_rtx.find(seq.GetValue()) == m_rtx.end()) {
+            m_rtx[seq.GetValue()] = {sz, false};
+        }
+        return sz;
+    }
+    void ReTxTimeout() override
+    {
+        TcpSocketBase::ReTxTimeout();
+        m_rtx.clear(); // SetSentListLost zeroed m_retrans
+        m_sackedRtx = 0;
+    }
+    // Drops what the buffer no longer holds (below its head sequence).
+    void Prune() const
+    {
+        const uint32_t head = m_txBuffer->HeadSequence().GetValue();
+        while (!m_rtx.empty() && m_rtx.begin()->first + m_rtx.begin()->second.len <= head) {
+            if (m_rtx.begin()->second.sacked) m_sackedRtx -= m_rtx.begin()->second.len;
+            m_rtx.erase(m_rtx.begin());
+        }
+    }
+    uint32_t BytesInFlight() const override
+    {
+        const uint32_t raw = TcpSocketBase::BytesInFlight();
+        if (!s_sackFix) return raw;
+        Prune();
+        const uint32_t fixed = raw - std::min(raw, m_sackedRtx);
+        if (m_tcb->m_bytesInFlight != fixed) {
+            const_cast<SocketFix*>(this)->m_tcb->m_bytesInFlight = fixed;
+        }
+        return fixed;
+    }
     void ReceivedAck(Ptr<Packet> p, const TcpHeader& h) override
     {
+        if (s_sackFix && h.HasOption(TcpOption::SACK)) {
+            Prune();
+            auto sack = DynamicCast<const TcpOptionSack>(h.GetOption(TcpOption::SACK));
+            for (const auto& b : sack->GetSackList()) {
+                const uint32_t lo = b.first.GetValue(), hi = b.second.GetValue();
+                for (auto it = m_rtx.lower_bound(lo); it != m_rtx.end() && it->first < hi; ++it) {
+                    if (!it->second.sacked && it->first + it->second.len <= hi) {
+                        it->second.sacked = true;
+                        m_sackedRtx += it->second.len;
+                    }
+                }
+            }
+        }
         if (!s_ecnFix) return TcpSocketBase::ReceivedAck(p, h);
         const auto st = m_tcb->m_congState.Get();
         m_guard = (h.GetFlags() & TcpHeader::ECE) &&
@@ -383,10 +442,18 @@ class SocketFix : public TcpSocketBase
     };
     Saved m_saved{};
     bool m_guard{false};
+    struct Rtx
+    {
+        uint32_t len;
+        bool sacked;
+    };
+    mutable std::map<uint32_t, Rtx> m_rtx; // retransmitted segments by first byte
+    mutable uint32_t m_sackedRtx{0};       // bytes of those SACKed, still in m_retrans
 };
 bool SocketFix::s_restoring = false;
 bool SocketFix::s_ecnFix = true;
 bool SocketFix::s_rateFix = true;
+bool SocketFix::s_sackFix = true;
 
 // The senders' socket factory: TcpL4Protocol::CreateSocket with SocketFix in place
 // of TcpSocketBase (the congestion control, recovery and RTT estimator as configured).
@@ -546,6 +613,8 @@ int main(int argc, char* argv[])
     cmd.AddValue("ecnFix", "senders' ECN states as Linux's (SocketFix)", SocketFix::s_ecnFix);
     cmd.AddValue("rateFix", "senders' rate samples per ACK as Linux's (RatePerAck)",
                  SocketFix::s_rateFix);
+    cmd.AddValue("sackFix", "a SACKed retransmission out of bytes in flight, as Linux",
+                 SocketFix::s_sackFix);
     cmd.AddValue("draws", "file: one line per pair, start_s access_delay_ms", draws);
     cmd.Parse(argc, argv);
     g_warmup = warmup;
@@ -628,6 +697,12 @@ int main(int argc, char* argv[])
         NS_ABORT_MSG("unknown queue " << queue);
     }
     QueueDiscContainer qd = tch.Install(core.Get(0));
+    // The reverse direction carries the ACKs: a drop-tail disc as deep as an access link's
+    // queue (the scenario's `reverse_queue`). Over the 1-packet device queue alone, ACKs
+    // that the jitter bunched were dropped (one jittered BBR flow lost 4 % of its ACKs).
+    TrafficControlHelper reverse;
+    reverse.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize("1000p")));
+    reverse.Install(core.Get(1));
 
     std::vector<Ipv4Address> dst(pairs);
     for (uint32_t i = 0; i < pairs; i++) {
@@ -671,7 +746,7 @@ int main(int argc, char* argv[])
     g_loss.assign(pairs, 0);
     g_warmRx.assign(pairs, 0);
     for (uint32_t i = 0; i < pairs; i++) {
-        const bool fix = SocketFix::s_ecnFix || SocketFix::s_rateFix;
+        const bool fix = SocketFix::s_ecnFix || SocketFix::s_rateFix || SocketFix::s_sackFix;
         if (fix && !senders.Get(i)->GetObject<SocketFixFactory>())
             senders.Get(i)->AggregateObject(CreateObject<SocketFixFactory>());
         BulkSendHelper source(fix ? "ns3::CcsimSocketFixFactory" : "ns3::TcpSocketFactory",
