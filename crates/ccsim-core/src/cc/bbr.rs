@@ -172,7 +172,7 @@ impl Mode {
 
 /// Sliding-window maximum of (round, value): a sample of round r counts
 /// through round r + `window` (Linux `minmax_running_max` and ns-3's
-/// `WindowedFilter` expire it once `round − r > window`), exactly where
+/// `WindowedFilter` expire it once `round − r > window`). Exact, where
 /// Linux keeps Nichols' three-sample approximation.
 #[derive(Clone, Debug, Default)]
 struct MaxFilter {
@@ -188,7 +188,7 @@ impl MaxFilter {
         self.expire(round, window);
     }
     fn expire(&mut self, round: u64, window: u64) {
-        while self.q.front().is_some_and(|&(r, _)| round - r > window) {
+        while self.q.front().is_some_and(|&(r, _)| round.saturating_sub(r) > window) {
             self.q.pop_front();
         }
     }
