@@ -158,7 +158,7 @@ impl TcpReceiver {
             // A SYN (the sender's `handshake`), first or again: the SYN-ACK.
             let mut a = Packet::new(0, self.flow, self.me, self.peer, self.p.ack_size, Kind::Ack, cx.now);
             a.flags = flags::SYN | flags::ACK;
-            a.wnd = self.p.buffer;
+            a.wnd = self.advertised_window();
             a.ts_ecr = pkt.ts_val;
             cx.out.push(a);
             return;
@@ -243,11 +243,7 @@ impl TcpReceiver {
         if self.ce_echo {
             a.flags |= flags::ECE;
         }
-        a.wnd = if self.p.buffer >= INFINITE {
-            INFINITE
-        } else {
-            self.p.buffer.saturating_sub(self.ooo_bytes)
-        };
+        a.wnd = self.advertised_window();
         a.ts_ecr = self.last_ts;
         a.fb = fb;
         if let Some((blocks, n)) = sack {
@@ -255,6 +251,16 @@ impl TcpReceiver {
         }
         self.stats.acks_sent += 1;
         cx.out.push(a);
+    }
+
+    /// The window field: the receive buffer's free space (in-order data is
+    /// consumed at once, so only out-of-order bytes hold it), or [`INFINITE`].
+    fn advertised_window(&self) -> u64 {
+        if self.p.buffer >= INFINITE {
+            INFINITE
+        } else {
+            self.p.buffer.saturating_sub(self.ooo_bytes)
+        }
     }
 
     /// The SACK blocks for the next ACK (RFC 2018 §4) and their number: the
