@@ -1008,9 +1008,24 @@ fn send_jitter_delays_bursts_in_order() {
 
 /// A pacing test algorithm: a fixed window and pacing rate; records the
 /// delivery-rate sample of each ACK.
+type Samples = std::sync::Arc<std::sync::Mutex<Vec<Option<crate::cc::RateSample>>>>;
+
 struct Paced {
     rate: u64,
-    samples: std::sync::Arc<std::sync::Mutex<Vec<Option<crate::cc::RateSample>>>>,
+    samples: Samples,
+}
+
+impl Paced {
+    /// A sender under a `Paced` module at `rate`, and the rate samples the
+    /// module is given, one per ACK.
+    fn harness(rate: u64, init_cwnd: u32, p: impl FnOnce(&mut SendParams)) -> (Harness, Samples) {
+        let samples = Samples::default();
+        let cc = Box::new(Paced {
+            rate,
+            samples: samples.clone(),
+        });
+        (Harness::with_cc(cc, init_cwnd, p), samples)
+    }
 }
 
 impl CongestionOps for Paced {
@@ -1038,12 +1053,7 @@ impl CongestionOps for Paced {
 /// is set before the first ACK), as Linux before its first RTT sample.
 #[test]
 fn paced_departures_are_len_over_rate_apart() {
-    let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let cc = Box::new(Paced {
-        rate: 1_000_000,
-        samples: samples.clone(),
-    });
-    let mut h = Harness::with_cc(cc, 10, |_| ());
+    let (mut h, samples) = Paced::harness(1_000_000, 10, |_| ());
     assert_eq!(h.sent.len(), 10);
     h.at(20);
     // Five segments acknowledged: the window opens by five, pacing lets one go.
@@ -1099,12 +1109,7 @@ fn linux_pacing_rate_from_cwnd_and_srtt() {
 /// retransmitted hole.
 #[test]
 fn sack_delivery_feeds_the_rate_sample() {
-    let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let cc = Box::new(Paced {
-        rate: 0,
-        samples: samples.clone(),
-    });
-    let mut h = Harness::with_cc(cc, 4, |p| p.sack = true);
+    let (mut h, samples) = Paced::harness(0, 4, |p| p.sack = true);
     h.at(40);
     h.ack(0, with_sack(&[(1000, 3000)]));
     h.ack(0, with_sack(&[(1000, 4000)]));
@@ -1128,12 +1133,7 @@ fn sack_delivery_feeds_the_rate_sample() {
 /// it (the third); the fourth marks nothing new.
 #[test]
 fn sack_losses_feed_the_rate_sample() {
-    let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let cc = Box::new(Paced {
-        rate: 0,
-        samples: samples.clone(),
-    });
-    let mut h = Harness::with_cc(cc, 8, |p| p.sack = true);
+    let (mut h, samples) = Paced::harness(0, 8, |p| p.sack = true);
     h.at(40);
     h.ack(0, with_sack(&[(1000, 2000)]));
     h.ack(0, with_sack(&[(1000, 2000), (3000, 5000)]));
