@@ -94,6 +94,34 @@ def test_cubic_hystart_leaves_slow_start_without_a_timeout():
     assert hy.flows.timeouts.iloc[0] == 0
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_cubic_linux_and_ns3_variants_count_in_whole_segments(seed):
+    """Linux's ``tcp_cubic.c`` and ns-3's ``TcpCubic`` (``variant = "linux"``, ``"ns3"``)
+    keep cwnd in whole segments through slow start, congestion avoidance, PRR's
+    recoveries and timeouts, where the RFC's real-valued window almost never is: two
+    flows over FQ-CoDel at 10 Mbps and 20 ms, whose 10-15-segment windows CoDel cuts
+    every few hundred milliseconds. The link stays full with each."""
+    seen = {}
+    for v in ("rfc9438", "linux", "ns3"):
+        s = _dumbbell(
+            {"kind": "cubic", "variant": v},
+            pairs=2,
+            delay="8ms",
+            queue={"kind": "fq_codel"},
+            duration="30s",
+            seed=seed,
+        )
+        s["warmup"] = "5s"
+        r = ccsim.run(s)
+        t, _, _ = _reductions(r)
+        assert (t > 5).sum() >= 50, v
+        assert _bottleneck(r).utilization > 0.97, v
+        f = r.timeseries["flow"]
+        seen[v] = np.mean(f.cwnd_bytes.to_numpy() % 1460 == 0)
+    assert seen["linux"] == 1.0 and seen["ns3"] == 1.0
+    assert seen["rfc9438"] < 0.1
+
+
 @pytest.mark.parametrize("pairs", [2, 8])
 def test_dctcp_holds_the_queue_near_k_with_the_link_full(pairs):
     """DCTCP over step marking at K = 20 packets (RFC 8257; Alizadeh et al. 2010 §3.3):

@@ -31,10 +31,35 @@
 //! * Slow start below ssthresh: the sender's (RFC 5681, RFC 3465 L = 1), or
 //!   HyStart++ with `hystart = "hystart++"` (initial slow start only).
 //!
+//! `variant = "linux"` runs Linux's `tcp_cubic.c` instead (`bictcp_update`,
+//! `cubictcp_recalc_ssthresh`, `cubictcp_acked`): windows in whole segments,
+//! the target `W_cubic(t + delay_min)` in whole segments (its cube
+//! truncated), growth as one segment per `cnt` ACKs (`cnt = cwnd / (target −
+//! cwnd)`, at least 2, at most 20 before the first loss), the Reno-friendly
+//! window counted in whole segments at Linux's fixed rate (one per
+//! `⌊15·cwnd/8⌋` ACKs for β = 0.7: `beta_scale`, no switch to 1 at
+//! cwnd_prior), `delay_min` the minimum RTT since the last timeout (samples in
+//! the epoch's first second ignored), β and C as Linux's 1/1024 fractions (717,
+//! 410), slow start up to ssthresh with the rest to congestion avoidance
+//! (`tcp_slow_start`). The module counts the data each ACK delivered itself
+//! ([`CongestionOps::counts_acked`]). At small windows the truncations
+//! matter: with W_max = 15 and cwnd 10 the target is 11 at once (the RFC's
+//! 10.1), so cwnd gains a segment in the first RTT. Not modelled: Linux
+//! recomputes `cnt` at most once per jiffy (and not within HZ/32 while cwnd
+//! is unchanged), measures t in jiffies and finds K by a table and one Newton
+//! step (here: exact time, the exact integer cube root).
+//!
+//! `variant = "ns3"` runs ns-3.44's `TcpCubic`, which copies Linux's
+//! arithmetic, with its own details: its ACK count (`m_cWndCnt`) is never
+//! cleared and keeps what is left above cnt; the ACK that ends a recovery
+//! counts every segment it acknowledges (`TcpSocketBase` passes `ackNumber −
+//! oldHeadSequence`, SACKed data included); slow start adds all the ACK
+//! delivered, past ssthresh too; `delay_min` is the minimum of the smoothed
+//! RTT (ns-3 passes `m_srtt` as the sample) outside an epoch's first 10 ms
+//! (`CubicDelta`).
+//!
 //! Not implemented: spurious congestion events (§4.9, undo; the sender has no
-//! spurious-loss detection, F-RTO or Eifel), and Linux's `tcp_friendliness`
-//! and `bic_scale` integer arithmetic (the window here is real-valued, as in
-//! the RFC; Linux and ns-3 measure `t + RTT` with the minimum RTT).
+//! spurious-loss detection, F-RTO or Eifel).
 
 use super::hystart::HyStart;
 use super::{slow_start, AckSample, CaEvent, CcSpec, CcState, CongestionOps, Needs};
@@ -60,6 +85,17 @@ pub struct Params {
     /// reduction stays, and the window climbs back to it as after any loss
     /// (ns-3's `TcpCubic::CubicReset` leaves `m_lastMaxCwnd`).
     pub timeout_reset: bool,
+    /// The window's arithmetic (`variant`, module docs).
+    pub variant: Variant,
+}
+
+/// Whose CUBIC: the RFC's real-valued window, Linux's `tcp_cubic.c`, or ns-3's
+/// `TcpCubic` (Linux's arithmetic with its own ACK counter and delay input).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Rfc9438,
+    Linux,
+    Ns3,
 }
 
 impl Default for Params {
@@ -70,13 +106,14 @@ impl Default for Params {
             fast_convergence: true,
             hystart: false,
             timeout_reset: true,
+            variant: Variant::Rfc9438,
         }
     }
 }
 
 impl Params {
     /// Reads `cc = {kind = "cubic", c, beta, fast_convergence, hystart,
-    /// timeout_w_max}`.
+    /// timeout_w_max, variant}`.
     pub fn read(t: &mut Tab) -> Res<Params> {
         let d = Params::default();
         let c = t.float("c", Some(d.c), 0.0, 1000.0)?;
@@ -98,12 +135,21 @@ impl Params {
         let fast_convergence = t.boolean("fast_convergence", d.fast_convergence)?;
         let hystart = t.choice("hystart", Some("off"), &["off", "hystart++"])? == "hystart++";
         let timeout_reset = t.choice("timeout_w_max", Some("reset"), &["reset", "keep"])? == "reset";
+        let variant = match t
+            .choice("variant", Some("rfc9438"), &["rfc9438", "linux", "ns3"])?
+            .as_str()
+        {
+            "linux" => Variant::Linux,
+            "ns3" => Variant::Ns3,
+            _ => Variant::Rfc9438,
+        };
         Ok(Params {
             c,
             beta,
             fast_convergence,
             hystart,
             timeout_reset,
+            variant,
         })
     }
 
@@ -161,11 +207,189 @@ pub struct Cubic {
     frac: f64,
     hystart: Option<HyStart>,
     reductions: u64,
+    /// `variant = "linux"` or `"ns3"`: Linux's state (then `epoch` and `frac`
+    /// are unused).
+    bic: Option<Bictcp>,
+}
+
+/// 1/1024 fractions and the time scale of Linux's `tcp_cubic.c`.
+const BETA_SCALE: u64 = 1024;
+/// `BICTCP_HZ`: t and K in 1/2^10 s.
+const BICTCP_HZ: u32 = 10;
+
+/// Linux's `struct bictcp` (net/ipv4/tcp_cubic.c): windows in segments, times
+/// in 1/1024 s, ACK counts in bytes (Linux counts packets; a full-sized
+/// segment is one).
+#[derive(Clone, Debug)]
+struct Bictcp {
+    /// β·1024 (`beta`, 717 for 0.7).
+    beta: u64,
+    /// C·1024 (`cube_rtt_scale = bic_scale·10`, 410 for 0.4).
+    cube_rtt_scale: u64,
+    /// `beta_scale = 8(1024 + β)/3/(1024 − β)`: the Reno-friendly window grows
+    /// by one segment per `⌊beta_scale·cwnd/8⌋` segments acknowledged.
+    beta_scale: u64,
+    /// ACKs (segments) per one-segment increase.
+    cnt: u64,
+    last_max_cwnd: u64,
+    bic_origin_point: u64,
+    bic_k: u64,
+    /// Minimum RTT since the last timeout.
+    delay_min: Option<Time>,
+    epoch_start: Option<Time>,
+    /// Bytes acknowledged since the Reno-friendly window last grew.
+    ack_cnt: u64,
+    /// The Reno-friendly window (segments).
+    tcp_cwnd: u64,
+    /// `variant = "ns3"`: ns-3's ACK counter (`m_cWndCnt`, bytes here).
+    ns3_cnt: Option<u64>,
+    /// `variant = "ns3"`: the cumulative advance of the last ACK seen in a
+    /// recovery, and, once that ACK ended it, what ns-3 counts for it: ns-3
+    /// passes the ACK that leaves `CA_RECOVERY` every segment it
+    /// acknowledges, the ones SACKed before included (Linux: those it
+    /// delivered).
+    recovery_ack: u64,
+    exit_ack: Option<u64>,
+}
+
+impl Bictcp {
+    fn new(p: &Params) -> Bictcp {
+        let beta = ((p.beta * BETA_SCALE as f64).round() as u64).clamp(1, BETA_SCALE - 1);
+        Bictcp {
+            beta,
+            cube_rtt_scale: ((p.c * BETA_SCALE as f64).round() as u64).max(1),
+            beta_scale: 8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta),
+            cnt: 0,
+            last_max_cwnd: 0,
+            bic_origin_point: 0,
+            bic_k: 0,
+            delay_min: None,
+            epoch_start: None,
+            ack_cnt: 0,
+            tcp_cwnd: 0,
+            ns3_cnt: (p.variant == Variant::Ns3).then_some(0),
+            recovery_ack: 0,
+            exit_ack: None,
+        }
+    }
+
+    /// `bictcp_reset` at a timeout (Linux's `TCP_CA_Loss`); `keep_w_max` leaves
+    /// `last_max_cwnd` (ns-3).
+    fn reset(&mut self, keep_w_max: bool) {
+        if !keep_w_max {
+            self.last_max_cwnd = 0;
+        }
+        self.cnt = 0;
+        self.bic_origin_point = 0;
+        self.bic_k = 0;
+        self.delay_min = None;
+        self.epoch_start = None;
+        self.ack_cnt = 0;
+        self.tcp_cwnd = 0;
+    }
+
+    /// `cubictcp_recalc_ssthresh`: W_max with fast convergence, and ssthresh
+    /// `max(β·W, 2)` in whole segments, for a loss at `w` segments.
+    fn recalc_ssthresh(&mut self, w: u64, fast_convergence: bool) -> u64 {
+        self.epoch_start = None;
+        self.last_max_cwnd = if w < self.last_max_cwnd && fast_convergence {
+            w * (BETA_SCALE + self.beta) / (2 * BETA_SCALE)
+        } else {
+            w
+        };
+        (w * self.beta / BETA_SCALE).max(2)
+    }
+
+    /// `bictcp_update`: `cnt` for an ACK of `acked` bytes at `cwnd` segments.
+    fn update(&mut self, now: Time, cwnd: u64, acked: u64, mss: u64) {
+        self.ack_cnt += acked;
+        let epoch_start = match self.epoch_start {
+            Some(t) => t,
+            None => {
+                self.epoch_start = Some(now);
+                self.ack_cnt = acked;
+                self.tcp_cwnd = cwnd;
+                if self.last_max_cwnd <= cwnd {
+                    self.bic_k = 0;
+                    self.bic_origin_point = cwnd;
+                } else {
+                    // K = ∛((W_max − cwnd)/C) in 1/1024 s: cube_factor =
+                    // 2^(10 + 3·BICTCP_HZ)/cube_rtt_scale.
+                    let cube_factor = (1u128 << (10 + 3 * BICTCP_HZ)) / self.cube_rtt_scale as u128;
+                    self.bic_k = icbrt(cube_factor * (self.last_max_cwnd - cwnd) as u128) as u64;
+                    self.bic_origin_point = self.last_max_cwnd;
+                }
+                now
+            }
+        };
+        let since = (now - epoch_start) + self.delay_min.unwrap_or(Time::ZERO);
+        let t = ((since.0 as u128) << BICTCP_HZ) / 1_000_000_000;
+        let k = self.bic_k as u128;
+        let offs = t.abs_diff(k);
+        // C·(t − K)³ in segments, truncated
+        let delta =
+            ((self.cube_rtt_scale as u128 * offs * offs * offs) >> (10 + 3 * BICTCP_HZ)).min(u64::MAX as u128) as u64;
+        let bic_target = if t < k {
+            self.bic_origin_point.saturating_sub(delta)
+        } else {
+            self.bic_origin_point.saturating_add(delta)
+        };
+        self.cnt = if bic_target > cwnd {
+            cwnd / (bic_target - cwnd)
+        } else {
+            100 * cwnd
+        };
+        // the initial growth: at least 5 % per RTT before the first loss
+        if self.last_max_cwnd == 0 {
+            self.cnt = self.cnt.min(20);
+        }
+        // tcp_friendliness
+        let per = ((cwnd * self.beta_scale) >> 3).max(1) * mss;
+        while self.ack_cnt > per {
+            self.ack_cnt -= per;
+            self.tcp_cwnd += 1;
+        }
+        if self.tcp_cwnd > cwnd {
+            self.cnt = self.cnt.min(cwnd / (self.tcp_cwnd - cwnd));
+        }
+        // at most one segment per two acknowledged (1.5·cwnd per RTT)
+        self.cnt = self.cnt.max(2);
+    }
+}
+
+/// ⌊∛x⌋.
+fn icbrt(x: u128) -> u128 {
+    let mut r = (x as f64).cbrt() as u128;
+    while r * r * r > x {
+        r -= 1;
+    }
+    while (r + 1) * (r + 1) * (r + 1) <= x {
+        r += 1;
+    }
+    r
+}
+
+/// Linux's `tcp_cong_avoid_ai(tp, w, acked)` in bytes: one segment per `w`
+/// segments acknowledged, the count in the sender's `cwnd_cnt` (which every
+/// reduction clears, as Linux's `snd_cwnd_cnt`).
+fn cong_avoid_ai_w(s: &mut CcState, w: u64, acked: u64) {
+    let w = w.max(1) * s.mss;
+    if s.cwnd_cnt >= w {
+        s.cwnd_cnt = 0;
+        s.cwnd += s.mss;
+    }
+    s.cwnd_cnt += acked;
+    if s.cwnd_cnt >= w {
+        let delta = s.cwnd_cnt / w;
+        s.cwnd_cnt -= delta * w;
+        s.cwnd += delta * s.mss;
+    }
 }
 
 impl Cubic {
     pub fn new(p: Params) -> Cubic {
         Cubic {
+            bic: (p.variant != Variant::Rfc9438).then(|| Bictcp::new(&p)),
             alpha: p.alpha(),
             p,
             w_max: 0.0,
@@ -227,8 +451,38 @@ impl Cubic {
         s.cwnd += whole as u64;
     }
 
+    /// Slow start for an ACK of `acked` bytes; returns the bytes left for
+    /// congestion avoidance. The RFC's: the sender's rule (RFC 3465, L = 1).
+    /// Linux's `tcp_slow_start`: cwnd + acked, not past ssthresh, the rest
+    /// left over. ns-3's `TcpCubic`: cwnd + acked, past ssthresh too, nothing
+    /// left over.
+    fn slow_start(&self, s: &mut CcState, acked: u64) -> u64 {
+        match self.p.variant {
+            Variant::Rfc9438 => slow_start(s, acked),
+            Variant::Linux => {
+                let grown = (s.cwnd + acked).min(s.ssthresh.max(s.cwnd));
+                let left = acked - (grown - s.cwnd);
+                s.cwnd = grown;
+                left
+            }
+            Variant::Ns3 => {
+                s.cwnd += acked;
+                0
+            }
+        }
+    }
+
     /// W_max and ssthresh after a congestion event (§4.6–4.7).
     fn reduce(&mut self, s: &CcState) -> u64 {
+        if let Some(h) = self.hystart.as_mut() {
+            h.stop();
+        }
+        if let Some(b) = self.bic.as_mut() {
+            self.reductions += 1;
+            let ssthresh = b.recalc_ssthresh(s.flight / s.mss, self.p.fast_convergence);
+            self.w_max = b.last_max_cwnd as f64;
+            return ssthresh * s.mss;
+        }
         let w = s.flight as f64 / s.mss as f64;
         self.w_max = if self.p.fast_convergence && w < self.w_max {
             w * (1.0 + self.p.beta) / 2.0
@@ -239,9 +493,6 @@ impl Cubic {
         self.epoch = None;
         self.frac = 0.0;
         self.reductions += 1;
-        if let Some(h) = self.hystart.as_mut() {
-            h.stop();
-        }
         ((w * self.p.beta * s.mss as f64) as u64).max(2 * s.mss)
     }
 }
@@ -254,7 +505,7 @@ impl CongestionOps for Cubic {
         self.reduce(s)
     }
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
-        let mut acked = acked;
+        let mut acked = self.bic.as_mut().and_then(|b| b.exit_ack.take()).unwrap_or(acked);
         if s.cwnd < s.ssthresh {
             let exit = self.hystart.as_mut().is_some_and(|h| h.take_exit());
             let divisor = match &self.hystart {
@@ -268,7 +519,7 @@ impl CongestionOps for Cubic {
             };
             match divisor {
                 0 => {}
-                1 => acked = slow_start(s, acked),
+                1 => acked = self.slow_start(s, acked),
                 d => {
                     // CSS: a quarter of slow start's increase.
                     s.cwnd = (s.cwnd + acked.min(s.mss) / d).min(s.ssthresh);
@@ -277,10 +528,44 @@ impl CongestionOps for Cubic {
             }
         }
         if acked > 0 && s.cwnd >= s.ssthresh {
-            self.cubic_update(s, acked);
+            match self.bic.as_mut() {
+                Some(b) => {
+                    b.update(s.now, s.cwnd / s.mss, acked, s.mss);
+                    match b.ns3_cnt.as_mut() {
+                        // ns-3: one segment when the count reaches cnt, the
+                        // rest kept, never cleared (not even by a reduction)
+                        Some(n) => {
+                            *n += acked;
+                            if *n >= b.cnt * s.mss {
+                                *n -= b.cnt * s.mss;
+                                s.cwnd += s.mss;
+                            }
+                        }
+                        None => cong_avoid_ai_w(s, b.cnt, acked),
+                    }
+                }
+                None => self.cubic_update(s, acked),
+            }
         }
     }
     fn pkts_acked(&mut self, s: &CcState, a: &AckSample) {
+        if let Some(b) = self.bic.as_mut() {
+            if b.ns3_cnt.is_some() && a.in_recovery && !a.dup {
+                b.recovery_ack = a.acked;
+            }
+            // cubictcp_acked: no delay sample in an epoch's first second;
+            // ns-3: its first 10 ms (`CubicDelta`), and the sample is srtt
+            let (rtt, quiet) = match b.ns3_cnt {
+                Some(_) => (s.srtt, Time::from_millis(10)),
+                None => (a.rtt, Time::from_secs(1)),
+            };
+            let fresh = b.epoch_start.is_some_and(|e| s.now - e < quiet);
+            if let Some(rtt) = rtt.filter(|_| !fresh) {
+                if b.delay_min.is_none_or(|d| rtt < d) {
+                    b.delay_min = Some(rtt);
+                }
+            }
+        }
         if let Some(h) = self.hystart.as_mut() {
             if s.cwnd < s.ssthresh && !a.dup && !a.in_recovery {
                 h.on_ack(a.acked, a.rtt, s.flight);
@@ -288,12 +573,22 @@ impl CongestionOps for Cubic {
         }
     }
     fn per_ack_hooks(&self) -> bool {
-        self.hystart.is_some()
+        self.hystart.is_some() || self.bic.is_some()
+    }
+    fn counts_acked(&self) -> bool {
+        self.bic.is_some()
     }
     fn cwnd_event(&mut self, _s: &mut CcState, ev: CaEvent) {
+        if let Some(b) = self.bic.as_mut().filter(|b| b.ns3_cnt.is_some()) {
+            b.exit_ack = (ev == CaEvent::ExitRecovery).then_some(b.recovery_ack);
+        }
         if ev == CaEvent::Timeout {
             self.epoch = None;
             self.after_timeout = self.p.timeout_reset;
+            if let Some(b) = self.bic.as_mut() {
+                b.reset(!self.p.timeout_reset);
+                self.w_max = b.last_max_cwnd as f64;
+            }
             if let Some(h) = self.hystart.as_mut() {
                 h.stop();
             }
@@ -481,6 +776,142 @@ mod tests {
         assert_eq!(p.beta, 0.5);
     }
 
+    fn variant(v: &str) -> Params {
+        let j = serde_json::json!({ "variant": v });
+        Params::read(&mut Tab::new("cc".into(), &j).unwrap()).unwrap()
+    }
+
+    /// `n` ACKs of one segment each at `s.now` (time stands still, so the
+    /// cubic target stays where it is).
+    fn acks(c: &mut Cubic, s: &mut CcState, n: usize) {
+        for _ in 0..n {
+            c.cong_avoid(s, MSS);
+        }
+    }
+
+    /// Linux's constants: β = 717/1024, C = 410/1024, beta_scale = 15 (one
+    /// Reno-friendly segment per ⌊15·cwnd/8⌋ ACKs); ssthresh and W_max in
+    /// whole segments: a loss at 15 keeps ⌊15·717/1024⌋ = 10; the next at 14
+    /// (below W_max) sets W_max = ⌊14·1741/2048⌋ = 11.
+    #[test]
+    fn linux_reduces_in_whole_segments() {
+        let mut c = Cubic::new(variant("linux"));
+        let b = c.bic.as_ref().unwrap();
+        assert_eq!((b.beta, b.cube_rtt_scale, b.beta_scale), (717, 410, 15));
+        let rtt = Time::from_millis(20);
+        assert_eq!(c.ssthresh(&st(15, 100, Time::ZERO, rtt)), 10 * MSS);
+        assert_eq!(c.bic.as_ref().unwrap().last_max_cwnd, 15);
+        assert_eq!(c.ssthresh(&st(14, 100, Time::ZERO, rtt)), 9 * MSS);
+        assert_eq!(c.bic.as_ref().unwrap().last_max_cwnd, 11);
+        assert_eq!(c.ssthresh(&st(2, 100, Time::ZERO, rtt)), 2 * MSS);
+    }
+
+    /// After a loss at W_max = 15, cwnd 10: K = ⌊∛(2^40/410 · 5)⌋ = 2375/1024
+    /// s, and at t = 0 C·K³ = 4.99 segments, truncated to 4: the target is 11
+    /// where the RFC's real-valued W_cubic(RTT) is 10.1. So cwnd gains a
+    /// segment after cnt = 10/(11 − 10) = 10 ACKs, where the RFC variant has
+    /// grown by about half of one (W_est: α_cubic = 0.53 per window).
+    #[test]
+    fn linux_truncates_the_cubic_target_to_whole_segments() {
+        let rtt = Time::from_millis(20);
+        let mut c = Cubic::new(variant("linux"));
+        c.ssthresh(&st(15, 100, Time::ZERO, rtt));
+        let mut s = st(10, 10, Time::from_secs(1), rtt);
+        acks(&mut c, &mut s, 9);
+        assert_eq!(s.cwnd, 10 * MSS);
+        assert_eq!(c.bic.as_ref().unwrap().bic_k, 2375);
+        acks(&mut c, &mut s, 1);
+        assert_eq!(s.cwnd, 11 * MSS);
+        let mut r = Cubic::new(Params::default());
+        r.ssthresh(&st(15, 100, Time::ZERO, rtt));
+        let mut s = st(10, 10, Time::from_secs(1), rtt);
+        acks(&mut r, &mut s, 10);
+        assert!(
+            s.cwnd > 10 * MSS + MSS / 2 && s.cwnd < 10 * MSS + 6 * MSS / 10,
+            "{}",
+            s.cwnd
+        );
+    }
+
+    /// Where the cubic curve is flat (K = 0 at cwnd 20, time standing
+    /// still) the Reno-friendly window leads: it gains a segment once more
+    /// than ⌊15·20/8⌋ = 37 segments are acknowledged, and cwnd follows it on
+    /// that ACK (`tcp_cong_avoid_ai` with the count already past cnt = 20).
+    #[test]
+    fn linux_reno_friendly_window_grows_every_37_acks_at_20() {
+        let rtt = Time::from_millis(20);
+        for v in ["linux", "ns3"] {
+            let mut c = Cubic::new(variant(v));
+            c.ssthresh(&st(20, 100, Time::ZERO, rtt));
+            c.bic.as_mut().unwrap().last_max_cwnd = 20;
+            let mut s = st(20, 20, Time::from_secs(1), rtt);
+            acks(&mut c, &mut s, 37);
+            assert_eq!(s.cwnd, 20 * MSS, "{v}");
+            acks(&mut c, &mut s, 1);
+            assert_eq!(s.cwnd, 21 * MSS, "{v}");
+        }
+    }
+
+    /// ns-3's `TcpCubic` keeps its ACK count across reductions (Linux's
+    /// `snd_cwnd_cnt` is cleared), and counts the ACK that ends a recovery
+    /// with all it acknowledges (here 14 segments, SACKed before). After a
+    /// loss at 15, cwnd 10 (target 11, cnt 10, as above): the count of 14
+    /// grows cwnd to 11 at once and starts the Reno-friendly window's count at
+    /// 14; that window reaches 11 after 7 more ACKs (count > ⌊15·11/8⌋ = 20),
+    /// 12 after 20 more, and cwnd follows it (cnt = 11, the count at 31).
+    /// Linux (delivered: one segment) needs the ten ACKs.
+    #[test]
+    fn ns3_counts_the_recovery_exit_ack_whole_and_keeps_its_count() {
+        let rtt = Time::from_millis(20);
+        let mut c = Cubic::new(variant("ns3"));
+        c.ssthresh(&st(15, 100, Time::ZERO, rtt));
+        let mut s = st(10, 10, Time::from_secs(1), rtt);
+        let exit = AckSample {
+            acked: 14 * MSS,
+            in_recovery: true,
+            ..AckSample::default()
+        };
+        c.pkts_acked(&s, &exit);
+        c.cwnd_event(&mut s, CaEvent::ExitRecovery);
+        c.cong_avoid(&mut s, MSS);
+        assert_eq!(s.cwnd, 11 * MSS);
+        acks(&mut c, &mut s, 26);
+        assert_eq!(s.cwnd, 11 * MSS);
+        acks(&mut c, &mut s, 1);
+        assert_eq!(s.cwnd, 12 * MSS);
+
+        let mut l = Cubic::new(variant("linux"));
+        l.ssthresh(&st(15, 100, Time::ZERO, rtt));
+        let mut s = st(10, 10, Time::from_secs(1), rtt);
+        l.pkts_acked(&s, &exit);
+        l.cwnd_event(&mut s, CaEvent::ExitRecovery);
+        acks(&mut l, &mut s, 9);
+        assert_eq!(s.cwnd, 10 * MSS);
+    }
+
+    /// Slow start: the RFC variant the sender's rule (one segment per ACK),
+    /// Linux up to ssthresh with the rest to congestion avoidance, ns-3 all
+    /// of it, past ssthresh too.
+    #[test]
+    fn slow_start_by_variant() {
+        let rtt = Time::from_millis(20);
+        for (v, want) in [("rfc9438", 11), ("linux", 14), ("ns3", 16)] {
+            let mut c = Cubic::new(variant(v));
+            let mut s = st(10, 14, Time::ZERO, rtt);
+            c.cong_avoid(&mut s, 6 * MSS);
+            assert_eq!(s.cwnd / MSS, want, "{v}");
+        }
+    }
+
+    #[test]
+    fn integer_cube_root() {
+        for x in [0u128, 1, 7, 8, 26, 27, 13_408_678_385, u64::MAX as u128] {
+            let r = icbrt(x);
+            assert!(r * r * r <= x && (r + 1) * (r + 1) * (r + 1) > x, "{x}: {r}");
+        }
+        assert_eq!(icbrt(2681735677 * 5), 2375);
+    }
+
     mod props {
         use super::*;
         use proptest::prelude::*;
@@ -519,6 +950,40 @@ mod tests {
                     let est = cc.epoch.map_or(0.0, |e| e.w_est * MSS as f64);
                     let bound = (before + segs * MSS / 2 + 1) as f64;
                     prop_assert!(s.cwnd as f64 <= bound.max(est + 1.0), "{} -> {} (W_est {})", before, s.cwnd, est);
+                }
+            }
+
+            /// Linux's and ns-3's arithmetic, whatever the ACK times, RTTs
+            /// and losses: from a window of whole segments, congestion
+            /// avoidance on one-segment ACKs keeps it whole, never shrinks
+            /// it and grows it by at most one segment per ACK (cnt ≥ 2, one
+            /// count carried); a reduction keeps max(⌊W·717/1024⌋, 2)
+            /// whole segments.
+            #[test]
+            fn linux_windows_stay_whole_segments(
+                events in proptest::collection::vec((0u64..50, 1u64..300, 0u8..20), 1..400),
+                ns3 in any::<bool>(),
+            ) {
+                let mut cc = Cubic::new(variant(if ns3 { "ns3" } else { "linux" }));
+                let mut s = st(10, 10, Time::ZERO, Time::from_millis(50));
+                for (dt, rtt, loss) in events {
+                    s.now += Time::from_millis(dt);
+                    s.srtt = Some(Time::from_millis(rtt));
+                    let a = AckSample { acked: MSS, rtt: s.srtt, ..AckSample::default() };
+                    cc.pkts_acked(&s, &a);
+                    if loss == 0 {
+                        s.flight = s.cwnd;
+                        let w = cc.ssthresh(&s);
+                        prop_assert_eq!(w, (s.cwnd / MSS * 717 / 1024).max(2) * MSS);
+                        s.cwnd = w;
+                        s.ssthresh = w;
+                        s.cwnd_cnt = 0;
+                        continue;
+                    }
+                    let before = s.cwnd;
+                    cc.cong_avoid(&mut s, MSS);
+                    prop_assert_eq!(s.cwnd % MSS, 0);
+                    prop_assert!(s.cwnd >= before && s.cwnd <= before + MSS, "{} -> {}", before, s.cwnd);
                 }
             }
         }

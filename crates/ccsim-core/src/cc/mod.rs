@@ -179,6 +179,16 @@ pub trait CongestionOps: Send {
     fn controls_window(&self) -> bool {
         false
     }
+    /// Whether the module counts what each ACK delivered itself, as Linux
+    /// passes `acked` (packets newly acknowledged or SACKed) to every module
+    /// and ns-3 `segmentsAcked` (CUBIC's `"linux"` and `"ns3"` variants):
+    /// `cong_avoid` then gets the bytes the ACK delivered (RFC 9937
+    /// DeliveredData), whatever the sender's `byte_counting`. Otherwise it
+    /// gets the bytes cumulatively acknowledged, at most one segment without
+    /// byte counting. Asked once, when the sender is built.
+    fn counts_acked(&self) -> bool {
+        false
+    }
     /// Whether the module sets `CcState::pacing_rate` itself (BBR); if not,
     /// the sender's `pacing` option may pace it from cwnd/srtt (Linux
     /// `tcp_update_pacing_rate`).

@@ -363,6 +363,10 @@ pub const DOCS: &[(&str, &str)] = &[
         "CUBIC after a timeout: \"reset\" (K = 0, RFC 9438 §4.8, Linux) or \"keep\" the timeout's W_max (ns-3)",
     ),
     (
+        "cc.variant",
+        "CUBIC's arithmetic: \"rfc9438\" (real-valued window), \"linux\" (tcp_cubic.c: whole segments, one segment per cnt ACKs) or \"ns3\" (TcpCubic: Linux's, with ns-3's ACK count)",
+    ),
+    (
         "cc.hystart",
         "CUBIC: slow start \"off\" (RFC 5681) or \"hystart++\" (RFC 9406) in the initial slow start",
     ),

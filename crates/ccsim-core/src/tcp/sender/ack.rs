@@ -71,7 +71,7 @@ impl TcpSender {
         let delivered = (una - self.snd_una + sacked_after).saturating_sub(sacked_before);
         if pkt.ack > self.snd_una {
             let echo = self.p.rtt_timestamps.then_some(pkt.ts_ecr);
-            self.on_new_ack(pkt.ack.min(self.snd_max), ece, pkt.fb, echo, cx);
+            self.on_new_ack(pkt.ack.min(self.snd_max), delivered, ece, pkt.fb, echo, cx);
             if self.completed.is_some() {
                 return;
             }
@@ -93,11 +93,24 @@ impl TcpSender {
         self.try_send(cx);
     }
 
-    /// A cumulative ACK of new data up to `ack`; `echo`: its timestamp echo,
-    /// when RTT samples come from timestamps.
-    fn on_new_ack(&mut self, ack: u64, ece: bool, fb: Feedback, echo: Option<Time>, cx: &mut EndpointCtx) {
+    /// A cumulative ACK of new data up to `ack`, which delivered `delivered`
+    /// bytes (RFC 9937 DeliveredData); `echo`: its timestamp echo, when RTT
+    /// samples come from timestamps.
+    fn on_new_ack(
+        &mut self,
+        ack: u64,
+        delivered: u64,
+        ece: bool,
+        fb: Feedback,
+        echo: Option<Time>,
+        cx: &mut EndpointCtx,
+    ) {
         let now = cx.now;
         let acked = ack - self.snd_una;
+        // What the window grows by: the bytes cumulatively acknowledged, or,
+        // for a module that counts them itself, those this ACK delivered
+        // (Linux's `acked_sacked`: SACKed data counts once, when SACKed).
+        let grown = if self.cc_counts { delivered } else { acked };
         let mut rtt = None;
         if let Some(t0) = echo.filter(|&t| t <= now) {
             // RFC 7323 §4.1: every ACK that acknowledges new data gives a
@@ -147,7 +160,7 @@ impl TcpSender {
                     // ACK in the open state does (ns-2 `recv_newack_helper` →
                     // `opencwnd`; Linux `tcp_cong_control` after leaving Recovery).
                     if !controlled {
-                        self.grow(now, acked);
+                        self.grow(now, grown);
                     }
                 } else {
                     restart_timer = !partial_seen || self.p.partial_timer_every;
@@ -164,7 +177,7 @@ impl TcpSender {
                     self.cwnd_cnt = 0;
                     self.ca_event(now, CaEvent::ExitRecovery);
                     if !controlled {
-                        self.grow(now, acked);
+                        self.grow(now, grown);
                     }
                 }
                 // Otherwise step (B): the sending loop runs after this ACK.
@@ -181,7 +194,7 @@ impl TcpSender {
                     self.ca_event(now, CaEvent::ExitLoss);
                 }
                 if !controlled {
-                    self.grow(now, acked);
+                    self.grow(now, grown);
                 }
             }
             LossState::Open => {
@@ -197,7 +210,7 @@ impl TcpSender {
                     // RFC 3168 §6.1.2: "The sender SHOULD NOT increase the
                     // congestion window in response to the receipt of an
                     // ECN-Echo ACK packet" (ns-2 `recv_newack_helper` too).
-                    self.grow(now, acked);
+                    self.grow(now, grown);
                 }
             }
         }
@@ -235,7 +248,7 @@ impl TcpSender {
 
     /// Window growth through the algorithm (slow start / congestion avoidance).
     fn grow(&mut self, now: Time, acked: u64) {
-        let acked = if self.p.byte_counting {
+        let acked = if self.p.byte_counting || self.cc_counts {
             acked
         } else {
             acked.min(self.mss())

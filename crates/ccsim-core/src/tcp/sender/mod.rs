@@ -396,6 +396,9 @@ pub struct TcpSender {
     /// The module sets the window on every ACK, so PRR stays out
     /// ([`CongestionOps::controls_window`]).
     cc_window: bool,
+    /// The module counts the bytes each ACK acknowledges itself
+    /// ([`CongestionOps::counts_acked`]).
+    cc_counts: bool,
     jitter_rng: Rng,
     ecn_recover: Option<u64>,
     /// Highest sequence sent when an ECN echo last reduced the window, until a
@@ -431,6 +434,7 @@ impl TcpSender {
         let grow_on_ece = cc.grow_on_ece();
         let cc_paces = cc.paces();
         let cc_window = cc.controls_window();
+        let cc_counts = cc.counts_acked();
         let mss = p.mss as u64;
         let established = !p.handshake;
         let board = p.sack.then(Scoreboard::new);
@@ -470,6 +474,7 @@ impl TcpSender {
             next_send: Time::ZERO,
             cc_paces,
             cc_window,
+            cc_counts,
             jitter_rng: rng,
             ecn_recover: None,
             ecn_reduced: None,
