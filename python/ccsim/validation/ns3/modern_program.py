@@ -312,7 +312,8 @@ class RatePerAck : public TcpRateOps
 // 167 to 241 segments in 0.1 s of duplicate ACKs, and its timeout's ssthresh came from
 // that. Linux's tcp_sacktag_one takes a SACKed retransmission out of retrans_out. The
 // fix keeps the retransmissions the socket sent and subtracts those SACKed until the
-// buffer drops them (cumulative ACK) or a timeout clears its own count.
+// buffer drops them (cumulative ACK) or a timeout clears its own count (before the
+// timeout's own sends: see ReTxTimeout).
 class SocketFix : public TcpSocketBase
 {
   public:
@@ -343,9 +344,17 @@ class SocketFix : public TcpSocketBase
     }
     void ReTxTimeout() override
     {
-        TcpSocketBase::ReTxTimeout();
-        m_rtx.clear(); // SetSentListLost zeroed m_retrans
+        // SetSentListLost zeroes m_retrans, and ReTxTimeout sends at once: the count of
+        // SACKed retransmissions must be gone by then, or BytesInFlight (the raw count
+        // less the stale one) stays at zero and the timeout sends a burst of that many
+        // segments at cwnd = 1. The flight before the timeout (ReTxTimeout's first
+        // BytesInFlight call, for GetSsThresh) is still the corrected one.
+        m_rtoFlight = BytesInFlight();
+        m_rtx.clear();
         m_sackedRtx = 0;
+        m_atRto = true;
+        TcpSocketBase::ReTxTimeout();
+        m_atRto = false;
     }
     // Drops what the buffer no longer holds (below its head sequence).
     void Prune() const
@@ -360,6 +369,10 @@ class SocketFix : public TcpSocketBase
     {
         const uint32_t raw = TcpSocketBase::BytesInFlight();
         if (!s_sackFix) return raw;
+        if (m_atRto) {
+            m_atRto = false;
+            return m_rtoFlight;
+        }
         Prune();
         const uint32_t fixed = raw - std::min(raw, m_sackedRtx);
         if (m_tcb->m_bytesInFlight != fixed) {
@@ -449,6 +462,8 @@ class SocketFix : public TcpSocketBase
     };
     mutable std::map<uint32_t, Rtx> m_rtx; // retransmitted segments by first byte
     mutable uint32_t m_sackedRtx{0};       // bytes of those SACKed, still in m_retrans
+    mutable bool m_atRto{false};           // ReTxTimeout's first BytesInFlight call to come
+    uint32_t m_rtoFlight{0};               // what it returns: the flight before the timeout
 };
 bool SocketFix::s_restoring = false;
 bool SocketFix::s_ecnFix = true;
