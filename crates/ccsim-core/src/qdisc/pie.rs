@@ -16,7 +16,15 @@
 //!   p stays in [0, 1].
 //! * Burst tolerance (§4.4): no early drop while `burst_allowance` > 0; it
 //!   starts at `max_burst`, loses `t_update` per update, and is restored
-//!   when p = 0 and both qdelay and qdelay_old are below target/2.
+//!   when p = 0 and both qdelay and qdelay_old are below target/2 (Linux
+//!   `pie_vars_init` at such an update). With `burst = "ns3"`, ns-3's
+//!   `PieQueueDisc`: the allowance is armed by the first early-drop test of a
+//!   burst period (the first arrival, then the first after a period ends), p
+//!   is held at 0 while it lasts, and a period ends only after
+//!   `BURST_RESET_TIMEOUT` = 1.5 s of such light updates once it has run out
+//!   (`IN_BURST_PROTECTING` → `IN_BURST` → `NO_BURST`). A queue that builds
+//!   less than 1.5 s after the last light spell (a slow start's overshoot)
+//!   is then not protected, where the RFC's rule gives it 150 ms.
 //! * Early drop at enqueue (§4.1, §5.1 with Linux's choices): none while the
 //!   delay is below target/2 and p < 20 %, or while the queue holds less
 //!   than two `mtu`; otherwise de-randomized (§5.1: no drop while the
@@ -63,6 +71,21 @@ pub struct PieParams {
     pub mtu: u64,
     /// De-randomized early drops (§5.1; Linux), else with probability p alone.
     pub derandomize: bool,
+    /// ns-3's burst periods (`burst = "ns3"`, module docs) instead of the
+    /// RFC's allowance restored at every light update (`"rfc8033"`).
+    pub ns3_burst: bool,
+}
+
+/// ns-3's `BURST_RESET_TIMEOUT`: light updates that end a burst period.
+const BURST_RESET_TIMEOUT: Time = Time::from_millis(1500);
+
+/// ns-3's burst state (`PieQueueDisc::BurstStateT`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum BurstState {
+    #[default]
+    NoBurst,
+    InBurst,
+    InBurstProtecting,
 }
 
 /// PIE's state.
@@ -74,6 +97,10 @@ pub struct PieVars {
     pub qdelay: Time,
     pub qdelay_old: Time,
     pub burst: Time,
+    /// `burst = "ns3"`: the burst period's state and its count of light
+    /// updates since the allowance ran out.
+    pub burst_state: BurstState,
+    pub burst_reset: u64,
     pub accu_prob: f64,
     /// Time of the next update.
     pub next_update: Time,
@@ -93,7 +120,8 @@ impl Pie {
             limit,
             prm,
             vars: PieVars {
-                burst: prm.max_burst,
+                // ns-3 arms the allowance at the first early-drop test
+                burst: if prm.ns3_burst { Time::ZERO } else { prm.max_burst },
                 next_update: prm.t_update,
                 ..PieVars::default()
             },
@@ -124,7 +152,10 @@ impl Pie {
         if qd > 0.25 {
             delta += 0.02;
         }
-        if update {
+        if prm.ns3_burst && v.burst > Time::ZERO {
+            // ns-3: p is held at zero while the allowance lasts
+            v.prob = 0.0;
+        } else if update {
             v.prob = (v.prob + delta).clamp(0.0, 1.0);
             if v.qdelay == Time::ZERO && v.qdelay_old == Time::ZERO {
                 v.prob -= v.prob / 64.0;
@@ -132,9 +163,29 @@ impl Pie {
         }
         v.burst = v.burst.saturating_sub(prm.t_update);
         let half = Time(prm.target.0 / 2);
-        if v.qdelay < half && v.qdelay_old < half && v.prob == 0.0 {
-            v.burst = prm.max_burst;
-            v.accu_prob = 0.0;
+        let light = v.qdelay < half && v.qdelay_old < half && v.prob == 0.0;
+        if !prm.ns3_burst {
+            if light {
+                v.burst = prm.max_burst;
+                v.accu_prob = 0.0;
+            }
+        } else if light && v.burst == Time::ZERO {
+            match v.burst_state {
+                BurstState::InBurstProtecting => {
+                    v.burst_state = BurstState::InBurst;
+                    v.burst_reset = 0;
+                }
+                BurstState::InBurst => {
+                    v.burst_reset += 1;
+                    if v.burst_reset > BURST_RESET_TIMEOUT.0 / prm.t_update.0 {
+                        v.burst_reset = 0;
+                        v.burst_state = BurstState::NoBurst;
+                    }
+                }
+                BurstState::NoBurst => {}
+            }
+        } else if v.burst_state == BurstState::InBurst {
+            v.burst_reset = 0;
         }
         v.qdelay_old = v.qdelay;
     }
@@ -163,6 +214,11 @@ impl Pie {
         let v = &mut self.vars;
         if v.burst > Time::ZERO {
             return false;
+        }
+        if self.prm.ns3_burst && v.burst_state == BurstState::NoBurst {
+            // ns-3 arms the allowance here and goes on to the test
+            v.burst_state = BurstState::InBurstProtecting;
+            v.burst = self.prm.max_burst;
         }
         if v.qdelay < Time(self.prm.target.0 / 2) && v.prob < 0.2 {
             return false;
@@ -239,7 +295,7 @@ impl QdiscSpec for Spec {
 }
 
 /// `kind = "pie"`: `target`, `t_update`, `alpha`, `beta`, `max_burst`, `ecn`,
-/// `mtu`, `derandomize`. Ranges: positive target and t_update; alpha and beta in [0, 32]
+/// `mtu`, `derandomize`, `burst`. Ranges: positive target and t_update; alpha and beta in [0, 32]
 /// (Linux accepts 0–32 in steps of 1/16, i.e. the RFC's "between 0 and 2");
 /// max_burst may be 0.
 pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
@@ -251,6 +307,7 @@ pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
     let ecn = t.boolean("ecn", false)?;
     let mtu = t.size("mtu", Some("1500B"))?;
     let derandomize = t.boolean("derandomize", true)?;
+    let ns3_burst = t.choice("burst", Some("rfc8033"), &["rfc8033", "ns3"])? == "ns3";
     for (key, v) in [("target", target), ("t_update", t_update)] {
         if v == Time::ZERO {
             return Err(t.error(key, &Value::from(time_str(v)), "a positive time (RFC 8033 §4.1)"));
@@ -265,6 +322,7 @@ pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
         ecn,
         mtu,
         derandomize,
+        ns3_burst,
     })))
 }
 
@@ -284,6 +342,7 @@ mod tests {
             ecn: false,
             mtu: 1500,
             derandomize: true,
+            ns3_burst: false,
         }
     }
 
@@ -308,6 +367,71 @@ mod tests {
         q.update();
         assert!((q.vars.prob - 0.54).abs() < 1e-12, "{}", q.vars.prob);
         assert_eq!(q.vars.burst, Time::from_millis(105), "15 ms of allowance per update");
+    }
+
+    /// ns-3's burst periods (`burst = "ns3"`): the first arrival arms 150 ms
+    /// of allowance; ten updates (15…150 ms) use it up, and the tenth, light,
+    /// moves the period to `IN_BURST`; it ends (`NO_BURST`) at the 101st light
+    /// update after that, 150 + 101·15 = 1665 ms, and the next arrival arms
+    /// the allowance again.
+    #[test]
+    fn ns3_burst_periods_arm_at_an_arrival_and_end_after_1_5_s_of_light_updates() {
+        let ns3 = PieParams {
+            ns3_burst: true,
+            ..prm()
+        };
+        let mut d: Drive<Pie> = Drive::new(Box::new(Pie::new(ns3, Limit::Unlimited)));
+        let state = |d: &Drive<Pie>| (d.q.vars.burst, d.q.vars.burst_state);
+        assert_eq!(state(&d), (Time::ZERO, BurstState::NoBurst));
+        d.now = Time::from_millis(1);
+        d.enq(pkt(0, 0, 1000));
+        assert_eq!(state(&d), (Time::from_millis(150), BurstState::InBurstProtecting));
+        d.deq();
+        for (ms, want) in [
+            (149, (Time::from_millis(15), BurstState::InBurstProtecting)),
+            (150, (Time::ZERO, BurstState::InBurst)),
+            (1650, (Time::ZERO, BurstState::InBurst)),
+            (1665, (Time::ZERO, BurstState::NoBurst)),
+        ] {
+            d.now = Time::from_millis(ms);
+            d.deq();
+            assert_eq!(state(&d), want, "at {ms} ms");
+        }
+        d.enq(pkt(1, 0, 1000));
+        assert_eq!(state(&d), (Time::from_millis(150), BurstState::InBurstProtecting));
+    }
+
+    /// A queue that builds 0.5 s after light traffic began: the RFC's rule
+    /// has restored the allowance at every light update, so no early drop
+    /// comes before 150 ms of queue; ns-3's period is still running (it ends
+    /// only after 1.5 s of light updates) and protects nothing, so its
+    /// drops start sooner.
+    #[test]
+    fn ns3_burst_leaves_a_queue_that_builds_within_1_5_s_unprotected() {
+        let first_drop = |ns3_burst: bool| {
+            let p = PieParams { ns3_burst, ..prm() };
+            let mut d = Drive::new(Box::new(Pie::new(p, Limit::Unlimited)));
+            for ms in 0..500u64 {
+                d.now = Time::from_millis(ms);
+                d.enq(pkt(ms, 0, 1000));
+                d.deq();
+            }
+            for i in 0..200 {
+                d.enq(pkt(1000 + i, 0, 1000));
+            }
+            for ms in 500..5000u64 {
+                d.now = Time::from_millis(ms);
+                d.deq();
+                d.enq(pkt(10_000 + ms, 0, 1000));
+                if !d.drops.is_empty() {
+                    return ms;
+                }
+            }
+            panic!("no early drop");
+        };
+        let (rfc, ns3) = (first_drop(false), first_drop(true));
+        assert!(rfc >= 650, "RFC 8033: first drop at {rfc} ms");
+        assert!(ns3 < rfc, "ns-3: first drop at {ns3} ms, RFC at {rfc} ms");
     }
 
     #[test]

@@ -193,6 +193,10 @@ pub const DOCS: &[(&str, &str)] = &[
     ("t_update", "PIE: period of the drop-probability update (default 15 ms)"),
     ("max_burst", "PIE: burst allowance before early drops (default 150 ms)"),
     (
+        "burst",
+        "PIE: when the burst allowance is restored: \"rfc8033\" (at every light update, Linux) or \"ns3\" (ns-3's burst periods)",
+    ),
+    (
         "drop",
         "fair queueing: drop from the tail or the head of the longest queue",
     ),

@@ -78,6 +78,11 @@ ns-3's conventions here, and how each is set:
   ``mtu_backlog = "queue"`` and ``quantum = "1500B"``. With 50 flows at 100 Mb/s the rule
   decides the queue length: with Linux's, ccsim had 8.1 ms of mean delay against ns-3's
   12.8 at 2 BDP, and 5640 drops against 8983 at 0.5 BDP;
+* ns-3's ``PieQueueDisc`` restores its burst allowance only at the start of a burst
+  period (its first arrival, or the first after 1.5 s of light updates), where RFC 8033
+  and Linux restore it at every light update: ccsim's PIE runs ``burst = "ns3"`` (one
+  CUBIC flow over 2 BDP: with the RFC's rule its slow start overshot a round trip longer
+  and timed out 3–4 times against ns-3's one or two);
 * ns-3's ``CoDelQueueDisc`` (as Linux) computes ``interval / √count`` from a 16-bit
   reciprocal square root updated by one Newton step per change of count; ccsim's CoDel
   computes it exactly (RFC 8289 §5.5) unless ``inv_sqrt = "newton"``, which both CoDels of
@@ -356,7 +361,7 @@ CCSIM_QUEUE = {
         "mtu_backlog": "queue",
         "inv_sqrt": "newton",
     },
-    "pie": {"kind": "pie", "target": "15ms", "derandomize": False},
+    "pie": {"kind": "pie", "target": "15ms", "derandomize": False, "burst": "ns3"},
     "step": {"kind": "step"},
 }
 
