@@ -82,7 +82,7 @@ ns-3's conventions here, and how each is set:
   period (its first arrival, or the first after 1.5 s of light updates), where RFC 8033
   and Linux restore it at every light update: ccsim's PIE runs ``burst = "ns3"`` (one
   CUBIC flow over 2 BDP: with the RFC's rule its slow start overshot a round trip longer
-  and timed out 3–4 times against ns-3's one or two);
+  and timed out 3–4 times, where ns-3 entered its loss state once);
 * ns-3's ``CoDelQueueDisc`` (as Linux) computes ``interval / √count`` from a 16-bit
   reciprocal square root updated by one Newton step per change of count; ccsim's CoDel
   computes it exactly (RFC 8289 §5.5) unless ``inv_sqrt = "newton"``, which both CoDels of
