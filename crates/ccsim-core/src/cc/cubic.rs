@@ -549,15 +549,17 @@ impl CongestionOps for Cubic {
         }
     }
     fn pkts_acked(&mut self, s: &CcState, a: &AckSample) {
+        let ns3 = self.p.variant == Variant::Ns3;
         if let Some(b) = self.bic.as_mut() {
-            if b.ns3_cnt.is_some() && a.in_recovery && !a.dup {
+            if ns3 && a.in_recovery && !a.dup {
                 b.recovery_ack = a.acked;
             }
             // cubictcp_acked: no delay sample in an epoch's first second;
             // ns-3: its first 10 ms (`CubicDelta`), and the sample is srtt
-            let (rtt, quiet) = match b.ns3_cnt {
-                Some(_) => (s.srtt, Time::from_millis(10)),
-                None => (a.rtt, Time::from_secs(1)),
+            let (rtt, quiet) = if ns3 {
+                (s.srtt, Time::from_millis(10))
+            } else {
+                (a.rtt, Time::from_secs(1))
             };
             let fresh = b.epoch_start.is_some_and(|e| s.now - e < quiet);
             if let Some(rtt) = rtt.filter(|_| !fresh) {
@@ -579,7 +581,7 @@ impl CongestionOps for Cubic {
         self.bic.is_some()
     }
     fn cwnd_event(&mut self, _s: &mut CcState, ev: CaEvent) {
-        if let Some(b) = self.bic.as_mut().filter(|b| b.ns3_cnt.is_some()) {
+        if let Some(b) = self.bic.as_mut().filter(|_| self.p.variant == Variant::Ns3) {
             b.exit_ack = (ev == CaEvent::ExitRecovery).then_some(b.recovery_ack);
         }
         if ev == CaEvent::Timeout {
