@@ -62,7 +62,7 @@
 //! spurious-loss detection, F-RTO or Eifel).
 
 use super::hystart::HyStart;
-use super::{slow_start, AckSample, CaEvent, CcSpec, CcState, CongestionOps, Needs};
+use super::{cong_avoid_ai_w, slow_start, AckSample, CaEvent, CcSpec, CcState, CongestionOps, Needs};
 use crate::cfg::{Res, Tab};
 use crate::units::Time;
 use serde_json::Value;
@@ -367,23 +367,6 @@ fn icbrt(x: u128) -> u128 {
         r += 1;
     }
     r
-}
-
-/// Linux's `tcp_cong_avoid_ai(tp, w, acked)` in bytes: one segment per `w`
-/// segments acknowledged, the count in the sender's `cwnd_cnt` (which every
-/// reduction clears, as Linux's `snd_cwnd_cnt`).
-fn cong_avoid_ai_w(s: &mut CcState, w: u64, acked: u64) {
-    let w = w.max(1) * s.mss;
-    if s.cwnd_cnt >= w {
-        s.cwnd_cnt = 0;
-        s.cwnd += s.mss;
-    }
-    s.cwnd_cnt += acked;
-    if s.cwnd_cnt >= w {
-        let delta = s.cwnd_cnt / w;
-        s.cwnd_cnt -= delta * w;
-        s.cwnd += delta * s.mss;
-    }
 }
 
 impl Cubic {

@@ -246,6 +246,23 @@ pub fn cong_avoid_ai(s: &mut CcState, acked: u64) {
     }
 }
 
+/// Linux's `tcp_cong_avoid_ai(tp, w, acked)` in bytes: one segment per `w`
+/// segments acknowledged, the count in the sender's `cwnd_cnt` (which every
+/// reduction clears, as Linux's `snd_cwnd_cnt`).
+pub fn cong_avoid_ai_w(s: &mut CcState, w: u64, acked: u64) {
+    let w = w.max(1) * s.mss;
+    if s.cwnd_cnt >= w {
+        s.cwnd_cnt = 0;
+        s.cwnd += s.mss;
+    }
+    s.cwnd_cnt += acked;
+    if s.cwnd_cnt >= w {
+        let delta = s.cwnd_cnt / w;
+        s.cwnd_cnt -= delta * w;
+        s.cwnd += delta * s.mss;
+    }
+}
+
 /// Reno window growth (Linux `tcp_reno_cong_avoid`): slow start below ssthresh,
 /// then additive increase with whatever the ACK had left over.
 pub fn reno_cong_avoid(s: &mut CcState, acked: u64) {

@@ -368,7 +368,7 @@ pub const DOCS: &[(&str, &str)] = &[
     ),
     (
         "cc.variant",
-        "CUBIC's arithmetic: \"rfc9438\" (real-valued window), \"linux\" (tcp_cubic.c: whole segments, one segment per cnt ACKs) or \"ns3\" (TcpCubic: Linux's, with ns-3's ACK count)",
+        "CUBIC's arithmetic: \"rfc9438\" (real-valued window), \"linux\" (tcp_cubic.c: whole segments, one segment per cnt ACKs) or \"ns3\" (TcpCubic: Linux's, with ns-3's ACK count). DCTCP's growth: \"rfc8257\" (Reno's, as the sender counts) or \"ns3\" (TcpDctcp: TcpLinuxReno's count, kept through reductions)",
     ),
     (
         "cc.hystart",

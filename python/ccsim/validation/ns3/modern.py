@@ -372,6 +372,7 @@ CCSIM_QUEUE = {
 CCSIM_CC = {
     "vegas": {"kind": "vegas", "loss": "one_segment"},
     "cubic": {"kind": "cubic", "timeout_w_max": "keep", "variant": "ns3"},
+    "dctcp": {"kind": "dctcp", "variant": "ns3"},
 }
 
 
