@@ -144,9 +144,12 @@ ns-3's conventions here, and how each is set:
   starved a flow this way (:func:`starved`), a Jain's index outside tolerance is
   explained by it;
 * counters: bottleneck utilization (IP bytes against the nominal rate), drops and marks
-  of the queue disc, per-flow goodput, each flow's entries into recovery and loss (their
-  times for flow 0, for CUBIC's epoch period), and flow 0's cwnd and pacing rate every
-  ``sample_ms`` (BBR's gain cycle and probe-RTT dips).
+  of the queue disc, per-flow goodput, each flow's entries into recovery (their times
+  for flow 0, for CUBIC's epoch period) and its retransmission timeouts (every one, as
+  ccsim counts them: ``SocketFix`` counts each ``ReTxTimeout``; the ``CongState``
+  trace alone misses a timeout that fires in ``CA_LOSS``, whose value does not
+  change), and flow 0's cwnd and pacing rate every ``sample_ms`` (BBR's gain cycle and
+  probe-RTT dips).
 """
 
 from __future__ import annotations
@@ -252,8 +255,9 @@ def run_ns3(
 ) -> dict:
     """Runs ``case`` in ns-3 for ``seed``; returns utilization, drops, marks, queueing
     delay (mean and 95th percentile, s), per-flow window goodputs, Jain's index,
-    recoveries and loss entries per flow, flow 0's recovery times and its sampled
-    cwnd (bytes) and pacing rate (bit/s) as ``(t, cwnd, pacing)`` rows. ``recovery``
+    recoveries and retransmission timeouts per flow (``loss_entries``), flow 0's recovery
+    times and its sampled cwnd (bytes) and pacing rate (bit/s) as ``(t, cwnd, pacing)``
+    rows. ``recovery``
     defaults to ``"prr-once"`` with SACK and ``"classic"`` without; ``recovery = "prr"``,
     ``vegas_rtt = "srtt"``, ``ecn_fix = False``, ``rate_fix = False`` and ``sack_fix =
     False`` run ns-3.44's own PRR, TcpVegas input, ECN states, rate samples and bytes in

@@ -331,6 +331,7 @@ class SocketFix : public TcpSocketBase
         if (s_rateFix) m_rateOps = CreateObject<RatePerAck>();
     }
     static bool s_ecnFix, s_rateFix, s_sackFix;
+    uint64_t m_timeouts = 0; // retransmission timeouts of data (ReTxTimeout)
 
   protected:
     uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override
@@ -349,6 +350,12 @@ class SocketFix : public TcpSocketBase
         // less the stale one) stays at zero and the timeout sends a burst of that many
         // segments at cwnd = 1. The flight before the timeout (ReTxTimeout's first
         // BytesInFlight call, for GetSsThresh) is still the corrected one.
+        // Every timeout of outstanding data, also one that fires in CA_LOSS (the
+        // CongState trace sees only the first: its value does not change).
+        if (m_state != CLOSED && m_state != TIME_WAIT && m_state != SYN_SENT &&
+            m_txBuffer->HeadSequence() < m_tcb->m_highTxMark) {
+            m_timeouts++;
+        }
         m_rtoFlight = BytesInFlight();
         m_rtx.clear();
         m_sackedRtx = 0;
@@ -790,8 +797,10 @@ int main(int argc, char* argv[])
     std::cout << "Q " << g_txBytes << " " << g_drops << " " << g_marks << " " << n << " "
               << (n ? mean / n : 0) << " " << (n ? g_sojourn[size_t(0.95 * (n - 1))] : 0) << "\n";
     for (uint32_t i = 0; i < pairs; i++) {
+        // timeouts: SocketFix counts each one; without it, the entries into CA_LOSS
+        Ptr<SocketFix> fixed = DynamicCast<SocketFix>(g_apps[i]->GetSocket());
         std::cout << "F " << i << " " << g_sinks[i]->GetTotalRx() << " " << g_warmRx[i] << " "
-                  << g_recov[i] << " " << g_loss[i] << "\n";
+                  << g_recov[i] << " " << (fixed ? fixed->m_timeouts : g_loss[i]) << "\n";
     }
     for (double t : g_recovTimes) std::cout << "R " << t << "\n";
     Simulator::Destroy();
