@@ -9,9 +9,13 @@ ECN reduction's first ACK counted once, the forced segment in loss recovery only
 ``VegasLastRtt`` (``TcpVegas`` fed each ACK's RTT sample instead of SRTT),
 ``SocketFix`` (the senders' sockets: an ECN echo ignored in loss recovery and after a
 timeout, a loss found during an ECN reduction recovered under PRR, the duplicate-ACK
-count cleared when the reduction ends, where 3.44 aborts on its own assertion),
+count cleared when the reduction ends, where 3.44 aborts on its own assertion; a SACKed
+retransmission taken out of the bytes in flight; every timeout counted),
 ``JitterChannel`` (ccsim's link ``jitter``) and ``EnqTag`` (queueing delay from the
 disc's enqueue to the start of transmission).
+
+Length: :data:`PROGRAM` is one C++ translation unit, compiled whole and cached by its
+text; split across modules it would still be one program, only harder to read.
 """
 
 PROGRAM = r"""
