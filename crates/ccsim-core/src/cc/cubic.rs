@@ -524,7 +524,7 @@ impl CongestionOps for Cubic {
                                 s.cwnd += s.mss;
                             }
                         }
-                        None => cong_avoid_ai_w(s, b.cnt, acked),
+                        None => cong_avoid_ai_w(&mut s.cwnd, &mut s.cwnd_cnt, s.mss, b.cnt, acked),
                     }
                 }
                 None => self.cubic_update(s, acked),

@@ -159,9 +159,8 @@ impl CongestionOps for Dctcp {
                     acked
                 };
                 if acked > 0 && s.cwnd >= s.ssthresh {
-                    let kept = std::mem::replace(&mut s.cwnd_cnt, self.ns3_cnt);
-                    cong_avoid_ai_w(s, s.cwnd / s.mss, acked);
-                    self.ns3_cnt = std::mem::replace(&mut s.cwnd_cnt, kept);
+                    let w = s.cwnd / s.mss;
+                    cong_avoid_ai_w(&mut s.cwnd, &mut self.ns3_cnt, s.mss, w, acked);
                 }
             }
         }

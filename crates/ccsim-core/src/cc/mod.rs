@@ -247,19 +247,20 @@ pub fn cong_avoid_ai(s: &mut CcState, acked: u64) {
 }
 
 /// Linux's `tcp_cong_avoid_ai(tp, w, acked)` in bytes: one segment per `w`
-/// segments acknowledged, the count in the sender's `cwnd_cnt` (which every
-/// reduction clears, as Linux's `snd_cwnd_cnt`).
-pub fn cong_avoid_ai_w(s: &mut CcState, w: u64, acked: u64) {
-    let w = w.max(1) * s.mss;
-    if s.cwnd_cnt >= w {
-        s.cwnd_cnt = 0;
-        s.cwnd += s.mss;
+/// segments acknowledged, counted in `cnt` (the sender's `cwnd_cnt`, which
+/// every reduction clears, as Linux's `snd_cwnd_cnt`; or a module's own count,
+/// as ns-3's `TcpLinuxReno` keeps one).
+pub fn cong_avoid_ai_w(cwnd: &mut u64, cnt: &mut u64, mss: u64, w: u64, acked: u64) {
+    let w = w.max(1) * mss;
+    if *cnt >= w {
+        *cnt = 0;
+        *cwnd += mss;
     }
-    s.cwnd_cnt += acked;
-    if s.cwnd_cnt >= w {
-        let delta = s.cwnd_cnt / w;
-        s.cwnd_cnt -= delta * w;
-        s.cwnd += delta * s.mss;
+    *cnt += acked;
+    if *cnt >= w {
+        let delta = *cnt / w;
+        *cnt -= delta * w;
+        *cwnd += delta * mss;
     }
 }
 
