@@ -766,6 +766,15 @@ mod tests {
         Params::read(&mut Tab::new("cc".into(), &j).unwrap()).unwrap()
     }
 
+    /// `p`'s CUBIC after a loss at 15 segments (RTT 20 ms), and the sender at
+    /// cwnd = ssthresh = 10 segments one second later.
+    fn after_loss_at_15(p: Params) -> (Cubic, CcState) {
+        let rtt = Time::from_millis(20);
+        let mut c = Cubic::new(p);
+        c.ssthresh(&st(15, 100, Time::ZERO, rtt));
+        (c, st(10, 10, Time::from_secs(1), rtt))
+    }
+
     /// `n` ACKs of one segment each at `s.now` (time stands still, so the
     /// cubic target stays where it is).
     fn acks(c: &mut Cubic, s: &mut CcState, n: usize) {
@@ -798,18 +807,13 @@ mod tests {
     /// grown by about half of one (W_est: α_cubic = 0.53 per window).
     #[test]
     fn linux_truncates_the_cubic_target_to_whole_segments() {
-        let rtt = Time::from_millis(20);
-        let mut c = Cubic::new(variant("linux"));
-        c.ssthresh(&st(15, 100, Time::ZERO, rtt));
-        let mut s = st(10, 10, Time::from_secs(1), rtt);
+        let (mut c, mut s) = after_loss_at_15(variant("linux"));
         acks(&mut c, &mut s, 9);
         assert_eq!(s.cwnd, 10 * MSS);
         assert_eq!(c.bic.as_ref().unwrap().bic_k, 2375);
         acks(&mut c, &mut s, 1);
         assert_eq!(s.cwnd, 11 * MSS);
-        let mut r = Cubic::new(Params::default());
-        r.ssthresh(&st(15, 100, Time::ZERO, rtt));
-        let mut s = st(10, 10, Time::from_secs(1), rtt);
+        let (mut r, mut s) = after_loss_at_15(Params::default());
         acks(&mut r, &mut s, 10);
         assert!(
             s.cwnd > 10 * MSS + MSS / 2 && s.cwnd < 10 * MSS + 6 * MSS / 10,
@@ -847,10 +851,7 @@ mod tests {
     /// Linux (delivered: one segment) needs the ten ACKs.
     #[test]
     fn ns3_counts_the_recovery_exit_ack_whole_and_keeps_its_count() {
-        let rtt = Time::from_millis(20);
-        let mut c = Cubic::new(variant("ns3"));
-        c.ssthresh(&st(15, 100, Time::ZERO, rtt));
-        let mut s = st(10, 10, Time::from_secs(1), rtt);
+        let (mut c, mut s) = after_loss_at_15(variant("ns3"));
         let exit = AckSample {
             acked: 14 * MSS,
             in_recovery: true,
@@ -865,9 +866,7 @@ mod tests {
         acks(&mut c, &mut s, 1);
         assert_eq!(s.cwnd, 12 * MSS);
 
-        let mut l = Cubic::new(variant("linux"));
-        l.ssthresh(&st(15, 100, Time::ZERO, rtt));
-        let mut s = st(10, 10, Time::from_secs(1), rtt);
+        let (mut l, mut s) = after_loss_at_15(variant("linux"));
         l.pkts_acked(&s, &exit);
         l.cwnd_event(&mut s, CaEvent::ExitRecovery);
         acks(&mut l, &mut s, 9);
