@@ -543,6 +543,9 @@ impl CongestionOps for Bbr {
     fn controls_window(&self) -> bool {
         true
     }
+    fn rate_samples(&self) -> bool {
+        true
+    }
     fn paces(&self) -> bool {
         true
     }

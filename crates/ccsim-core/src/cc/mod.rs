@@ -73,7 +73,8 @@ pub struct CcState {
     /// per duplicate ACK (Linux `tcp_packets_in_flight`).
     pub pipe: u64,
     /// Payload bytes delivered so far (`C.delivered` of the delivery-rate
-    /// estimator, [`rate`]).
+    /// estimator, [`rate`]); 0 unless the module asks for rate samples
+    /// ([`CongestionOps::rate_samples`]).
     pub delivered: u64,
     /// The sender's pacing rate in payload bytes per second (0: unpaced), as
     /// Linux `sk_pacing_rate`: a module that [`CongestionOps::paces`] sets it;
@@ -96,7 +97,8 @@ pub struct AckSample {
     /// What the receiver's feedback mechanism attached to the ACK.
     pub feedback: Feedback,
     /// The delivery-rate sample of this ACK (draft-cheng-iccrg-delivery-rate-
-    /// estimation §3.3), if it delivered data (cumulatively or by SACK).
+    /// estimation §3.3), if it delivered data (cumulatively or by SACK) and
+    /// the module asks for samples ([`CongestionOps::rate_samples`]).
     pub rate: Option<RateSample>,
 }
 
@@ -187,6 +189,14 @@ pub trait CongestionOps: Send {
     /// gets the bytes cumulatively acknowledged, at most one segment without
     /// byte counting. Asked once, when the sender is built.
     fn counts_acked(&self) -> bool {
+        false
+    }
+    /// Whether the module reads delivery-rate samples ([`AckSample::rate`])
+    /// and the delivered count ([`CcState::delivered`]). The sender keeps the
+    /// estimator's per-segment state only for a module that answers true
+    /// (BBR); for the others `rate` is `None` and `delivered` 0, and no run
+    /// pays for it. Asked once, when the sender is built.
+    fn rate_samples(&self) -> bool {
         false
     }
     /// Whether the module sets `CcState::pacing_rate` itself (BBR); if not,

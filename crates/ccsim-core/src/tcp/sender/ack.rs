@@ -28,47 +28,29 @@ impl TcpSender {
         }
         self.rwnd = pkt.wnd;
         let ece = self.p.ecn && pkt.has(flags::ECE);
-        // RFC 6675 Update(): record the SACK blocks.
         let una = pkt.ack.min(self.snd_max).max(self.snd_una);
-        let blocks = pkt.sack_blocks();
-        if let Some(b) = self.board.as_ref() {
-            // Delivery-rate estimation (§3.3): the segments these blocks
-            // newly SACK are delivered (before the scoreboard records them).
-            let rate = &mut self.rate;
-            for &(s, e) in blocks.iter() {
-                b.each_unsacked(s.max(una), e.min(self.snd_max), |s, e| rate.on_sacked(s, e, cx.now));
-            }
-        }
-        if pkt.ack > self.snd_una {
-            self.rate.on_cum_ack(una, cx.now);
-        } else if self.board.is_none() && pkt.ack == self.snd_una && self.snd_max > self.snd_una {
-            self.rate.on_dupack(cx.now);
-        }
-        // For PRR's extra segment (`prr_bound`): RFC 9937's safe ACK advances
-        // snd.una and marks nothing newly lost (IsLost moves its boundary past
-        // no hole it had not passed); ns-3's acknowledges retransmitted data.
         let advanced = pkt.ack > self.snd_una;
-        let retx_acked = advanced && self.board.as_ref().is_some_and(|b| self.snd_una < b.high_rxt());
-        let (dupthresh, mss) = (self.p.dupthresh, self.mss());
-        let lost_before = self
-            .board
-            .as_ref()
-            .map(|b| b.lost_boundary(self.snd_una, dupthresh, mss));
-        let sacked_before = self.board.as_ref().map_or(0, |b| b.sacked_bytes());
-        let newly_sacked = self.board.as_mut().map(|b| b.update(una, &blocks));
-        // The bytes this ACK marks newly lost: the un-SACKed ones its SACK
-        // information moved below the lost boundary (the rate sample's `lost`,
-        // Linux `rs->losses`; PRR's safe ACK marks none).
-        let mut newly_lost = 0;
-        if let (Some(b), Some(before)) = (self.board.as_ref(), lost_before) {
-            let to = b.lost_boundary(una, dupthresh, mss);
-            b.each_unsacked(before.max(una), to, |s, e| newly_lost += e - s);
-        }
-        self.rate.on_lost(newly_lost);
-        // RFC 9937 DeliveredData: the change in snd.una plus the change in
-        // SACKed bytes (without SACK, the cumulative ACK's advance).
-        let sacked_after = self.board.as_ref().map_or(0, |b| b.sacked_bytes());
-        let delivered = (una - self.snd_una + sacked_after).saturating_sub(sacked_before);
+        let Sacked {
+            delivered,
+            newly_sacked,
+            newly_lost,
+            retx_acked,
+        } = if self.board.is_some() {
+            self.sack_update(pkt, una, cx.now)
+        } else {
+            if let Some(rate) = self.rate.as_deref_mut() {
+                if advanced {
+                    rate.on_cum_ack(una, cx.now);
+                } else if pkt.ack == self.snd_una && self.snd_max > self.snd_una {
+                    rate.on_dupack(cx.now);
+                }
+            }
+            // RFC 9937 DeliveredData without SACK: the cumulative ACK's advance.
+            Sacked {
+                delivered: una - self.snd_una,
+                ..Sacked::default()
+            }
+        };
         if pkt.ack > self.snd_una {
             let echo = self.p.rtt_timestamps.then_some(pkt.ts_ecr);
             self.on_new_ack(pkt.ack.min(self.snd_max), delivered, ece, pkt.fb, echo, cx);
@@ -77,20 +59,70 @@ impl TcpSender {
             }
         } else if pkt.ack == self.snd_una && self.snd_max > self.snd_una {
             // With SACK, a duplicate ACK is one that SACKs new data (RFC 6675 §2).
-            if newly_sacked.is_none_or(|n| n > 0) {
+            if self.board.is_none() || newly_sacked > 0 {
                 self.on_dupack(ece, pkt.fb, cx);
             }
         }
-        let one_more = match self.p.prr_bound {
-            PrrBound::SafeAck => advanced && newly_lost == 0,
-            PrrBound::Retransmitted => retx_acked,
-            PrrBound::SlowStart => true,
-        };
-        self.prr_ack(delivered, one_more);
+        if self.prr.is_some() {
+            let one_more = match self.p.prr_bound {
+                PrrBound::SafeAck => advanced && newly_lost == 0,
+                PrrBound::Retransmitted => retx_acked,
+                PrrBound::SlowStart => true,
+            };
+            self.prr_ack(delivered, one_more);
+        }
         // An ACK that was neither new nor duplicate leaves no sample behind.
-        self.rate.sample(cx.now, None);
+        if let Some(rate) = self.rate.as_deref_mut() {
+            rate.sample(cx.now, None);
+        }
         self.update_pacing_rate();
         self.try_send(cx);
+    }
+
+    /// RFC 6675 Update() with the ACK's SACK blocks, and what it tells the
+    /// rest of the ACK's processing (SACK in use).
+    fn sack_update(&mut self, pkt: &Packet, una: u64, now: Time) -> Sacked {
+        let Some(b) = self.board.as_mut() else {
+            unreachable!("called with a scoreboard")
+        };
+        let blocks = pkt.sack_blocks();
+        let advanced = pkt.ack > self.snd_una;
+        if let Some(rate) = self.rate.as_deref_mut() {
+            // Delivery-rate estimation (§3.3): the segments these blocks
+            // newly SACK are delivered (before the scoreboard records them).
+            for &(s, e) in blocks.iter() {
+                b.each_unsacked(s.max(una), e.min(self.snd_max), |s, e| rate.on_sacked(s, e, now));
+            }
+            if advanced {
+                rate.on_cum_ack(una, now);
+            }
+        }
+        // For PRR's extra segment (`prr_bound`): RFC 9937's safe ACK advances
+        // snd.una and marks nothing newly lost (IsLost moves its boundary past
+        // no hole it had not passed); ns-3's acknowledges retransmitted data.
+        let retx_acked = advanced && self.snd_una < b.high_rxt();
+        let (dupthresh, mss) = (self.p.dupthresh, self.p.mss as u64);
+        let lost_before = b.lost_boundary(self.snd_una, dupthresh, mss);
+        let sacked_before = b.sacked_bytes();
+        let newly_sacked = b.update(una, &blocks);
+        // The bytes this ACK marks newly lost: the un-SACKed ones its SACK
+        // information moved below the lost boundary (the rate sample's `lost`,
+        // Linux `rs->losses`; PRR's safe ACK marks none).
+        let mut newly_lost = 0;
+        let to = b.lost_boundary(una, dupthresh, mss);
+        b.each_unsacked(lost_before.max(una), to, |s, e| newly_lost += e - s);
+        if let Some(rate) = self.rate.as_deref_mut() {
+            rate.on_lost(newly_lost);
+        }
+        // RFC 9937 DeliveredData: the change in snd.una plus the change in
+        // SACKed bytes.
+        let delivered = (una - self.snd_una + b.sacked_bytes()).saturating_sub(sacked_before);
+        Sacked {
+            delivered,
+            newly_sacked,
+            newly_lost,
+            retx_acked,
+        }
     }
 
     /// A cumulative ACK of new data up to `ack`, which delivered `delivered`
@@ -136,16 +168,15 @@ impl TcpSender {
         }
         self.dupacks = 0;
         self.limited_bytes = 0;
-        let sample = AckSample {
+        let controlled = self.observe(now, |s| AckSample {
             acked,
             dup: false,
             rtt,
-            in_recovery: self.in_recovery(),
+            in_recovery: s.in_recovery(),
             ece,
             feedback: fb,
-            rate: self.rate.sample(now, self.rtt.min_rtt()),
-        };
-        let controlled = self.observe(now, &sample);
+            rate: s.rate_sample(now),
+        });
 
         let full = self.recover.is_none_or(|r| ack >= r);
         let mut restart_timer = true;
@@ -229,12 +260,14 @@ impl TcpSender {
         }
     }
 
-    /// Shows the ACK to the algorithm (`pkts_acked`, then `cong_control`)
-    /// if it has these hooks; returns whether it set the window itself.
-    pub(super) fn observe(&mut self, now: Time, sample: &AckSample) -> bool {
+    /// Shows the ACK (its `sample`, built only here) to the algorithm
+    /// (`pkts_acked`, then `cong_control`) if it has these hooks; returns
+    /// whether it set the window itself.
+    pub(super) fn observe(&mut self, now: Time, sample: impl FnOnce(&mut Self) -> AckSample) -> bool {
         if !self.per_ack_hooks {
             return false;
         }
+        let sample = &sample(self);
         // One view serves both hooks: `pkts_acked` reads it and changes
         // nothing the sender holds.
         let mut st = self.state(now);
@@ -257,4 +290,17 @@ impl TcpSender {
         self.cc.cong_avoid(&mut st, acked);
         self.apply(&st);
     }
+}
+
+/// What an ACK's SACK information changed ([`TcpSender::sack_update`]).
+#[derive(Default)]
+struct Sacked {
+    /// RFC 9937 DeliveredData.
+    delivered: u64,
+    /// Bytes newly SACKed (0 without SACK).
+    newly_sacked: u64,
+    /// Bytes newly marked lost.
+    newly_lost: u64,
+    /// The cumulative ACK acknowledges retransmitted data.
+    retx_acked: bool,
 }

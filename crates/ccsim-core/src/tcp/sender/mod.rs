@@ -385,8 +385,9 @@ pub struct TcpSender {
     /// Time of a pending jittered burst (`send_jitter`), or of the next paced
     /// departure: the sender's one sending timer.
     send_at: Option<Time>,
-    /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation).
-    rate: RateEstimator,
+    /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation),
+    /// kept only for a module that reads it ([`CongestionOps::rate_samples`]).
+    rate: Option<Box<RateEstimator>>,
     /// Pacing rate in payload bytes/s (0: unpaced); `next_send`: earliest
     /// time of the next paced departure (Linux `tcp_wstamp_ns`).
     pacing_rate: u64,
@@ -435,6 +436,7 @@ impl TcpSender {
         let cc_paces = cc.paces();
         let cc_window = cc.controls_window();
         let cc_counts = cc.counts_acked();
+        let rate = cc.rate_samples().then(|| Box::new(RateEstimator::new(p.mss as u64)));
         let mss = p.mss as u64;
         let established = !p.handshake;
         let board = p.sack.then(Scoreboard::new);
@@ -469,7 +471,7 @@ impl TcpSender {
             timed: None,
             rto_at: None,
             send_at: None,
-            rate: RateEstimator::new(mss),
+            rate,
             pacing_rate: 0,
             next_send: Time::ZERO,
             cc_paces,
@@ -548,9 +550,10 @@ impl TcpSender {
     pub fn pacing_rate(&self) -> u64 {
         self.pacing_rate
     }
-    /// Payload bytes delivered (the delivery-rate estimator's `C.delivered`).
+    /// Payload bytes delivered (the delivery-rate estimator's `C.delivered`;
+    /// 0 unless the module asks for rate samples).
     pub fn delivered(&self) -> u64 {
-        self.rate.delivered()
+        self.rate.as_ref().map_or(0, |r| r.delivered())
     }
     /// The next paced or jittered burst, if one waits.
     pub fn send_at(&self) -> Option<Time> {
@@ -623,7 +626,7 @@ impl TcpSender {
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
             pipe: self.pipe(),
-            delivered: self.rate.delivered(),
+            delivered: self.delivered(),
             pacing_rate: self.pacing_rate,
         }
     }
@@ -650,6 +653,13 @@ impl TcpSender {
         let ratio = if self.cwnd < self.ssthresh / 2 { 200 } else { 120 };
         let w = self.cwnd.max(self.snd_max - self.snd_una) as u128;
         self.pacing_rate = (w * ratio * 1_000_000_000 / 100 / srtt.as_nanos() as u128) as u64;
+    }
+
+    /// This ACK's delivery-rate sample (§3.3 GenerateRateSample), for a
+    /// module that reads them.
+    fn rate_sample(&mut self, now: Time) -> Option<crate::cc::RateSample> {
+        let min_rtt = self.rtt.min_rtt();
+        self.rate.as_deref_mut().and_then(|r| r.sample(now, min_rtt))
     }
 
     /// Runs the algorithm's event hook and applies what it changed.

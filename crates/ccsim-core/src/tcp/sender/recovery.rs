@@ -190,16 +190,15 @@ impl TcpSender {
     pub(super) fn on_dupack(&mut self, ece: bool, fb: Feedback, cx: &mut EndpointCtx) {
         let now = cx.now;
         self.dupacks += 1;
-        let sample = AckSample {
+        self.observe(now, |s| AckSample {
             acked: 0,
             dup: true,
             rtt: None,
-            in_recovery: self.in_recovery(),
+            in_recovery: s.in_recovery(),
             ece,
             feedback: fb,
-            rate: self.rate.sample(now, self.rtt.min_rtt()),
-        };
-        self.observe(now, &sample);
+            rate: s.rate_sample(now),
+        });
         match self.state {
             // RFC 6675 (B)–(C): the sending loop runs after this ACK.
             LossState::SackRecovery => {}

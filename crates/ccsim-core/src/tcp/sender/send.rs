@@ -71,8 +71,9 @@ impl TcpSender {
             prr.out += len as u64;
         }
         // Delivery-rate snapshot (draft-cheng-iccrg-delivery-rate-estimation §3.2).
-        let outstanding = self.snd_max - self.snd_una;
-        self.rate.on_send(seq, len as u64, cx.now, outstanding, retx);
+        if let Some(rate) = self.rate.as_deref_mut() {
+            rate.on_send(seq, len as u64, cx.now, self.snd_max - self.snd_una, retx);
+        }
         // Pacing (Linux `tcp_update_skb_after_send`): the next departure is
         // len/rate after this one, or after now if the sender was idle.
         if self.pacing_rate > 0 {
@@ -123,9 +124,11 @@ impl TcpSender {
     /// §3.4 of the delivery-rate draft: nothing left to send and room in the
     /// window marks an application-limited phase.
     pub(super) fn check_app_limited(&mut self) {
-        if self.snd_max >= self.p.size && self.snd_max - self.snd_una < self.window() {
+        if self.rate.is_some() && self.snd_max >= self.p.size && self.snd_max - self.snd_una < self.window() {
             let pipe = self.pipe();
-            self.rate.mark_app_limited(pipe);
+            if let Some(rate) = self.rate.as_deref_mut() {
+                rate.mark_app_limited(pipe);
+            }
         }
     }
 

@@ -1044,6 +1044,9 @@ impl CongestionOps for Paced {
     fn paces(&self) -> bool {
         true
     }
+    fn rate_samples(&self) -> bool {
+        true
+    }
 }
 
 /// Pacing (Linux `sk_pacing_rate`): at 10⁶ B/s, 1000-B segments leave
