@@ -7,13 +7,19 @@
 //! range `[2^e, 2^(e+1))` is split into 2^[`SUB_BITS`] equal bins. A bin
 //! `[lo, lo + w)` has `lo ≥ 2^SUB_BITS · w`, so reporting its midpoint is off by
 //! at most `w/2 ≤ lo / 2^(SUB_BITS+1)`: a relative error of at most
-//! [`REL_ERROR`] = 2^-(SUB_BITS+1) (1/64 ≈ 1.6 %). Bins are allocated up to the
-//! largest value seen (828 counters, 6.6 KB, for values up to 1 s).
+//! [`REL_ERROR`] = 2^-(SUB_BITS+1) (1/64 ≈ 1.6 %). Values from 1 ns to 1 s
+//! take at most 828 counters (6.6 KB).
 //!
 //! Percentiles use the nearest-rank definition: the `q`-quantile of `n` samples
 //! is the smallest sample with at least `⌈q·n⌉` samples at or below it. The
 //! histogram returns the midpoint of that sample's bin, clamped to the largest
 //! sample (kept exactly, as are the count and the sum).
+//!
+//! What a histogram costs follows what it is used for: bins are allocated only
+//! over the range of values seen (from the smallest sample's bin to the
+//! largest's), and zero samples (a packet that crossed an idle queue) are a
+//! counter of their own, so a queue that never holds a packet allocates
+//! nothing and one whose packets wait a few microseconds holds a few bins.
 
 /// Bits of sub-bin resolution per power of two.
 pub const SUB_BITS: u32 = 5;
@@ -24,7 +30,11 @@ pub const REL_ERROR: f64 = 1.0 / (2 * SUB) as f64;
 /// Counts of durations in nanoseconds (see the module doc).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LogHist {
+    /// Counts of bins `lo`, `lo + 1`, ... (empty until a non-zero sample).
     bins: Vec<u64>,
+    lo: usize,
+    /// Samples of 0 (bin 0, kept apart from `bins`).
+    zeros: u64,
     /// Number of samples.
     pub count: u64,
     /// Sum of the samples, ns.
@@ -59,14 +69,46 @@ impl LogHist {
     /// Records one sample of `ns` nanoseconds.
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        let i = index(ns);
-        if i >= self.bins.len() {
-            self.bins.resize(i + 1, 0);
+        if ns == 0 {
+            self.record_zero();
+            return;
         }
-        self.bins[i] += 1;
+        let i = index(ns);
+        match i.checked_sub(self.lo) {
+            Some(k) if k < self.bins.len() => self.bins[k] += 1,
+            _ => self.widen(i),
+        }
         self.count += 1;
         self.sum_ns += ns as u128;
         self.max_ns = self.max_ns.max(ns);
+    }
+
+    /// Records a sample of 0 ns (the cheapest kind: two counters).
+    #[inline]
+    pub fn record_zero(&mut self) {
+        self.zeros += 1;
+        self.count += 1;
+    }
+
+    /// Counts one sample in bin `i`, outside the bins allocated so far.
+    #[cold]
+    fn widen(&mut self, i: usize) {
+        if self.bins.is_empty() {
+            self.lo = i;
+        } else if i < self.lo {
+            self.bins.splice(0..0, std::iter::repeat_n(0, self.lo - i));
+            self.lo = i;
+        }
+        let k = i - self.lo;
+        if k >= self.bins.len() {
+            self.bins.resize(k + 1, 0);
+        }
+        self.bins[k] += 1;
+    }
+
+    /// The count of each bin from 0 up, zeros included.
+    fn counts(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        std::iter::once((0, self.zeros)).chain(self.bins.iter().enumerate().map(|(k, &c)| (self.lo + k, c)))
     }
 
     /// Mean of the samples in seconds (NaN if there are none).
@@ -86,7 +128,7 @@ impl LogHist {
         }
         let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
         let mut seen = 0;
-        for (i, &c) in self.bins.iter().enumerate() {
+        for (i, c) in self.counts() {
             seen += c;
             if seen >= rank {
                 let (lo, w) = bounds(i);
@@ -100,9 +142,11 @@ impl LogHist {
     /// except the maximum, which is this one's (reset it at the snapshot).
     pub fn since(&self, earlier: &LogHist) -> LogHist {
         let mut d = self.clone();
-        for (x, e) in d.bins.iter_mut().zip(&earlier.bins) {
-            *x -= e;
+        // (Bins only ever widen, so the earlier ones lie inside these.)
+        for (k, e) in earlier.bins.iter().enumerate() {
+            d.bins[earlier.lo + k - d.lo] -= e;
         }
+        d.zeros -= earlier.zeros;
         d.count -= earlier.count;
         d.sum_ns -= earlier.sum_ns;
         d
@@ -179,6 +223,29 @@ mod tests {
         );
         assert!((d.quantile_s(1.0) - 3e-6).abs() <= REL_ERROR * 3e-6);
         assert!((d.quantile_s(0.5) - 2e-6).abs() <= REL_ERROR * 2e-6);
+    }
+
+    /// Bins cover only the values seen; zeros take none; a snapshot taken
+    /// before the range widened downwards still subtracts bin by bin.
+    #[test]
+    fn bins_span_the_values_seen() {
+        let mut h = LogHist::default();
+        for _ in 0..1000 {
+            h.record(0);
+        }
+        assert!(h.bins.is_empty(), "zeros allocate no bins");
+        h.record(1_200);
+        h.record(1_250);
+        assert_eq!(h.bins.len(), 3, "bins 197 to 199");
+        let base = h.clone();
+        h.record(40);
+        h.record(1_000_000);
+        assert_eq!((h.lo, h.lo + h.bins.len() - 1), (index(40), index(1_000_000)));
+        let d = h.since(&base);
+        assert_eq!((d.count, d.zeros, d.sum_ns), (2, 0, 1_000_040));
+        assert_eq!(d.quantile_s(0.5), 40e-9);
+        assert_eq!(h.quantile_s(0.5), 0.0, "1000 of 1004 samples are 0");
+        assert_eq!(h.quantile_s(1.0), 1e-3);
     }
 
     proptest! {

@@ -300,7 +300,7 @@ impl Link {
         self.stats.arrival_bytes += size as u64;
         self.stats.max_pkts = self.stats.max_pkts.max(1);
         self.stats.max_bytes = self.stats.max_bytes.max(size as u64);
-        self.stats.sojourn.record(0);
+        self.stats.sojourn.record_zero();
     }
 
     /// Records the backlog maximum (call after the backlog grows).
