@@ -6,6 +6,14 @@ use super::{Ev, Sim};
 use crate::endpoint::EndpointCtx;
 use crate::packet::{FlowId, Kind, Packet};
 
+/// Which ends of a flow a callback ran, so which wakeups may have moved.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(super) enum Ends {
+    Sender,
+    Receiver,
+    Both,
+}
+
 impl Sim {
     pub(super) fn deliver<const T: bool>(&mut self, pkt: Packet) {
         self.counters.delivered += 1;
@@ -20,22 +28,25 @@ impl Sim {
             self.counters.data_delivered += 1;
         }
         let mut out = std::mem::take(&mut self.out_buf);
-        {
+        let ends = {
             let mut cx = EndpointCtx { now, out: &mut out };
             if pkt.dst == f.dst {
-                f.rcv.on_packet(&pkt, &mut cx)
+                f.rcv.on_packet(&pkt, &mut cx);
+                Ends::Receiver
             } else {
-                f.snd.on_packet(&pkt, &mut cx)
+                f.snd.on_packet(&pkt, &mut cx);
+                Ends::Sender
             }
-        }
-        self.flush_endpoint::<T>(fid, &mut out);
+        };
+        self.flush_endpoint::<T>(fid, &mut out, ends);
         self.out_buf = out;
     }
 
-    /// Re-arms the flow's wakeup, then injects what its ends emitted; then
-    /// follows a workload connection's progress (which may close it).
-    pub(super) fn flush_endpoint<const T: bool>(&mut self, fid: FlowId, out: &mut Vec<Packet>) {
-        self.rearm(fid);
+    /// Re-arms the flow's wakeups for the `ends` that ran, then injects what
+    /// they emitted; then follows a workload connection's progress (which may
+    /// close it).
+    pub(super) fn flush_endpoint<const T: bool>(&mut self, fid: FlowId, out: &mut Vec<Packet>, ends: Ends) {
+        self.rearm(fid, ends);
         for mut p in out.drain(..) {
             self.flows[fid.idx()].stamp_ip_id(&mut p);
             // A packet leaves from the node of the endpoint that emitted it.
@@ -51,18 +62,29 @@ impl Sim {
     /// or jittered send. A live wakeup that is now too late stays in the
     /// heap and is ignored when it fires (lazy cancellation); one that is
     /// too early fires, finds nothing due and re-arms.
-    pub(super) fn rearm(&mut self, fid: FlowId) {
+    ///
+    /// Only the `ends` that ran are asked: after every re-arm each end's
+    /// next wakeup is at or after the live event of its slot (a fired slot
+    /// re-arms both ends), and an end that did not run has not moved its own.
+    pub(super) fn rearm(&mut self, fid: FlowId, ends: Ends) {
         let now = self.sched.now();
         let f = &mut self.flows[fid.idx()];
-        let timer = match (f.snd.next_timer(), f.rcv.next_wake()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        let timer = match ends {
+            Ends::Sender => f.snd.next_timer(),
+            Ends::Receiver => f.rcv.next_wake(),
+            Ends::Both => match (f.snd.next_timer(), f.rcv.next_wake()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
         };
         if let Some(t) = timer.map(|t| t.max(now)) {
             if f.wake.is_none_or(|w| t < w) {
                 f.wake = Some(t);
                 self.sched.schedule(t, Ev::Endpoint(fid));
             }
+        }
+        if ends == Ends::Receiver {
+            return;
         }
         if let Some(t) = f.snd.next_send().map(|t| t.max(now)) {
             if f.wake_send.is_none_or(|w| t < w) {
@@ -88,7 +110,7 @@ impl Sim {
             f.snd.on_timer(&mut cx);
             f.rcv.on_timer(&mut cx);
         }
-        self.flush_endpoint::<T>(fid, &mut out);
+        self.flush_endpoint::<T>(fid, &mut out, Ends::Both);
         self.out_buf = out;
     }
 
@@ -97,9 +119,9 @@ impl Sim {
         let mut out = std::mem::take(&mut self.out_buf);
         self.flows[fid.idx()].snd.start(&mut EndpointCtx { now, out: &mut out });
         if self.taps.is_some() {
-            self.flush_endpoint::<true>(fid, &mut out);
+            self.flush_endpoint::<true>(fid, &mut out, Ends::Both);
         } else {
-            self.flush_endpoint::<false>(fid, &mut out);
+            self.flush_endpoint::<false>(fid, &mut out, Ends::Both);
         }
         self.out_buf = out;
     }
