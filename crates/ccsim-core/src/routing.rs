@@ -55,7 +55,7 @@ impl Route {
         match self {
             Route::Nowhere => None,
             Route::Only(l) => Some(*l),
-            Route::Table(t) => Some(t[dst.idx()]).filter(|&l| l != NO_ROUTE).map(LinkId),
+            Route::Table(t) => Route::table_entry(t, dst),
             Route::Ecmp(t, groups) => match t[dst.idx()] {
                 NO_ROUTE => None,
                 e if e & GROUP != 0 => {
@@ -65,6 +65,12 @@ impl Route {
                 l => Some(LinkId(l)),
             },
         }
+    }
+
+    /// A plain table's link towards `dst`, if it has one.
+    #[inline(always)]
+    pub fn table_entry(t: &[u32], dst: NodeId) -> Option<LinkId> {
+        Some(t[dst.idx()]).filter(|&l| l != NO_ROUTE).map(LinkId)
     }
 
     /// The table entry towards `dst` as the lowest link (routers only).

@@ -54,11 +54,14 @@ impl Node {
     /// The output link towards `dst` for a packet of `flow`: through an ECMP
     /// group, the member the flow's hash picks at this node (one path per flow
     /// and direction, [`crate::routing`]).
-    #[inline]
+    /// (Hosts and plain routers, the common case, take no hash: the match
+    /// is inlined into the packet path and only an ECMP node calls out.)
+    #[inline(always)]
     pub fn next_hop_for(&self, dst: NodeId, flow: FlowId) -> Option<LinkId> {
         match &self.route {
-            r @ Route::Ecmp(..) => r.next_hop_hashed(dst, crate::routing::mix64(flow.0 as u64 ^ self.salt)),
-            r => r.next_hop(dst),
+            Route::Only(l) => Some(*l),
+            Route::Table(t) => Route::table_entry(t, dst),
+            r => r.next_hop_hashed(dst, crate::routing::mix64(flow.0 as u64 ^ self.salt)),
         }
     }
 }
