@@ -93,7 +93,8 @@ pub fn run_with_progress(
     slice: Option<units::Time>,
     mut progress: impl FnMut(units::Time) -> bool,
 ) -> Result<Output, Error> {
-    let (mut sim, resolved) = scenario::build(text)?;
+    // (The resolved tree is dropped here: only its text is kept.)
+    let (mut sim, resolved) = scenario::build(text).map(|(sim, r)| (sim, r.to_string()))?;
     let slice = slice.unwrap_or(sim.end);
     let mut events = 0;
     let mut t = units::Time::ZERO;

@@ -11,7 +11,9 @@ use serde_json::{json, Value};
 
 pub struct Output {
     pub summary: Value,
-    pub resolved: Value,
+    /// The fully resolved scenario as JSON text (kept as text during the run:
+    /// a tree of every flow's keys would take several times the memory).
+    pub resolved: String,
     pub tables: Vec<Table>,
     /// Result files by name: packet captures, the ns-2 text trace.
     pub files: Vec<(String, Vec<u8>)>,
@@ -20,7 +22,7 @@ pub struct Output {
 /// Builds the result tables from a finished simulation: each part of the
 /// world reports its own (flows, queues, workloads, trace, time series,
 /// components' event logs), then the run's summary.
-pub fn collect(sim: &mut Sim, resolved: Value, events: u64) -> Output {
+pub fn collect(sim: &mut Sim, resolved: String, events: u64) -> Output {
     let workload_names = sim.workloads.names();
     let (files, trace) = match sim.taps.take() {
         Some(t) => t.finish(sim.world(), &workload_names),

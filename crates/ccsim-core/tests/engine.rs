@@ -273,7 +273,7 @@ proptest! {
             let events = sim.run_until(sim.end);
             sim.close();
             sim.check_invariants().unwrap();
-            ccsim_core::output::collect(&mut sim, resolved, events)
+            ccsim_core::output::collect(&mut sim, resolved.to_string(), events)
         };
         prop_assert_eq!(fingerprint(&run(true)), fingerprint(&run(false)));
     }

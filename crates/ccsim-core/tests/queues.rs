@@ -495,7 +495,7 @@ proptest! {
         sim.close();
         prop_assert!(sim.check_invariants().is_ok(), "{:?}", sim.check_invariants());
         prop_assert_eq!(*bad.lock().unwrap(), 0);
-        let out = ccsim_core::output::collect(&mut sim, json!({}), 0);
+        let out = ccsim_core::output::collect(&mut sim, String::from("{}"), 0);
         let limit = q["limit"].as_str().unwrap();
         let (max_p, max_b) = (queue_value(&out, "R1->R2", "max_len_pkts"), queue_value(&out, "R1->R2", "max_len_bytes"));
         if let Some(n) = limit.strip_suffix("pkt") {

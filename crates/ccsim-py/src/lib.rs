@@ -174,7 +174,7 @@ fn parquet<'py>(
 fn output_to_py<'py>(py: Python<'py>, out: Output) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("summary", out.summary.to_string())?;
-    d.set_item("resolved", out.resolved.to_string())?;
+    d.set_item("resolved", out.resolved)?;
     let tables = PyDict::new(py);
     for t in out.tables {
         let cols = PyDict::new(py);
@@ -222,7 +222,8 @@ fn run<'py>(
     memory_limit: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let limits = limits(memory_limit);
-    let built = catch_unwind(|| scenario::build_limited(text, &limits));
+    // (The resolved tree is dropped at once: only its text is kept.)
+    let built = catch_unwind(|| scenario::build_limited(text, &limits).map(|(sim, r)| (sim, r.to_string())));
     let (mut sim, resolved) = match built {
         Ok(Ok(x)) => x,
         Ok(Err(e)) => return Err(to_py_err(Error::Scenario(e))),
