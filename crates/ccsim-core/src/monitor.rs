@@ -141,8 +141,9 @@ impl Monitor {
             });
             q.time.push(t);
             q.link.push(i as u32);
-            q.packets.push(l.qdisc.backlog_packets() as i64);
-            q.bytes.push(l.qdisc.backlog_bytes() as i64);
+            let (packets, bytes) = l.backlog();
+            q.packets.push(packets as i64);
+            q.bytes.push(bytes as i64);
             let d = &mut self.qdisc_ts;
             d.buf.clear();
             l.qdisc.trace(&mut d.buf);

@@ -73,6 +73,21 @@ impl Route {
         Some(t[dst.idx()]).filter(|&l| l != NO_ROUTE).map(LinkId)
     }
 
+    /// Every link a packet towards `dst` may leave by: the one link, or each
+    /// member of an ECMP group.
+    pub fn each_hop(&self, dst: NodeId, mut f: impl FnMut(LinkId)) {
+        match self {
+            Route::Nowhere => {}
+            Route::Only(l) => f(*l),
+            Route::Table(t) => Route::table_entry(t, dst).into_iter().for_each(f),
+            Route::Ecmp(t, groups) => match t[dst.idx()] {
+                NO_ROUTE => {}
+                e if e & GROUP != 0 => groups[(e & !GROUP) as usize].iter().for_each(|&l| f(LinkId(l))),
+                l => f(LinkId(l)),
+            },
+        }
+    }
+
     /// The table entry towards `dst` as the lowest link (routers only).
     fn first(&self, dst: usize) -> Option<u32> {
         match self {

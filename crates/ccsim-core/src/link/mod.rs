@@ -37,8 +37,10 @@ use crate::rng::Rng;
 use crate::units::{Rate, Time};
 use std::collections::VecDeque;
 
+mod fifo;
 mod slab;
 mod table;
+pub use fifo::{Accounts, Admitted, Fifo, Serve};
 pub use slab::Slab;
 pub use table::queues_table;
 
@@ -116,6 +118,38 @@ impl QueueStats {
     }
 }
 
+/// A link's transmitter as a FIFO link serves with it ([`Serve`]).
+struct Wire<'a> {
+    rate: Rate,
+    tx_memo: &'a mut (u32, Time),
+    loss: f64,
+    rng: &'a mut Rng,
+}
+
+impl Wire<'_> {
+    /// The serialization time of `size` bytes at `rate`, remembered for the
+    /// last size: most packets on a link have the size of the one before,
+    /// and this saves a 128-bit division.
+    #[inline]
+    fn memo(memo: &mut (u32, Time), rate: Rate, size: u32) -> Time {
+        if memo.0 != size {
+            *memo = (size, rate.tx_time(size as u64));
+        }
+        memo.1
+    }
+}
+
+impl Serve for Wire<'_> {
+    #[inline]
+    fn tx(&mut self, size: u32) -> Time {
+        Wire::memo(self.tx_memo, self.rate, size)
+    }
+    #[inline]
+    fn lost(&mut self) -> bool {
+        self.loss > 0.0 && self.rng.bernoulli(self.loss)
+    }
+}
+
 /// A serialization whose end has not been accounted yet.
 #[derive(Copy, Clone, Debug)]
 struct InService {
@@ -156,6 +190,18 @@ pub struct Link {
     pub watched: bool,
     /// The serialization not yet accounted (see [`Link::settle`]).
     in_service: Option<InService>,
+    /// A drop-tail FIFO served without events ([`fifo`]): set by the engine
+    /// where nothing watches the queue; its discipline then holds nothing.
+    pub fifo: Option<Fifo>,
+    /// The one link whose packets, and only whose, this link carries: it is
+    /// told of each arrival as the packet starts across that link (the
+    /// engine's folding, sim/plan.rs). Only for a [`Link::fifo`] link.
+    pub feeder: Option<LinkId>,
+    /// Some link has this one as its [`Link::feeder`].
+    pub feeds: bool,
+    /// Arrival time at the far end of the last packet sent on this link with
+    /// jitter, which the next may not overtake.
+    last_arrival: Time,
     /// Packets in serialization or propagating, with their arrival times at the
     /// far end (non-decreasing), as slots of the engine's [`Slab`]. A packet
     /// lost on the wire is not here.
@@ -203,6 +249,10 @@ impl Link {
             pass_limit,
             watched: false,
             in_service: None,
+            fifo: None,
+            feeder: None,
+            feeds: false,
+            last_arrival: Time::ZERO,
             pipe: VecDeque::new(),
             rng,
             qrng,
@@ -275,10 +325,7 @@ impl Link {
             now >= self.busy_until && self.in_service.is_none(),
             "the transmitter is busy"
         );
-        if self.tx_memo.0 != size {
-            self.tx_memo = (size, self.rate.tx_time(size as u64));
-        }
-        let tx = self.tx_memo.1;
+        let tx = self.tx_time(size);
         let done = now + tx;
         let lost = self.loss > 0.0 && self.rng.bernoulli(self.loss);
         self.busy_until = done;
@@ -298,8 +345,75 @@ impl Link {
             return at;
         }
         let extra = Time::from_secs_f64(self.rng.range(0.0, self.jitter.as_secs_f64()));
-        let ahead = self.pipe.back().map_or(Time::ZERO, |&(t, _)| t);
-        (at + extra).max(ahead)
+        self.last_arrival = (at + extra).max(self.last_arrival);
+        self.last_arrival
+    }
+
+    /// The serialization time of a `size`-byte packet.
+    #[inline]
+    fn tx_time(&mut self, size: u32) -> Time {
+        Wire::memo(&mut self.tx_memo, self.rate, size)
+    }
+
+    /// A `size`-byte packet reaches the queue of this [`Link::fifo`] link at
+    /// `at` (now, or later for a folded link): its arrival time at the far
+    /// end, or `None` if it is dropped (at the limit, or on the wire: the
+    /// loss is drawn as an event-driven link draws it at the start of
+    /// service, then the jitter); and the drops this accounted.
+    #[inline(always)]
+    pub fn admit(&mut self, now: Time, at: Time, size: u32) -> (Option<Time>, u64) {
+        let f = self.fifo.as_mut().expect("a FIFO link");
+        let mut wire = Wire {
+            rate: self.rate,
+            tx_memo: &mut self.tx_memo,
+            loss: self.loss,
+            rng: &mut self.rng,
+        };
+        let mut acc = Accounts {
+            stats: &mut self.stats,
+            last_change: &mut self.last_change,
+            dropped: 0,
+        };
+        match f.admit(now, at, size, self.busy_until, &mut wire, &mut acc) {
+            Admitted::Sent { done, lost, .. } => {
+                let dropped = acc.dropped;
+                self.busy_until = done;
+                ((!lost).then(|| self.arrival(done)), dropped)
+            }
+            Admitted::Dropped => (None, acc.dropped),
+        }
+    }
+
+    /// Accounts what happened on this link before `t` (at `t` too when
+    /// `inclusive`): the end of the serialization in service, and a FIFO
+    /// link's arrivals, starts and drops ([`Fifo::settle`]); the backlog
+    /// integrals are brought up to `t`. Returns the packets dropped.
+    pub fn account(&mut self, t: Time, inclusive: bool) -> u64 {
+        match self.fifo.as_mut() {
+            Some(f) => {
+                let mut acc = Accounts {
+                    stats: &mut self.stats,
+                    last_change: &mut self.last_change,
+                    dropped: 0,
+                };
+                f.settle(t, inclusive, &mut acc);
+                acc.dropped
+            }
+            None => {
+                let dropped = self.settle(t, inclusive);
+                self.integrate(t);
+                dropped
+            }
+        }
+    }
+
+    /// Packets waiting in the queue (and their bytes): the discipline's, or
+    /// a FIFO link's as accounted.
+    pub fn backlog(&self) -> (u64, u64) {
+        match &self.fifo {
+            Some(f) => f.backlog(),
+            None => (self.qdisc.backlog_packets() as u64, self.qdisc.backlog_bytes()),
+        }
     }
 
     /// Accounts the serialization in service if it ended before `t` (at `t`
@@ -325,6 +439,9 @@ impl Link {
 
     /// Packets inside this link: queued, in transmission, propagating.
     pub fn packets_inside(&self) -> u64 {
+        if let Some(f) = &self.fifo {
+            return self.pipe.len() as u64 + f.unaccounted_drops();
+        }
         let lost_in_service = self.in_service.is_some_and(|s| s.lost) as u64;
         self.qdisc.backlog_packets() as u64 + self.pipe.len() as u64 + lost_in_service
     }

@@ -49,6 +49,9 @@ impl Qdisc for DropTail {
         }
     }
     fifo_methods!(plain);
+    fn fifo_limit(&self) -> Option<Limit> {
+        Some(self.limit)
+    }
 }
 
 #[cfg(test)]

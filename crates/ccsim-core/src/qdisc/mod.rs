@@ -275,6 +275,14 @@ pub trait Qdisc: Send {
     fn passes_idle(&self) -> bool {
         false
     }
+    /// `Some(limit)` if this discipline is a plain FIFO whose only decision
+    /// is to drop an arrival that does not fit within `limit` (drop-tail):
+    /// then where nothing watches the queue the engine serves it as an
+    /// event-free FIFO on the link itself (crate::link::Fifo) and this
+    /// discipline holds nothing. Asked once, when the run is planned.
+    fn fifo_limit(&self) -> Option<Limit> {
+        None
+    }
     /// Named mechanism state worth tracing (e.g. RED's average queue and
     /// max_p, fair queueing's per-flow backlog), appended to `out`.
     fn trace(&self, _out: &mut Vec<TraceValue>) {}

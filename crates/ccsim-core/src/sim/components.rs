@@ -23,6 +23,9 @@ impl Sim {
                 self.views[l.id.idx()] = Some(Box::new(QueueView::new(node, l.id)));
             }
         }
+        if self.fast_links {
+            self.plan_links(); // (a watched queue is served by events; nothing is folded)
+        }
     }
 
     /// Offers `pkt` to components `first..` of `node` in order, then enqueues it

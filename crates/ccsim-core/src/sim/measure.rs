@@ -9,10 +9,8 @@ impl Sim {
         for l in &mut self.links {
             // Serializations ending at this instant end after it (their events
             // were scheduled after this one): exclusive.
-            self.counters.dropped += l.settle(now, false);
-            l.integrate(now);
-            l.stats.max_pkts = l.qdisc.backlog_packets() as u64;
-            l.stats.max_bytes = l.qdisc.backlog_bytes();
+            self.counters.dropped += l.account(now, false);
+            (l.stats.max_pkts, l.stats.max_bytes) = l.backlog();
             l.stats.sojourn.max_ns = 0;
         }
         self.link_base = self.links.iter().map(|l| l.stats.clone()).collect();
@@ -24,6 +22,12 @@ impl Sim {
     pub(super) fn sample(&mut self) {
         let now = self.now();
         let Some(iv) = self.monitor.interval else { return };
+        for &i in &self.monitor.queues {
+            let l = &mut self.links[i];
+            if l.fifo.is_some() {
+                self.counters.dropped += l.account(now, false);
+            }
+        }
         self.monitor.sample(now, &self.links, &self.flows, &self.nodes);
         let next = now + iv;
         if next <= self.end {
@@ -35,8 +39,7 @@ impl Sim {
     pub fn close(&mut self) {
         let end = self.end;
         for l in &mut self.links {
-            self.counters.dropped += l.settle(end, true);
-            l.integrate(end);
+            self.counters.dropped += l.account(end, true);
         }
     }
 }

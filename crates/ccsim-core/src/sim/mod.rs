@@ -14,6 +14,7 @@ mod components;
 mod endpoints;
 mod measure;
 mod path;
+mod plan;
 
 use crate::error::SimError;
 use crate::link::{Link, QueueStats};
@@ -84,6 +85,15 @@ pub struct Sim {
     /// ([`crate::qdisc::Qdisc::passes_idle`]). On by default; results are the
     /// same either way (tests/engine.rs checks it), only the speed differs.
     pub cut_through: bool,
+    /// Serve drop-tail links nothing watches as event-free FIFOs, and fold
+    /// those fed by one link only behind it (sim/plan.rs). On by default;
+    /// it changes only the order of events at one instant.
+    pub fast_links: bool,
+    /// Arrivals at a queue at the instant its transmitter frees up with packets
+    /// waiting (served by events): whether the arrival or the next start of
+    /// service comes first depends on the order of the two events, where an
+    /// event-free FIFO starts the service first.
+    pub ties: u64,
     /// The current instant and the events processed at it (zero-time loop guard).
     instant: (Time, u64),
     next_uid: u64,
@@ -112,6 +122,8 @@ impl Sim {
             memory_limit: crate::budget::DEFAULT_MEMORY,
             taps: None,
             cut_through: true,
+            fast_links: true,
+            ties: 0,
             instant: (Time::ZERO, 0),
             next_uid: 0,
             out_buf: Vec::new(),
@@ -147,6 +159,9 @@ impl Sim {
     /// Schedules the initial events; call once after building the world.
     pub fn prime(&mut self) {
         self.views.resize_with(self.links.len(), || None);
+        if self.fast_links {
+            self.plan_links();
+        }
         for i in 0..self.flows.len() {
             let f = &self.flows[i];
             self.sched.schedule(f.start, Ev::FlowStart(FlowId(i as u32)));
@@ -239,12 +254,12 @@ impl Sim {
         if used <= self.memory_limit {
             return Ok(());
         }
-        let big = self.links.iter().max_by_key(|l| l.qdisc.backlog_packets());
+        let big = self.links.iter().max_by_key(|l| l.backlog().0);
         let culprit = match big {
             Some(l) => format!(
                 "; the longest queue is {} with {} packets (limit {}): give it a finite limit",
                 l.name,
-                l.qdisc.backlog_packets(),
+                l.backlog().0,
                 l.qdisc.limit().label()
             ),
             None => String::new(),

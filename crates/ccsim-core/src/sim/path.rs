@@ -6,6 +6,7 @@
 use super::{Ev, Sim};
 use crate::packet::{LinkId, NodeId, Packet};
 use crate::qdisc::{DropReason, QdiscCtx};
+use crate::units::Time;
 
 impl Sim {
     /// The last packet uid given out (uids grow with creation).
@@ -59,7 +60,15 @@ impl Sim {
     /// link wrapper keeps the stats), or passes it straight to the transmitter
     /// (cut-through, [`Sim::passes`]) in its slot.
     pub(super) fn enqueue<const T: bool>(&mut self, link: LinkId, h: u32) {
+        if self.links[link.idx()].fifo.is_some() {
+            self.admit(link, h, self.now());
+            return;
+        }
         let size = self.slab.get(h).size;
+        let l = &self.links[link.idx()];
+        if l.wake_pending && l.busy_until == self.now() {
+            self.ties += 1;
+        }
         if self.passes::<T>(link, size) {
             self.pass::<T>(link, h, size);
             return;
@@ -73,6 +82,51 @@ impl Sim {
             self.offer::<false>(link, pkt);
         }
         self.kick::<T>(link);
+    }
+
+    /// The packet in slot `h` reaches the queue of FIFO link `link` at `at`
+    /// (now, or later when the link is folded behind its feeder): if it is
+    /// admitted and not lost on the wire, it goes on to the far end
+    /// ([`Sim::propagate`]); else its slot is freed (the link accounts the
+    /// drop when its time comes).
+    ///
+    /// An arrival now is accounted at once, with whatever else of the link is
+    /// due by now, as an event-driven link counts it at its arrival event; a
+    /// folded one when its time has passed (the link accounts what is due
+    /// before now at each arrival it is told of, so it holds only the packets
+    /// still in flight towards or through it).
+    pub(super) fn admit(&mut self, link: LinkId, h: u32, at: Time) {
+        let now = self.now();
+        let size = self.slab.get(h).size;
+        let (arrive, dropped) = self.links[link.idx()].admit(now, at, size);
+        self.counters.dropped += dropped;
+        match arrive {
+            Some(arrive) => self.propagate(link, h, arrive),
+            None => self.slab.release(h),
+        }
+    }
+
+    /// The packet in slot `h` will reach the far end of `link` at `at`: it
+    /// enters the link's pipe, unless the next link there is folded behind
+    /// this one ([`crate::link::Link::feeder`]); then that link is told of
+    /// its arrival now.
+    #[inline]
+    pub(super) fn propagate(&mut self, link: LinkId, h: u32, at: Time) {
+        let l = &self.links[link.idx()];
+        if l.feeds {
+            let p = self.slab.get(h);
+            if p.dst != l.to {
+                let next = self.nodes[l.to.idx()].next_hop_for(p.dst, p.flow);
+                if let Some(next) = next.filter(|n| self.links[n.idx()].feeder == Some(link)) {
+                    return self.admit(next, h, at);
+                }
+            }
+        }
+        let l = &mut self.links[link.idx()];
+        l.pipe.push_back((at, h));
+        if l.pipe.len() == 1 {
+            self.sched.schedule(at, Ev::Arrive(link));
+        }
     }
 
     /// Can a `size`-byte packet arriving now at `link`'s queue skip it
@@ -279,12 +333,8 @@ impl Sim {
         if lost {
             self.slab.release(h);
         } else {
-            let l = &mut self.links[link.idx()];
-            let at = l.arrival(done);
-            l.pipe.push_back((at, h));
-            if l.pipe.len() == 1 {
-                self.sched.schedule(at, Ev::Arrive(link));
-            }
+            let at = self.links[link.idx()].arrival(done);
+            self.propagate(link, h, at);
         }
     }
 
