@@ -26,7 +26,7 @@ use std::time::Instant;
 /// The allocator of the Python extension (crates/ccsim-py), so that the
 /// scenario timings are those of `ccsim.run`.
 #[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOC: ccsim_core::alloc::Allocator = ccsim_core::alloc::Allocator;
 
 const REPEAT: usize = 3;
 

@@ -19,7 +19,7 @@ use std::time::Instant;
 /// The allocator of the Python extension (crates/ccsim-py), so that engine
 /// timings here are those of `ccsim.run`.
 #[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOC: ccsim_core::alloc::Allocator = ccsim_core::alloc::Allocator;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

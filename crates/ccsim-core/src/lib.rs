@@ -16,6 +16,7 @@
 //! * edges: `scenario` (reading), `output` (collecting), and this root.
 
 pub mod adpm;
+pub mod alloc;
 pub mod budget;
 pub mod capture;
 pub mod cc;

@@ -27,9 +27,10 @@ use std::time::{Duration, Instant};
 /// of megabytes read in no particular order, and mimalloc's layout (objects of
 /// one size together, in large segments) ran the 10 000-flow dumbbell about a
 /// fifth faster than the C library's allocator (docs/performance.md); results
-/// do not depend on the allocator.
+/// do not depend on the allocator. Its memory is committed on demand
+/// ([`ccsim_core::alloc`]).
 #[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOC: ccsim_core::alloc::Allocator = ccsim_core::alloc::Allocator;
 
 /// Progress is reported this often (wall time) when no `slice_s` is given.
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
