@@ -77,10 +77,16 @@ impl Ring {
     fn pop(&mut self) {
         self.head = (self.head + 1) & (self.buf.len() - 1);
         self.len -= 1;
+        if self.len * 8 < self.buf.len() && self.buf.len() > 64 {
+            self.resize(self.buf.len() / 4); // (see super::shrink)
+        }
     }
     #[cold]
     fn grow(&mut self) {
-        let cap = (self.buf.len() * 2).max(4);
+        self.resize((self.buf.len() * 2).max(4));
+    }
+    #[cold]
+    fn resize(&mut self, cap: usize) {
         let mut buf = vec![Entry::default(); cap];
         for (i, b) in buf.iter_mut().take(self.len).enumerate() {
             *b = *self.get(i);
@@ -486,7 +492,10 @@ mod tests {
         assert_eq!(starts, vec![Some(us(0)), Some(us(800)), Some(us(1600)), None]);
         d.settle(us(2000), false);
         let s = &d.stats;
-        assert_eq!((s.arrivals, s.drop_count(DropReason::Overflow), s.departures), (4, 1, 2));
+        assert_eq!(
+            (s.arrivals, s.drop_count(DropReason::Overflow), s.departures),
+            (4, 1, 2)
+        );
         assert_eq!((d.f.backlog(), d.dropped), ((0, 0), 1));
         assert_eq!(s.len_pkt_ns, 2_100 * 1_000);
         assert_eq!(s.len_byte_ns, 2_100 * 1_000 * 1000);
@@ -541,8 +550,14 @@ mod tests {
         now.settle(us(10_000), true);
         ahead.settle(us(10_000), true);
         let (a, b) = (&now.stats, &ahead.stats);
-        assert_eq!((a.arrivals, a.departures, a.total_drops()), (b.arrivals, b.departures, b.total_drops()));
-        assert_eq!((a.len_pkt_ns, a.max_pkts, a.busy_ns), (b.len_pkt_ns, b.max_pkts, b.busy_ns));
+        assert_eq!(
+            (a.arrivals, a.departures, a.total_drops()),
+            (b.arrivals, b.departures, b.total_drops())
+        );
+        assert_eq!(
+            (a.len_pkt_ns, a.max_pkts, a.busy_ns),
+            (b.len_pkt_ns, b.max_pkts, b.busy_ns)
+        );
         assert_eq!((a.sojourn.count, a.sojourn.sum_ns), (b.sojourn.count, b.sojourn.sum_ns));
         assert_eq!((now.dropped, ahead.dropped), (a.total_drops(), a.total_drops()));
         assert!(a.total_drops() > 0 && a.max_pkts == 2);

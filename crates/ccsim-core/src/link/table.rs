@@ -8,7 +8,7 @@ use crate::units::Time;
 
 /// The `queues` table: one row per link, its queue's counters over the
 /// measurement window (`warmup` to `end`; `base` are the statistics at its
-/// start) and its utilization.
+/// start, none for a window from 0) and its utilization.
 pub fn queues_table(
     links: &[Link],
     base: &[QueueStats],
@@ -18,8 +18,9 @@ pub fn queues_table(
 ) -> Table {
     let window = (end - warmup).as_secs_f64();
     let mut q = QueueCols::default();
-    for (l, base) in links.iter().zip(base) {
-        let s = l.stats.since(base);
+    let zero = QueueStats::default();
+    for (i, l) in links.iter().enumerate() {
+        let s = l.stats.since(base.get(i).unwrap_or(&zero));
         q.name.push(l.name.clone());
         q.from.push(node_name(l.from));
         q.to.push(node_name(l.to));

@@ -70,7 +70,8 @@ pub struct Sim {
     pub seed: u64,
     pub counters: Counters,
     pub monitor: Monitor,
-    /// Link statistics at the start of the measurement window.
+    /// Link statistics at the start of the measurement window (empty until
+    /// it starts: a window from 0 subtracts nothing).
     pub link_base: Vec<QueueStats>,
     /// Views of the output queues of nodes hosting components, by link id.
     pub views: Vec<Option<Box<QueueView>>>,
@@ -166,7 +167,6 @@ impl Sim {
             let f = &self.flows[i];
             self.sched.schedule(f.start, Ev::FlowStart(FlowId(i as u32)));
         }
-        self.link_base = vec![QueueStats::default(); self.links.len()];
         if self.warmup > Time::ZERO {
             self.sched.schedule(self.warmup, Ev::Warmup);
         }

@@ -352,6 +352,9 @@ impl Sim {
         if let Some(&(next, _)) = l.pipe.front() {
             self.sched.schedule(next, Ev::Arrive(link));
         }
+        if l.pipe.len() * 8 < l.pipe.capacity() {
+            crate::link::shrink(&mut l.pipe);
+        }
         let to = l.to;
         if T {
             self.tap_received(link, self.slab.get(h).clone());
