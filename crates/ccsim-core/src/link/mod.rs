@@ -48,17 +48,13 @@ pub use table::queues_table;
 #[derive(Clone, Debug, Default)]
 pub struct QueueStats {
     pub arrivals: u64,
-    pub arrival_bytes: u64,
     /// Packets whose serialization completed (sent onto the wire).
     pub departures: u64,
     pub departure_bytes: u64,
     /// Drops by reason, indexed by [`DropReason::index`].
     pub drops: [u64; DropReason::COUNT],
-    pub drop_bytes: u64,
     /// Marks by reason, indexed by [`MarkReason::index`].
     pub marks: [u64; MarkReason::COUNT],
-    /// Time the transmitter spent serializing, in ns.
-    pub busy_ns: u64,
     /// Integrals of the backlog over time (packet·ns, byte·ns).
     pub len_pkt_ns: u128,
     pub len_byte_ns: u128,
@@ -88,9 +84,8 @@ impl QueueStats {
             .sum()
     }
     #[inline]
-    pub(crate) fn count_drop(&mut self, r: DropReason, bytes: u32) {
+    pub(crate) fn count_drop(&mut self, r: DropReason) {
         self.drops[r.index()] += 1;
-        self.drop_bytes += bytes as u64;
     }
     #[inline]
     pub(crate) fn count_mark(&mut self, r: MarkReason) {
@@ -100,17 +95,14 @@ impl QueueStats {
     pub fn since(&self, earlier: &QueueStats) -> QueueStats {
         let mut d = self.clone();
         d.arrivals -= earlier.arrivals;
-        d.arrival_bytes -= earlier.arrival_bytes;
         d.departures -= earlier.departures;
         d.departure_bytes -= earlier.departure_bytes;
         for (x, e) in d.drops.iter_mut().zip(earlier.drops) {
             *x -= e;
         }
-        d.drop_bytes -= earlier.drop_bytes;
         for (x, e) in d.marks.iter_mut().zip(earlier.marks) {
             *x -= e;
         }
-        d.busy_ns -= earlier.busy_ns;
         d.len_pkt_ns -= earlier.len_pkt_ns;
         d.len_byte_ns -= earlier.len_byte_ns;
         d.sojourn = self.sojourn.since(&earlier.sojourn);
@@ -167,7 +159,6 @@ impl Serve for Wire<'_> {
 #[derive(Copy, Clone, Debug)]
 struct InService {
     size: u32,
-    tx: Time,
     done: Time,
     lost: bool,
 }
@@ -288,10 +279,9 @@ impl Link {
 
     /// An arrival at the queue: brings the integrals up to `now` and counts it.
     #[inline]
-    pub fn count_arrival(&mut self, now: Time, size: u32) {
+    pub fn count_arrival(&mut self, now: Time) {
         self.integrate(now);
         self.stats.arrivals += 1;
-        self.stats.arrival_bytes += size as u64;
     }
 
     /// Can a `size`-byte packet arriving at `now` skip the queue: the
@@ -310,7 +300,6 @@ impl Link {
         debug_assert_eq!(self.qdisc.backlog_packets(), 0, "no wakeup pending: the queue is empty");
         self.last_change = now; // (the integrals gain nothing over an empty queue)
         self.stats.arrivals += 1;
-        self.stats.arrival_bytes += size as u64;
         self.stats.max_pkts = self.stats.max_pkts.max(1);
         self.stats.max_bytes = self.stats.max_bytes.max(size as u64);
         self.stats.sojourn.record_zero();
@@ -342,7 +331,7 @@ impl Link {
         let done = now + tx;
         let lost = self.loss > 0.0 && self.rng.bernoulli(self.loss);
         self.busy_until = done;
-        self.in_service = Some(InService { size, tx, done, lost });
+        self.in_service = Some(InService { size, done, lost });
         (done, lost)
     }
 
@@ -443,9 +432,8 @@ impl Link {
         self.in_service = None;
         self.stats.departures += 1;
         self.stats.departure_bytes += s.size as u64;
-        self.stats.busy_ns += s.tx.0;
         if s.lost {
-            self.stats.count_drop(DropReason::LinkLoss, s.size);
+            self.stats.count_drop(DropReason::LinkLoss);
         }
         s.lost as u64
     }

@@ -56,7 +56,7 @@ impl Sim {
                 Verdict::Hold => return,
                 Verdict::Drop(p) => {
                     self.counters.dropped += 1;
-                    self.links[out.idx()].stats.count_drop(DropReason::Component, p.size);
+                    self.links[out.idx()].stats.count_drop(DropReason::Component);
                     if self.taps.is_some() {
                         self.tap_dropped(out, &p, DropReason::Component);
                     }
@@ -141,7 +141,7 @@ impl Sim {
             ..
         } = self;
         let l = &mut links[li];
-        l.count_arrival(now, pkt.size);
+        l.count_arrival(now);
         let mut view = views[li].take().expect("watched link");
         view.add(&pkt);
         let arrival = taps.as_deref().is_some_and(|t| t.on(link)).then(|| pkt.clone());
@@ -161,7 +161,7 @@ impl Sim {
             l.stats.count_mark(m);
         }
         for (p, r) in drop_buf.iter() {
-            l.stats.count_drop(*r, p.size);
+            l.stats.count_drop(*r);
             counters.dropped += 1;
             view.remove(p);
         }

@@ -95,14 +95,21 @@ impl Sim {
     /// folded one when its time has passed (the link accounts what is due
     /// before now at each arrival it is told of, so it holds only the packets
     /// still in flight towards or through it).
-    pub(super) fn admit(&mut self, link: LinkId, h: u32, at: Time) {
+    #[inline]
+    pub(super) fn admit(&mut self, mut link: LinkId, h: u32, mut at: Time) {
         let now = self.now();
         let size = self.slab.get(h).size;
-        let (arrive, dropped) = self.links[link.idx()].admit(now, at, size);
-        self.counters.dropped += dropped;
-        match arrive {
-            Some(arrive) => self.propagate(link, h, arrive),
-            None => self.slab.release(h),
+        loop {
+            let (arrive, dropped) = self.links[link.idx()].admit(now, at, size);
+            self.counters.dropped += dropped;
+            let Some(arrive) = arrive else {
+                self.slab.release(h);
+                return;
+            };
+            match self.folded_next(link, h) {
+                Some(next) => (link, at) = (next, arrive),
+                None => return self.enter_pipe(link, h, arrive),
+            }
         }
     }
 
@@ -112,16 +119,31 @@ impl Sim {
     /// its arrival now.
     #[inline]
     pub(super) fn propagate(&mut self, link: LinkId, h: u32, at: Time) {
-        let l = &self.links[link.idx()];
-        if l.feeds {
-            let p = self.slab.get(h);
-            if p.dst != l.to {
-                let next = self.nodes[l.to.idx()].next_hop_for(p.dst, p.flow);
-                if let Some(next) = next.filter(|n| self.links[n.idx()].feeder == Some(link)) {
-                    return self.admit(next, h, at);
-                }
-            }
+        match self.folded_next(link, h) {
+            Some(next) => self.admit(next, h, at),
+            None => self.enter_pipe(link, h, at),
         }
+    }
+
+    /// The link the packet in slot `h` takes next at the far end of `link`,
+    /// if it is folded behind `link`.
+    #[inline(always)]
+    fn folded_next(&self, link: LinkId, h: u32) -> Option<LinkId> {
+        let l = &self.links[link.idx()];
+        if !l.feeds {
+            return None;
+        }
+        let p = self.slab.get(h);
+        if p.dst == l.to {
+            return None;
+        }
+        let next = self.nodes[l.to.idx()].next_hop_for(p.dst, p.flow)?;
+        (self.links[next.idx()].feeder == Some(link)).then_some(next)
+    }
+
+    /// The packet in slot `h` enters `link`'s pipe, reaching the far end at `at`.
+    #[inline(always)]
+    fn enter_pipe(&mut self, link: LinkId, h: u32, at: Time) {
         let l = &mut self.links[link.idx()];
         l.pipe.push_back((at, h));
         if l.pipe.len() == 1 {
@@ -158,7 +180,7 @@ impl Sim {
         pkt.enq = now;
         let arrival = if TAP { Some(pkt.clone()) } else { None };
         let l = &mut self.links[link.idx()];
-        l.count_arrival(now, pkt.size);
+        l.count_arrival(now);
         let stored = {
             let mut cx = QdiscCtx {
                 now,
@@ -182,8 +204,8 @@ impl Sim {
         for m in self.mark_buf.drain(..) {
             l.stats.count_mark(m);
         }
-        for (p, r) in self.drop_buf.drain(..) {
-            l.stats.count_drop(r, p.size);
+        for (_, r) in self.drop_buf.drain(..) {
+            l.stats.count_drop(r);
             self.counters.dropped += 1;
         }
     }
@@ -284,8 +306,8 @@ impl Sim {
         for m in self.mark_buf.drain(..) {
             l.stats.count_mark(m);
         }
-        for (p, r) in &self.drop_buf {
-            l.stats.count_drop(*r, p.size);
+        for (_, r) in &self.drop_buf {
+            l.stats.count_drop(*r);
             self.counters.dropped += 1;
         }
         let watched = l.watched;
