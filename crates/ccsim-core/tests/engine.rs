@@ -105,6 +105,8 @@ fn component_holds_and_releases_packets_without_loss() {
                 held: Default::default(),
             };
             sim.add_component(ccsim_core::packet::NodeId(r1 as u32), Box::new(c));
+            // Components may hold or create packets anywhere: nothing is folded.
+            assert!(sim.links.iter().all(|l| l.feeder.is_none()));
         }
         sim.run_until(until);
         sim.check_invariants().expect("conservation counts held packets");

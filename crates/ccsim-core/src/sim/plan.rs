@@ -120,3 +120,70 @@ impl Sim {
         inputs
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::build;
+    use serde_json::json;
+
+    /// (link name, FIFO, folded behind) for every link of a built scenario.
+    fn plan(s: serde_json::Value) -> Vec<(String, bool, Option<String>)> {
+        let (sim, _) = build(&s.to_string()).unwrap();
+        sim.links
+            .iter()
+            .map(|l| {
+                let feeder = l.feeder.map(|f| sim.links[f.idx()].name.clone());
+                (l.name.clone(), l.fifo.is_some(), feeder)
+            })
+            .collect()
+    }
+
+    fn dumbbell(extra: serde_json::Value) -> serde_json::Value {
+        let mut s = json!({
+            "duration": "1s",
+            "topology": {"kind": "dumbbell", "pairs": 2,
+                "bottleneck": {"rate": "10Mbps", "delay": "10ms"},
+                "access": {"rate": "100Mbps", "delay": "1ms"}},
+            "flows": [{"pairs": "all"}]
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            s[k] = v.clone();
+        }
+        s
+    }
+
+    fn folded(p: &[(String, bool, Option<String>)], name: &str) -> Option<String> {
+        p.iter().find(|l| l.0 == name).unwrap().2.clone()
+    }
+
+    /// On a dumbbell every drop-tail link is a FIFO; each receiver's access
+    /// link is folded behind the bottleneck (its only input), each sender's
+    /// behind the reverse bottleneck (the ACKs), and the bottleneck, fed by
+    /// every sender, behind nothing.
+    #[test]
+    fn dumbbell_access_links_fold_behind_the_bottleneck() {
+        let p = plan(dumbbell(json!({})));
+        assert!(p.iter().all(|l| l.1), "every link drop-tail: {p:?}");
+        assert_eq!(folded(&p, "R2->d0").as_deref(), Some("R1->R2"));
+        assert_eq!(folded(&p, "R2->d1").as_deref(), Some("R1->R2"));
+        assert_eq!(folded(&p, "R1->s0").as_deref(), Some("R2->R1"));
+        assert_eq!(folded(&p, "R1->R2"), None, "two senders feed it");
+        assert_eq!(folded(&p, "s0->R1"), None, "its host feeds it");
+    }
+
+    /// A queue that is not drop-tail is served by events, and can still feed
+    /// folded links; a captured link folds nothing behind it; a node with
+    /// router components folds nothing at all.
+    #[test]
+    fn what_keeps_a_link_on_events() {
+        let mut red = dumbbell(json!({}));
+        red["topology"]["bottleneck"]["queue"] = json!({"kind": "red", "limit": "50pkt"});
+        let p = plan(red);
+        assert!(!p.iter().find(|l| l.0 == "R1->R2").unwrap().1);
+        assert_eq!(folded(&p, "R2->d0").as_deref(), Some("R1->R2"));
+        let p = plan(dumbbell(json!({"capture": [{"link": "R1->R2"}]})));
+        assert!(!p.iter().find(|l| l.0 == "R1->R2").unwrap().1, "a captured link");
+        assert_eq!(folded(&p, "R2->d0"), None, "nothing folds behind a captured link");
+        assert_eq!(folded(&p, "R1->s0").as_deref(), Some("R2->R1"));
+    }
+}
