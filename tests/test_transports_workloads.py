@@ -5,6 +5,7 @@ import math
 import ccsim
 import numpy as np
 import pytest
+from ccsim.scenarios import path as bundled
 
 
 def dumbbell(
@@ -98,6 +99,15 @@ def workload_scenario(**w):
         ),
         "workloads": [{"name": "w", "pairs": "all", **w}],
     }
+
+
+def test_a_workload_scenario_resolves_to_itself():
+    # The resolved form is a scenario in its own right: resolving it again
+    # changes nothing (a workload's TCP transport once resolved with a `size`
+    # its own reader then refused).
+    r = ccsim.resolve(bundled("workload-100k"))
+    assert "size" not in r["workloads"][0]["transport"]
+    assert ccsim.resolve(r) == r
 
 
 def test_realised_arrival_rate_and_mean_size_match_the_request():

@@ -181,8 +181,9 @@ pub const KEYS: &[&str] = &[
     "size",
 ];
 
-/// Reads a TCP flow's keys; returns the sender's and receiver's parameters
-/// and the congestion control.
+/// Reads a TCP flow's keys (`in_workload`: a workload's `transport` table,
+/// which has no `size`: each connection's comes from the workload); returns
+/// the sender's and receiver's parameters and the congestion control.
 ///
 /// BMCC (`cc = "bmcc"`, bmcc.md §4) brings three defaults and two checks: its
 /// packets are ECN-capable (`ecn` defaults to true, and false is refused), it
@@ -190,7 +191,7 @@ pub const KEYS: &[&str] = &[
 /// echo the load-factor estimate (`feedback = {kind = "bmcc"}` is required);
 /// the receiver's `on_ce` selects the original or the modified scheme (§6.1)
 /// for both ends.
-pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
+pub fn read(t: &mut Tab, in_workload: bool) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
     let conv = match t
         .choice("conventions", Some("ccsim"), &["ccsim", "ns2", "ns3"])?
         .as_str()
@@ -204,7 +205,12 @@ pub fn read(t: &mut Tab) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
     let mss = t.uint("mss", Some(1460), 1, 65_495)? as u32;
     let header = t.uint("header", Some(conv.header), 0, 1000)? as u32;
     let ack_size = t.uint("ack_size", Some(40), 1, 1500)? as u32;
-    let size = t.size_or_inf("size", "inf")?;
+    // (A workload's connections get their sizes from the workload: no key.)
+    let size = if in_workload {
+        None
+    } else {
+        t.size_or_inf("size", "inf")?
+    };
     if size == Some(0) {
         return Err(t.error("size", &Value::from(0), "a positive size or \"inf\""));
     }
@@ -402,7 +408,7 @@ mod tests {
 
     fn resolved(v: Value) -> Value {
         let mut t = Tab::new("flows[0]".into(), &v).unwrap();
-        read(&mut t).unwrap();
+        read(&mut t, false).unwrap();
         t.finish().unwrap()
     }
 
@@ -461,7 +467,7 @@ mod tests {
     fn keys_lists_every_key_read() {
         let v = json!({});
         let mut t = Tab::new("flows[0]".into(), &v).unwrap();
-        read(&mut t).unwrap();
+        read(&mut t, false).unwrap();
         assert_eq!(t.known(), KEYS);
     }
 
@@ -469,7 +475,7 @@ mod tests {
     fn ns2_estimator_needs_a_tick() {
         let v = json!({"rtt_estimator": "ns2"});
         let mut t = Tab::new("flows[0]".into(), &v).unwrap();
-        let e = read(&mut t).unwrap_err();
+        let e = read(&mut t, false).unwrap_err();
         assert_eq!(e.path, "flows[0].rtt_tick");
         assert!(e.expected.contains("tcpTick_"), "{e}");
     }

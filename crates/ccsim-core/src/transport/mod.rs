@@ -34,7 +34,7 @@ type Reader = fn(&str, &mut Tab, &ReadCtx) -> Res<Arc<dyn TransportSpec>>;
 /// The values of `kind` in a flow or a workload's `transport` table, each with
 /// the reader of its keys.
 pub const READERS: &[(&str, Reader)] = &[
-    ("tcp", |_, t, _| Ok(Arc::new(tcp::TcpSpec::read(t)?))),
+    ("tcp", |_, t, cx| Ok(Arc::new(tcp::TcpSpec::read(t, cx.in_workload)?))),
     ("cbr", |k, t, cx| Ok(Arc::new(datagram::DatagramSpec::read(k, t, cx)?))),
     ("poisson", |k, t, cx| {
         Ok(Arc::new(datagram::DatagramSpec::read(k, t, cx)?))

@@ -21,8 +21,10 @@ pub struct TcpSpec {
 }
 
 impl TcpSpec {
-    pub fn read(t: &mut Tab) -> Res<TcpSpec> {
-        let (snd, rcv, cc) = crate::tcp::params::read(t)?;
+    /// Reads a TCP flow's keys (`in_workload`: a workload's transport, whose
+    /// `size` the workload gives).
+    pub fn read(t: &mut Tab, in_workload: bool) -> Res<TcpSpec> {
+        let (snd, rcv, cc) = crate::tcp::params::read(t, in_workload)?;
         Ok(TcpSpec { snd, rcv, cc })
     }
 }

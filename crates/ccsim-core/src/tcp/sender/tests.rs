@@ -884,11 +884,11 @@ fn rfc6675_5_1_timeout_retransmits_only_unsacked() {
 fn sack_needs_both_ends() {
     let v = serde_json::json!({"sack": true, "sack_blocks": 0});
     let mut t = crate::cfg::Tab::new("flows[0]".into(), &v).unwrap();
-    let (snd, rcv, _) = super::super::params::read(&mut t).unwrap();
+    let (snd, rcv, _) = super::super::params::read(&mut t, false).unwrap();
     assert!(!snd.sack && rcv.sack_blocks == 0);
     let v = serde_json::json!({"sack": true});
     let mut t = crate::cfg::Tab::new("flows[0]".into(), &v).unwrap();
-    let (snd, rcv, _) = super::super::params::read(&mut t).unwrap();
+    let (snd, rcv, _) = super::super::params::read(&mut t, false).unwrap();
     assert!(snd.sack && rcv.sack_blocks == 3);
 }
 
