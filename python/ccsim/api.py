@@ -109,8 +109,7 @@ def run(
         A model invariant was violated (e.g. packet conservation), simulated time
         stopped advancing, or the run outgrew ``memory_limit``.
     """
-    d = load_scenario(scenario, overrides)
-    text = _to_json(d)
+    text = _to_json(load_scenario(scenario, overrides))  # (only the text lives through the run)
     limit = _memory(memory_limit)
     t0, c0 = time.perf_counter(), time.process_time()
     raw = _ccsim.run(text, progress, slice_s, limit)
