@@ -111,16 +111,14 @@ impl QueueStats {
 }
 
 /// Gives back most of a queue's memory once it holds less than an eighth of
-/// what it has room for (the caller checks): a link's pipe, and a FIFO link's
+/// what it has room for, more than 64 (the caller checks): a link's pipe, and a FIFO link's
 /// record of its packets, grow to the most packets the link ever held, and a
 /// flow's access link holds its whole window in slow start. With thousands of
 /// flows the windows of the past would otherwise be kept for the rest of the
 /// run, many times the packets in flight at any one time.
 #[cold]
 pub fn shrink<T>(q: &mut VecDeque<T>) {
-    if q.capacity() > 64 {
-        q.shrink_to(q.capacity() / 4);
-    }
+    q.shrink_to(q.capacity() / 4);
 }
 
 /// A link's transmitter as a FIFO link serves with it ([`Serve`]).

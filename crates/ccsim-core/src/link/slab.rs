@@ -31,6 +31,17 @@ impl Slab {
             }
         }
     }
+    /// Stores a copy of `pkt` (one copy, straight into its slot); returns the slot.
+    #[inline]
+    pub fn put_copy(&mut self, pkt: &Packet) -> u32 {
+        match self.free.pop() {
+            Some(h) => {
+                self.slots[h as usize].clone_from(pkt);
+                h
+            }
+            None => self.put(pkt.clone()),
+        }
+    }
     /// Takes the packet out of slot `h`, which becomes free.
     #[inline]
     pub fn take(&mut self, h: u32) -> Packet {

@@ -15,13 +15,18 @@ pub(super) enum Ends {
 }
 
 impl Sim {
-    pub(super) fn deliver<const T: bool>(&mut self, pkt: Packet) {
+    /// Delivers the packet in slab slot `h` to its flow's end (read in its
+    /// slot, which is freed after).
+    pub(super) fn deliver<const T: bool>(&mut self, h: u32) {
         self.counters.delivered += 1;
-        let fid = pkt.flow;
         let now = self.now();
-        let f = &mut self.flows[fid.idx()];
+        let Sim { slab, flows, .. } = self;
+        let pkt = slab.get(h);
+        let fid = pkt.flow;
+        let f = &mut flows[fid.idx()];
         if pkt.uid <= f.uid_floor {
             self.workloads.stale_packets += 1; // of a connection that is over
+            self.slab.release(h);
             return;
         }
         if pkt.kind == Kind::Data {
@@ -31,13 +36,14 @@ impl Sim {
         let ends = {
             let mut cx = EndpointCtx { now, out: &mut out };
             if pkt.dst == f.dst {
-                f.rcv.on_packet(&pkt, &mut cx);
+                f.rcv.on_packet(pkt, &mut cx);
                 Ends::Receiver
             } else {
-                f.snd.on_packet(&pkt, &mut cx);
+                f.snd.on_packet(pkt, &mut cx);
                 Ends::Sender
             }
         };
+        self.slab.release(h);
         self.flush_endpoint::<T>(fid, &mut out, ends);
         self.out_buf = out;
     }
@@ -47,11 +53,12 @@ impl Sim {
     /// close it).
     pub(super) fn flush_endpoint<const T: bool>(&mut self, fid: FlowId, out: &mut Vec<Packet>, ends: Ends) {
         self.rearm(fid, ends);
-        for mut p in out.drain(..) {
-            self.flows[fid.idx()].stamp_ip_id(&mut p);
+        for p in out.iter_mut() {
+            self.flows[fid.idx()].stamp_ip_id(p);
             // A packet leaves from the node of the endpoint that emitted it.
-            self.inject::<T>(p.src, p);
+            self.inject::<T>(p);
         }
+        out.clear();
         if self.flows[fid.idx()].conn.is_some() {
             self.conn_progress(fid);
         }

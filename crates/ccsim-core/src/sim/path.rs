@@ -19,13 +19,14 @@ impl Sim {
         self.next_uid
     }
 
-    /// A packet created by an endpoint at `node` enters the network. (Its IP id
-    /// is the sending end's, stamped by the flow; the uid is global.)
-    pub(super) fn inject<const T: bool>(&mut self, node: NodeId, mut pkt: Packet) {
+    /// A packet created by an endpoint enters the network at its source node
+    /// (copied into the slab from the endpoint's output). (Its IP id is the
+    /// sending end's, stamped by the flow; the uid is global.)
+    pub(super) fn inject<const T: bool>(&mut self, pkt: &mut Packet) {
         pkt.uid = self.alloc_uid();
         self.counters.created += 1;
-        let h = self.slab.put(pkt);
-        self.forward::<T>(node, None, h);
+        let h = self.slab.put_copy(pkt);
+        self.forward::<T>(pkt.src, None, h);
     }
 
     /// Routes the packet in slab slot `h` at `node`: deliver locally or hand it
@@ -38,8 +39,7 @@ impl Sim {
             (p.dst, p.flow)
         };
         if dst == node {
-            let pkt = self.slab.take(h);
-            self.deliver::<T>(pkt);
+            self.deliver::<T>(h);
             return;
         }
         let Some(out) = self.nodes[node.idx()].next_hop_for(dst, flow) else {
@@ -374,7 +374,7 @@ impl Sim {
         if let Some(&(next, _)) = l.pipe.front() {
             self.sched.schedule(next, Ev::Arrive(link));
         }
-        if l.pipe.len() * 8 < l.pipe.capacity() {
+        if l.pipe.capacity() > 64 && l.pipe.len() * 8 < l.pipe.capacity() {
             crate::link::shrink(&mut l.pipe);
         }
         let to = l.to;
