@@ -90,8 +90,6 @@ fn run_by_events(text: &str) -> Result<ccsim_core::Output, ccsim_core::Error> {
     let (mut sim, resolved) = ccsim_core::scenario::build(text)?;
     sim.serve_links_by_events();
     let events = sim.run_until(sim.end);
-    // (where an arrival meets the transmitter freeing up, the orders differ)
-    eprintln!("arrivals as a transmitter freed up: {}", sim.ties);
     sim.close();
     sim.check_invariants()?;
     Ok(ccsim_core::output::collect(&mut sim, resolved.to_string(), events))

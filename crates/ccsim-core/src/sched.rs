@@ -1,6 +1,17 @@
-//! The event queue: a binary min-heap ordered by (time, insertion sequence).
+//! The event queue: a binary min-heap ordered by time, then by when each event
+//! was (or, in a simulator with an event per packet per hop, would have been)
+//! scheduled, then by insertion.
 //!
-//! Ties are broken by insertion order, so runs are deterministic. Components
+//! Events at one nanosecond are taken in the order they were scheduled, as in
+//! ns-2's and ns-3's schedulers, so runs are deterministic and phase effects
+//! follow the same rule as theirs. An event's `lead` is how long before its
+//! time it was scheduled: `at - now` for a timer, but for a packet's arrival at
+//! the end of a link the time since the packet started across it (ns-2
+//! schedules the arrival then) although this engine inserts the event later
+//! (one pending arrival per link) or earlier (a link folded behind its
+//! feeder); the larger lead comes first. Ties of both are broken by insertion
+//! order (a 32-bit sequence, which can only misorder two events scheduled for
+//! one instant with one lead four billion insertions apart). Components
 //! keep at most one pending wakeup each (htsim style, see STYLE.md), which keeps
 //! the heap small: at most 17–464 entries in the benchmark scenarios
 //! (`benches/engine.rs`, docs/performance.md), where a pop+push costs 23–33 ns.
@@ -21,21 +32,23 @@ use std::collections::BinaryHeap;
 
 struct Entry<E> {
     time: Time,
-    seq: u64,
+    /// The lead, complemented (a larger lead orders first), then the
+    /// insertion sequence: `(!lead) << 32 | seq`.
+    order: u64,
     ev: E,
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.time == o.time && self.order == o.order
     }
 }
 impl<E> Eq for Entry<E> {}
 impl<E> Entry<E> {
-    /// (time, seq) as one number: compared without branches.
+    /// (time, order) as one number: compared without branches.
     #[inline(always)]
     fn key(&self) -> u128 {
-        ((self.time.0 as u128) << 64) | self.seq as u128
+        ((self.time.0 as u128) << 64) | self.order as u128
     }
 }
 impl<E> PartialOrd for Entry<E> {
@@ -106,15 +119,24 @@ impl<E> Scheduler<E> {
         self.now
     }
 
-    /// Schedules `ev` at `at`; scheduling in the past is a logic error and is
-    /// clamped to `now` so time never goes backwards.
+    /// Schedules `ev` at `at` (its lead: `at - now`); scheduling in the past
+    /// is a logic error and is clamped to `now` so time never goes backwards.
+    #[inline]
     pub fn schedule(&mut self, at: Time, ev: E) {
+        let lead = at.saturating_sub(self.now);
+        self.schedule_led(at, lead, ev);
+    }
+
+    /// Schedules `ev` at `at` as if it had been scheduled `lead` before `at`
+    /// (see the module doc).
+    pub fn schedule_led(&mut self, at: Time, lead: Time, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let time = if at < self.now { self.now } else { at };
         self.seq += 1;
+        let lead = lead.0.min(u32::MAX as u64);
         let e = Entry {
             time,
-            seq: self.seq,
+            order: ((!lead & u32::MAX as u64) << 32) | (self.seq & u32::MAX as u64),
             ev,
         };
         if self.spent_top {

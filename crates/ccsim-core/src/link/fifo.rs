@@ -10,8 +10,17 @@
 //! packet (the engine's `TxReady`): the packet goes into the propagation pipe
 //! at its arrival, with its arrival time at the far end, and the queue is the
 //! set of admitted packets whose service has not started yet. Whether an
-//! arrival fits is the number (and bytes) of those at its arrival time; at
-//! one instant, a service that starts comes before an arrival.
+//! arrival fits is the number (and bytes) of those at its arrival time.
+//!
+//! An arrival and a start of service at the same nanosecond come in the
+//! order an event-driven simulator would take them, ns-2's: by when each
+//! event was scheduled, earlier first. An arrival over a link was scheduled
+//! when the packet started across it, its `lead` (that link's delay and
+//! serialization time) ahead; a start of service when the packet ahead
+//! started, its serialization time ahead; a packet its host sends now has no
+//! lead. So behind a long propagation delay arrivals come first, behind a
+//! slow transmitter starts do (and a packet that finds the queue holding one
+//! starting then may be dropped or not accordingly).
 //!
 //! The link can even be told of an arrival before it happens, when the packet
 //! is still on the wire of the one link that feeds it (the engine's folding,
@@ -45,8 +54,27 @@ pub(super) struct Entry {
     start: Time,
     done: Time,
     size: u32,
+    /// How far ahead the arrival and the start would have been scheduled,
+    /// in ns (see the module doc; saturated at 4.29 s).
+    arrive_lead: u32,
+    start_lead: u32,
     /// Lost on the wire (counted as a drop when its serialization ends).
     lost: bool,
+}
+
+impl Entry {
+    /// Whether this packet's start of service comes before an arrival at
+    /// `at` with `lead` (see the module doc).
+    #[inline]
+    fn starts_before(&self, at: Time, lead: u32) -> bool {
+        self.start < at || (self.start == at && self.start_lead > lead)
+    }
+}
+
+/// A duration as a lead: nanoseconds, saturated.
+#[inline]
+pub fn lead(d: Time) -> u32 {
+    d.0.min(u32::MAX as u64) as u32
 }
 
 /// A ring of entries with a power-of-two capacity: indexing is a mask, not
@@ -114,6 +142,9 @@ pub struct Fifo {
     waiting_bytes: u64,
     /// Arrivals told in advance that did not fit, not accounted yet: their times.
     drops: std::collections::VecDeque<Time>,
+    /// The serialization time of the last packet admitted (the lead of the
+    /// start of the next one, if it waits).
+    last_tx: Time,
     /// Arrivals told in advance until the accounts are next brought up to
     /// the engine's time (a few at a time: the work per packet is the same,
     /// the calls fewer).
@@ -176,6 +207,7 @@ impl Fifo {
             waiting: 0,
             waiting_bytes: 0,
             drops: Default::default(),
+            last_tx: Time::ZERO,
             until_settle: 0,
             backlog: (0, 0),
         }
@@ -187,21 +219,23 @@ impl Fifo {
     /// waiting at `at` leave room. An arrival now is accounted at once, after
     /// the starts and ends of service due by now (see the module doc).
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub fn admit(
         &mut self,
         now: Time,
         at: Time,
+        lead: u32,
         size: u32,
         busy_until: Time,
         serve: &mut impl Serve,
         acc: &mut Accounts,
     ) -> Admitted {
         if self.folded {
-            return self.admit_ahead(now, at, size, busy_until, serve, acc);
+            return self.admit_ahead(now, at, lead, size, busy_until, serve, acc);
         }
         debug_assert_eq!(at, now, "only a folded link is told of arrivals in advance");
         if self.q.len == 0 && busy_until <= now {
-            let e = Self::serve(now, size, now, serve);
+            let e = self.serve(now, lead, size, now, serve);
             self.pass(e, acc);
             return Admitted::Sent {
                 start: e.start,
@@ -209,7 +243,7 @@ impl Fifo {
                 lost: e.lost,
             };
         }
-        while self.q.len > 0 && self.q.get(0).start <= now {
+        while self.q.len > 0 && self.q.get(0).starts_before(now, lead) {
             self.start_front(acc);
         }
         self.depart(now, true, acc);
@@ -219,12 +253,17 @@ impl Fifo {
             acc.drop(DropReason::Overflow);
             return Admitted::Dropped;
         }
-        let e = Self::serve(at, size, busy_until, serve);
+        let e = self.serve(at, lead, size, busy_until, serve);
         self.q.push(e);
         self.arrived += 1;
         self.arrive(e, acc);
-        if e.start == now {
+        // The starts at this instant come after it (this packet's own too, if
+        // it finds the transmitter free as the packet ahead leaves).
+        while self.q.get(0).start <= now {
             self.start_front(acc);
+            if self.q.len == 0 {
+                break;
+            }
         }
         Admitted::Sent {
             start: e.start,
@@ -254,10 +293,12 @@ impl Fifo {
     /// [`Fifo::admit`] of an arrival told in advance: the accounts are kept up
     /// to now only, and what the arrival finds is counted from the packets
     /// not yet started at `at`.
+    #[allow(clippy::too_many_arguments)]
     fn admit_ahead(
         &mut self,
         now: Time,
         at: Time,
+        lead: u32,
         size: u32,
         busy_until: Time,
         serve: &mut impl Serve,
@@ -270,7 +311,7 @@ impl Fifo {
                 self.until_settle = 7;
             }
         }
-        while self.waiting < self.q.len && self.q.get(self.waiting).start <= at {
+        while self.waiting < self.q.len && self.q.get(self.waiting).starts_before(at, lead) {
             self.waiting_bytes -= self.q.get(self.waiting).size as u64;
             self.waiting += 1;
         }
@@ -278,7 +319,7 @@ impl Fifo {
             self.drops.push_back(at);
             return Admitted::Dropped;
         }
-        let e = Self::serve(at, size, busy_until, serve);
+        let e = self.serve(at, lead, size, busy_until, serve);
         self.q.push(e);
         self.waiting_bytes += size as u64;
         Admitted::Sent {
@@ -290,14 +331,21 @@ impl Fifo {
 
     /// The passage of a packet arriving at `at`.
     #[inline]
-    fn serve(at: Time, size: u32, busy_until: Time, serve: &mut impl Serve) -> Entry {
+    fn serve(&mut self, at: Time, lead: u32, size: u32, busy_until: Time, serve: &mut impl Serve) -> Entry {
         let start = at.max(busy_until);
-        let done = start + serve.tx(size);
+        // A packet that waits starts when the one ahead (served last) ends;
+        // one that finds the transmitter free starts with its own arrival,
+        // before any later arrival at that instant.
+        let start_lead = if start > at { self::lead(self.last_tx) } else { u32::MAX };
+        let tx = serve.tx(size);
+        self.last_tx = tx;
         Entry {
             arrive: at,
             start,
-            done,
+            done: start + tx,
             size,
+            arrive_lead: lead,
+            start_lead,
             lost: serve.lost(),
         }
     }
@@ -364,9 +412,9 @@ impl Fifo {
     }
 
     /// Accounts what happened before `t` (at `t` too when `inclusive`):
-    /// arrivals and service starts in time order (at one instant starts come
-    /// before arrivals, and a packet that starts as it arrives counts a
-    /// backlog of one), drops, and the end of the service in progress; the
+    /// arrivals and service starts in time order (at one instant arrivals come
+    /// before starts, and a packet that starts as it arrives counts a backlog
+    /// of one), drops, and the end of the service in progress; the
     /// backlog integrals are brought up to `t`.
     pub fn settle(&mut self, t: Time, inclusive: bool, acc: &mut Accounts) {
         let due = |x: Time| x < t || (inclusive && x == t);
@@ -375,7 +423,7 @@ impl Fifo {
             if !due(e.arrive) {
                 break;
             }
-            while self.arrived > 0 && self.q.get(0).start <= e.arrive {
+            while self.arrived > 0 && self.q.get(0).starts_before(e.arrive, e.arrive_lead) {
                 self.start_front(acc);
             }
             if self.arrived == 0 && e.start == e.arrive {
@@ -453,12 +501,17 @@ mod tests {
             }
         }
         fn admit(&mut self, now: Time, at: Time) -> Admitted {
+            self.admit_led(now, at, 0)
+        }
+        fn admit_led(&mut self, now: Time, at: Time, lead: u32) -> Admitted {
             let mut acc = Accounts {
                 stats: &mut self.stats,
                 last_change: &mut self.last_change,
                 dropped: 0,
             };
-            let a = self.f.admit(now, at, 1000, self.busy_until, &mut TenMbps, &mut acc);
+            let a = self
+                .f
+                .admit(now, at, lead, 1000, self.busy_until, &mut TenMbps, &mut acc);
             self.dropped += acc.dropped;
             if let Admitted::Sent { done, .. } = a {
                 self.busy_until = done;
@@ -515,19 +568,35 @@ mod tests {
         assert_eq!(d.stats.departures, 3);
     }
 
-    /// An arrival at the instant the transmitter frees up finds the packet
-    /// that starts then already gone from the queue (starts come first).
+    /// An arrival at the instant the transmitter frees up, in ns-2's order
+    /// of the two events: the start of service (scheduled one 800-µs
+    /// serialization ahead) comes first when the arrival was known less far
+    /// ahead (its host sent it now: it fits in the one-packet queue), after
+    /// an arrival known further ahead (over a link 1 ms long: the packet about
+    /// to start still waits, and the arrival is dropped).
     #[test]
-    fn a_start_comes_before_an_arrival_at_the_same_instant() {
-        let mut d = Drive::new(Limit::Packets(1), false);
-        d.admit(us(0), us(0)); // in service until 800
-        d.admit(us(10), us(10)); // waits, starts at 800
-        assert_eq!(d.admit(us(20), us(20)), Admitted::Dropped, "one waiting: full");
-        match d.admit(us(800), us(800)) {
-            Admitted::Sent { start, .. } => assert_eq!(start, us(1600)),
-            a => panic!("{a:?}"),
+    fn ties_in_the_order_their_events_were_scheduled() {
+        for folded in [false, true] {
+            for (lead_us, fits) in [(0, true), (1_000, false)] {
+                let mut d = Drive::new(Limit::Packets(1), folded);
+                let ahead = |t: u64| us(t.saturating_sub(lead_us * folded as u64));
+                d.admit_led(ahead(0), us(0), 0); // in service until 800
+                d.admit_led(ahead(10), us(10), 0); // waits, starts at 800
+                assert_eq!(
+                    d.admit_led(ahead(20), us(20), 0),
+                    Admitted::Dropped,
+                    "one waiting: full"
+                );
+                let a = d.admit_led(ahead(800), us(800), lead_us as u32 * 1000);
+                assert_eq!(
+                    a != Admitted::Dropped,
+                    fits,
+                    "folded {folded}, lead {lead_us} µs: {a:?}"
+                );
+                d.settle(us(2000), false);
+                assert_eq!((d.stats.max_pkts, d.stats.total_drops()), (1, 1 + !fits as u64));
+            }
         }
-        assert_eq!(d.stats.max_pkts, 1);
     }
 
     /// A folded link told of its arrivals in advance reaches the same

@@ -40,7 +40,7 @@ use std::collections::VecDeque;
 mod fifo;
 mod slab;
 mod table;
-pub use fifo::{Accounts, Admitted, Fifo, Serve};
+pub use fifo::{lead, Accounts, Admitted, Fifo, Serve};
 pub use slab::Slab;
 pub use table::queues_table;
 
@@ -157,6 +157,7 @@ impl Serve for Wire<'_> {
 #[derive(Copy, Clone, Debug)]
 struct InService {
     size: u32,
+    start: Time,
     done: Time,
     lost: bool,
 }
@@ -205,9 +206,11 @@ pub struct Link {
     /// jitter, which the next may not overtake.
     last_arrival: Time,
     /// Packets in serialization or propagating, with their arrival times at the
-    /// far end (non-decreasing), as slots of the engine's [`Slab`]. A packet
-    /// lost on the wire is not here.
-    pub pipe: VecDeque<(Time, u32)>,
+    /// far end (non-decreasing), as slots of the engine's [`Slab`], with the
+    /// time from the packet's start across the link to its arrival (its
+    /// [`lead`], which orders an arrival among events at one instant:
+    /// sched.rs). A packet lost on the wire is not here.
+    pub pipe: VecDeque<(Time, u32, u32)>,
     /// The loss and jitter models' random stream.
     pub rng: Rng,
     /// The queue discipline's random stream (RED's drop decisions).
@@ -325,12 +328,22 @@ impl Link {
             now >= self.busy_until && self.in_service.is_none(),
             "the transmitter is busy"
         );
-        let tx = self.tx_time(size);
+        let tx = self.serialization(size);
         let done = now + tx;
         let lost = self.loss > 0.0 && self.rng.bernoulli(self.loss);
         self.busy_until = done;
-        self.in_service = Some(InService { size, done, lost });
+        self.in_service = Some(InService {
+            size,
+            start: now,
+            done,
+            lost,
+        });
         (done, lost)
+    }
+
+    /// When the serialization in progress (or the last) started.
+    pub fn service_start(&self) -> Time {
+        self.in_service.map_or(self.busy_until, |s| s.start)
     }
 
     /// When a packet whose serialization ends at `done` reaches the far end:
@@ -351,17 +364,18 @@ impl Link {
 
     /// The serialization time of a `size`-byte packet.
     #[inline]
-    fn tx_time(&mut self, size: u32) -> Time {
+    pub fn serialization(&mut self, size: u32) -> Time {
         Wire::memo(&mut self.tx_memo, self.rate, size)
     }
 
     /// A `size`-byte packet reaches the queue of this [`Link::fifo`] link at
-    /// `at` (now, or later for a folded link): its arrival time at the far
-    /// end, or `None` if it is dropped (at the limit, or on the wire: the
-    /// loss is drawn as an event-driven link draws it at the start of
-    /// service, then the jitter); and the drops this accounted.
+    /// `at` (now, or later for a folded link; known `lead` ahead): its start
+    /// of service and arrival time at the far end, or `None` if it is
+    /// dropped (at the limit, or on the wire: the loss is drawn as an
+    /// event-driven link draws it at the start of service, then the jitter);
+    /// and the drops this accounted.
     #[inline(always)]
-    pub fn admit(&mut self, now: Time, at: Time, size: u32) -> (Option<Time>, u64) {
+    pub fn admit(&mut self, now: Time, at: Time, lead: Time, size: u32) -> (Option<(Time, Time)>, u64) {
         let f = self.fifo.as_mut().expect("a FIFO link");
         let mut wire = Wire {
             rate: self.rate,
@@ -374,11 +388,11 @@ impl Link {
             last_change: &mut self.last_change,
             dropped: 0,
         };
-        match f.admit(now, at, size, self.busy_until, &mut wire, &mut acc) {
-            Admitted::Sent { done, lost, .. } => {
+        match f.admit(now, at, fifo::lead(lead), size, self.busy_until, &mut wire, &mut acc) {
+            Admitted::Sent { start, done, lost } => {
                 let dropped = acc.dropped;
                 self.busy_until = done;
-                ((!lost).then(|| self.arrival(done)), dropped)
+                ((!lost).then(|| (start, self.arrival(done))), dropped)
             }
             Admitted::Dropped => (None, acc.dropped),
         }
@@ -493,7 +507,7 @@ mod tests {
             waited += (at == last) as u32;
             extra += e;
             last = at;
-            l.pipe.push_back((at, 0));
+            l.pipe.push_back((at, 0, 0));
         }
         let mean = extra / n as f64;
         assert!((0.0028..0.0030).contains(&mean), "mean extra delay {mean}");

@@ -6,6 +6,7 @@ use super::{Ev, Sim};
 use crate::packet::{LinkId, NodeId, Packet};
 use crate::qdisc::{DropReason, QdiscCtx};
 use crate::router::{Component, QueueEvent, QueueView, Verdict};
+use crate::units::Time;
 use crate::world::{call_each, call_one, Requests};
 
 impl Sim {
@@ -65,10 +66,12 @@ impl Sim {
             }
         }
         let h = self.slab.put(pkt);
+        // (A packet a component passes on or releases has no lead: it
+        // arrives at the queue in this event.)
         if self.taps.is_some() {
-            self.enqueue::<true>(out, h);
+            self.enqueue::<true>(out, h, Time::ZERO);
         } else {
-            self.enqueue::<false>(out, h);
+            self.enqueue::<false>(out, h, Time::ZERO);
         }
     }
 

@@ -88,13 +88,9 @@ pub struct Sim {
     pub cut_through: bool,
     /// Serve drop-tail links nothing watches as event-free FIFOs, and fold
     /// those fed by one link only behind it (sim/plan.rs). On by default;
-    /// it changes only the order of events at one instant.
+    /// results are the same either way (tests/engine.rs), only the speed
+    /// differs.
     pub fast_links: bool,
-    /// Arrivals at a queue at the instant its transmitter frees up with packets
-    /// waiting (served by events): whether the arrival or the next start of
-    /// service comes first depends on the order of the two events, where an
-    /// event-free FIFO starts the service first.
-    pub ties: u64,
     /// The current instant and the events processed at it (zero-time loop guard).
     instant: (Time, u64),
     next_uid: u64,
@@ -124,7 +120,6 @@ impl Sim {
             taps: None,
             cut_through: true,
             fast_links: true,
-            ties: 0,
             instant: (Time::ZERO, 0),
             next_uid: 0,
             out_buf: Vec::new(),

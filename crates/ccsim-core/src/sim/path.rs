@@ -33,7 +33,9 @@ impl Sim {
     /// to the output queue (through the node's components, if any). The packet
     /// leaves the slab only where it is delivered, seen by components or
     /// queued; one that cuts through the next queue keeps its slot.
-    pub(super) fn forward<const T: bool>(&mut self, node: NodeId, in_link: Option<LinkId>, h: u32) {
+    /// `from`: the link the packet arrived over and how long before now it
+    /// started across it (`None`: its host sends it now).
+    pub(super) fn forward<const T: bool>(&mut self, node: NodeId, from: Option<(LinkId, Time)>, h: u32) {
         let (dst, flow) = {
             let p = self.slab.get(h);
             (p.dst, p.flow)
@@ -49,26 +51,23 @@ impl Sim {
             return;
         };
         if self.nodes[node.idx()].comps.is_empty() {
-            self.enqueue::<T>(out, h);
+            self.enqueue::<T>(out, h, from.map_or(Time::ZERO, |f| f.1));
         } else {
             let pkt = self.slab.take(h);
-            self.through_components(node, 0, in_link, out, pkt);
+            self.through_components(node, 0, from.map(|f| f.0), out, pkt);
         }
     }
 
     /// Offers the packet in slab slot `h` to the link's queue discipline (the
     /// link wrapper keeps the stats), or passes it straight to the transmitter
-    /// (cut-through, [`Sim::passes`]) in its slot.
-    pub(super) fn enqueue<const T: bool>(&mut self, link: LinkId, h: u32) {
+    /// (cut-through, [`Sim::passes`]) in its slot. `lead`: how far ahead its
+    /// arrival was known (a FIFO link orders ties by it: link/fifo.rs).
+    pub(super) fn enqueue<const T: bool>(&mut self, link: LinkId, h: u32, lead: Time) {
         if self.links[link.idx()].fifo.is_some() {
-            self.admit(link, h, self.now());
+            self.admit(link, h, self.now(), lead);
             return;
         }
         let size = self.slab.get(h).size;
-        let l = &self.links[link.idx()];
-        if l.wake_pending && l.busy_until == self.now() {
-            self.ties += 1;
-        }
         if self.passes::<T>(link, size) {
             self.pass::<T>(link, h, size);
             return;
@@ -96,32 +95,34 @@ impl Sim {
     /// before now at each arrival it is told of, so it holds only the packets
     /// still in flight towards or through it).
     #[inline]
-    pub(super) fn admit(&mut self, mut link: LinkId, h: u32, mut at: Time) {
+    pub(super) fn admit(&mut self, mut link: LinkId, h: u32, mut at: Time, mut lead: Time) {
         let now = self.now();
         let size = self.slab.get(h).size;
         loop {
-            let (arrive, dropped) = self.links[link.idx()].admit(now, at, size);
+            let (sent, dropped) = self.links[link.idx()].admit(now, at, lead, size);
             self.counters.dropped += dropped;
-            let Some(arrive) = arrive else {
+            let Some((start, arrive)) = sent else {
                 self.slab.release(h);
                 return;
             };
             match self.folded_next(link, h) {
-                Some(next) => (link, at) = (next, arrive),
-                None => return self.enter_pipe(link, h, arrive),
+                Some(next) => (link, at, lead) = (next, arrive, arrive - start),
+                None => return self.enter_pipe(link, h, arrive, arrive - start),
             }
         }
     }
 
-    /// The packet in slot `h` will reach the far end of `link` at `at`: it
-    /// enters the link's pipe, unless the next link there is folded behind
-    /// this one ([`crate::link::Link::feeder`]); then that link is told of
-    /// its arrival now.
+    /// The packet in slot `h`, whose serialization on `link` starts now,
+    /// will reach the far end at `at`: it enters the link's pipe, unless the
+    /// next link there is folded behind this one
+    /// ([`crate::link::Link::feeder`]); then that link is told of its arrival
+    /// now.
     #[inline]
     pub(super) fn propagate(&mut self, link: LinkId, h: u32, at: Time) {
+        let lead = at - self.now();
         match self.folded_next(link, h) {
-            Some(next) => self.admit(next, h, at),
-            None => self.enter_pipe(link, h, at),
+            Some(next) => self.admit(next, h, at, lead),
+            None => self.enter_pipe(link, h, at, lead),
         }
     }
 
@@ -141,13 +142,16 @@ impl Sim {
         (self.links[next.idx()].feeder == Some(link)).then_some(next)
     }
 
-    /// The packet in slot `h` enters `link`'s pipe, reaching the far end at `at`.
+    /// The packet in slot `h` enters `link`'s pipe, reaching the far end at
+    /// `at`, `lead` after it started across the link (when its arrival event
+    /// counts as scheduled: sched.rs).
     #[inline(always)]
-    fn enter_pipe(&mut self, link: LinkId, h: u32, at: Time) {
+    fn enter_pipe(&mut self, link: LinkId, h: u32, at: Time, lead: Time) {
         let l = &mut self.links[link.idx()];
-        l.pipe.push_back((at, h));
+        let lead = crate::link::lead(lead);
+        l.pipe.push_back((at, h, lead));
         if l.pipe.len() == 1 {
-            self.sched.schedule(at, Ev::Arrive(link));
+            self.sched.schedule_led(at, Time(lead as u64), Ev::Arrive(link));
         }
     }
 
@@ -277,7 +281,9 @@ impl Sim {
         let l = &mut self.links[link.idx()];
         if l.qdisc.backlog_packets() > 0 {
             l.wake_pending = true;
-            self.sched.schedule(l.busy_until, Ev::TxReady(link));
+            // (as if scheduled when the serialization in progress started)
+            let lead = l.busy_until - l.service_start();
+            self.sched.schedule_led(l.busy_until, lead, Ev::TxReady(link));
         }
     }
 
@@ -370,9 +376,9 @@ impl Sim {
     /// The head of `link`'s pipe reaches the far end and is forwarded there.
     pub(super) fn arrive<const T: bool>(&mut self, link: LinkId) {
         let l = &mut self.links[link.idx()];
-        let (_, h) = l.pipe.pop_front().expect("Arrive with an empty pipe");
-        if let Some(&(next, _)) = l.pipe.front() {
-            self.sched.schedule(next, Ev::Arrive(link));
+        let (_, h, lead) = l.pipe.pop_front().expect("Arrive with an empty pipe");
+        if let Some(&(next, _, next_lead)) = l.pipe.front() {
+            self.sched.schedule_led(next, Time(next_lead as u64), Ev::Arrive(link));
         }
         if l.pipe.capacity() > 64 && l.pipe.len() * 8 < l.pipe.capacity() {
             crate::link::shrink(&mut l.pipe);
@@ -381,6 +387,6 @@ impl Sim {
         if T {
             self.tap_received(link, self.slab.get(h).clone());
         }
-        self.forward::<T>(to, Some(link), h);
+        self.forward::<T>(to, Some((link, Time(lead as u64))), h);
     }
 }

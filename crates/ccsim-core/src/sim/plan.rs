@@ -19,10 +19,11 @@
 //! every member of an ECMP group. A run with router components folds
 //! nothing: components may create packets at any node.
 //!
-//! Both change only the order in which events at the same nanosecond are
-//! taken, never the model: with no two events at one instant the results are
-//! the same byte for byte (tests/engine.rs), and `ccsim validate` compares the
-//! results of the whole runs with ns-2 and ns-3.
+//! Neither changes a result: events at one nanosecond are taken in the order
+//! they would have been scheduled with an event per packet per hop (sched.rs,
+//! link/fifo.rs), so a run gives the same bytes with the fast paths off
+//! (`Sim::serve_links_by_events`; tests/engine.rs checks it on random
+//! scenarios).
 
 use super::Sim;
 use crate::link::Fifo;
