@@ -77,6 +77,25 @@ pub fn lead(d: Time) -> u32 {
     d.0.min(u32::MAX as u64) as u32
 }
 
+/// The packet being serialized: what its end of service accounts.
+#[derive(Copy, Clone, Debug)]
+struct Serving {
+    done: Time,
+    size: u32,
+    lost: bool,
+}
+
+impl From<Entry> for Serving {
+    #[inline]
+    fn from(e: Entry) -> Serving {
+        Serving {
+            done: e.done,
+            size: e.size,
+            lost: e.lost,
+        }
+    }
+}
+
 /// A ring of entries with a power-of-two capacity: indexing is a mask, not
 /// a branch (the accounting reads three positions per packet).
 #[derive(Debug, Default)]
@@ -135,7 +154,7 @@ pub struct Fifo {
     q: Ring,
     arrived: usize,
     /// The packet whose service started last, its end not accounted yet.
-    in_service: Option<Entry>,
+    in_service: Option<Serving>,
     /// Admission told in advance: `q[waiting..]` had not started at the last
     /// arrival; their bytes.
     waiting: usize,
@@ -287,7 +306,7 @@ impl Fifo {
         s.max_pkts = s.max_pkts.max(1);
         s.max_bytes = s.max_bytes.max(e.size as u64);
         s.sojourn.record_zero();
-        self.in_service = Some(e);
+        self.in_service = Some(e.into());
     }
 
     /// [`Fifo::admit`] of an arrival told in advance: the accounts are kept up
@@ -375,7 +394,7 @@ impl Fifo {
         acc.integrate(e.start, self.backlog);
         self.backlog = (self.backlog.0 - 1, self.backlog.1 - e.size as u64);
         acc.stats.sojourn.record((e.start - e.arrive).0);
-        self.in_service = Some(e);
+        self.in_service = Some(e.into());
     }
 
     /// The first packet of `q` (of `size` bytes) leaves it: the admission
@@ -402,7 +421,7 @@ impl Fifo {
 
     /// Accounts the end of `e`'s service.
     #[inline]
-    fn end(e: Entry, acc: &mut Accounts) {
+    fn end(e: Serving, acc: &mut Accounts) {
         let s = &mut *acc.stats;
         s.departures += 1;
         s.departure_bytes += e.size as u64;
@@ -412,10 +431,10 @@ impl Fifo {
     }
 
     /// Accounts what happened before `t` (at `t` too when `inclusive`):
-    /// arrivals and service starts in time order (at one instant arrivals come
-    /// before starts, and a packet that starts as it arrives counts a backlog
-    /// of one), drops, and the end of the service in progress; the
-    /// backlog integrals are brought up to `t`.
+    /// arrivals and service starts in time order (at one instant in the order
+    /// their events were scheduled, see the module doc; a packet that starts
+    /// as it arrives counts a backlog of one), drops, and the end of the
+    /// service in progress; the backlog integrals are brought up to `t`.
     pub fn settle(&mut self, t: Time, inclusive: bool, acc: &mut Accounts) {
         let due = |x: Time| x < t || (inclusive && x == t);
         while self.arrived < self.q.len {
