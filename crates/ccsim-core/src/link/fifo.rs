@@ -254,12 +254,19 @@ impl Fifo {
         }
         debug_assert_eq!(at, now, "only a folded link is told of arrivals in advance");
         if self.q.len == 0 && busy_until <= now {
-            let e = self.serve(now, lead, size, now, serve);
-            self.pass(e, acc);
+            // It finds the queue empty and the transmitter free.
+            let tx = serve.tx(size);
+            self.last_tx = tx;
+            let s = Serving {
+                done: now + tx,
+                size,
+                lost: serve.lost(),
+            };
+            self.pass(now, s, acc);
             return Admitted::Sent {
-                start: e.start,
-                done: e.done,
-                lost: e.lost,
+                start: now,
+                done: s.done,
+                lost: s.lost,
             };
         }
         while self.q.len > 0 && self.q.get(0).starts_before(now, lead) {
@@ -295,18 +302,18 @@ impl Fifo {
     /// transmitter idle: it starts at once (a backlog of one packet for no
     /// time, a sojourn of 0).
     #[inline]
-    fn pass(&mut self, e: Entry, acc: &mut Accounts) {
-        debug_assert!(self.backlog == (0, 0) && e.start == e.arrive);
+    fn pass(&mut self, at: Time, e: Serving, acc: &mut Accounts) {
+        debug_assert!(self.backlog == (0, 0));
         if let Some(prev) = self.in_service.take() {
             Self::end(prev, acc);
         }
-        *acc.last_change = e.arrive; // (the integrals gain nothing over an empty queue)
+        *acc.last_change = at; // (the integrals gain nothing over an empty queue)
         let s = &mut *acc.stats;
         s.arrivals += 1;
         s.max_pkts = s.max_pkts.max(1);
         s.max_bytes = s.max_bytes.max(e.size as u64);
         s.sojourn.record_zero();
-        self.in_service = Some(e.into());
+        self.in_service = Some(e);
     }
 
     /// [`Fifo::admit`] of an arrival told in advance: the accounts are kept up
@@ -449,7 +456,7 @@ impl Fifo {
                 // It finds the queue empty and the transmitter free.
                 self.q.pop();
                 self.leave_waiting(e.size);
-                self.pass(e, acc);
+                self.pass(e.arrive, e.into(), acc);
             } else {
                 self.arrived += 1;
                 self.arrive(e, acc);
