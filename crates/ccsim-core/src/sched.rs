@@ -207,6 +207,12 @@ impl<E> Scheduler<E> {
     pub fn peak_len(&self) -> usize {
         self.peak
     }
+    /// Drops every pending event and the memory that held them (the counts
+    /// and the peak stay).
+    pub fn clear(&mut self) {
+        self.heap = BinaryHeap::new();
+        self.spent_top = false;
+    }
 }
 
 #[cfg(test)]

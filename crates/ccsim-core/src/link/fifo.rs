@@ -124,13 +124,19 @@ impl Ring {
     fn pop(&mut self) {
         self.head = (self.head + 1) & (self.buf.len() - 1);
         self.len -= 1;
-        if self.len * 8 < self.buf.len() && self.buf.len() > 64 {
-            self.resize(self.buf.len() / 4); // (see super::shrink)
+        if super::too_roomy(self.len, self.buf.len(), super::KEEP_BUSY) {
+            self.resize(self.buf.len() / 4); // (see super::too_roomy)
         }
     }
     #[cold]
     fn grow(&mut self) {
         self.resize((self.buf.len() * 2).max(4));
+    }
+    /// See [`Fifo::tidy`].
+    fn tidy(&mut self) {
+        if super::too_roomy(self.len, self.buf.len(), super::KEEP) {
+            self.resize(super::room_for(self.len));
+        }
     }
     #[cold]
     fn resize(&mut self, cap: usize) {
@@ -229,6 +235,15 @@ impl Fifo {
             last_tx: Time::ZERO,
             until_settle: 0,
             backlog: (0, 0),
+        }
+    }
+
+    /// Gives back the room of its record beyond twice what it holds
+    /// ([`super::Link::tidy`]).
+    pub fn tidy(&mut self) {
+        self.q.tidy();
+        if super::too_roomy(self.drops.len(), self.drops.capacity(), super::KEEP) {
+            self.drops.shrink_to(super::room_for(self.drops.len()));
         }
     }
 

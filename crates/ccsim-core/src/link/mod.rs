@@ -110,12 +110,40 @@ impl QueueStats {
     }
 }
 
-/// Gives back most of a queue's memory once it holds less than an eighth of
-/// what it has room for, more than 64 (the caller checks): a link's pipe, and a FIFO link's
-/// record of its packets, grow to the most packets the link ever held, and a
-/// flow's access link holds its whole window in slow start. With thousands of
-/// flows the windows of the past would otherwise be kept for the rest of the
-/// run, many times the packets in flight at any one time.
+/// Whether a queue of `len` entries with room for `cap` should give back
+/// most of its memory: it holds less than an eighth of what it has room
+/// for, and room for more than `keep`.
+///
+/// A link's pipe, and a FIFO link's record of its packets, grow to the most
+/// packets the link ever held, and a flow's access link holds its whole
+/// window in slow start. With thousands of flows the windows of the past
+/// would otherwise be kept for the rest of the run, many times the packets
+/// in flight at any one time. So a queue with room for more than
+/// [`KEEP_BUSY`] gives back three quarters as it drains ([`shrink`], checked
+/// at each departure), and every queue is cut to twice what it holds, at
+/// least [`KEEP`], at the engine's periodic tidy ([`Link::tidy`]): a queue
+/// whose length swings by a few dozen packets every round trip would
+/// otherwise be reallocated every round trip.
+#[inline]
+pub fn too_roomy(len: usize, cap: usize, keep: usize) -> bool {
+    cap > keep && len * 8 < cap
+}
+
+/// The room a queue keeps at the engine's tidy: twice what it holds (a
+/// power of two), at least [`KEEP`].
+#[inline]
+pub fn room_for(len: usize) -> usize {
+    (2 * len).next_power_of_two().max(KEEP)
+}
+
+/// The least room a queue keeps: back-to-back pairs (slow start sends two
+/// packets per ACK) need no allocation.
+pub const KEEP: usize = 4;
+
+/// Above this room a queue gives memory back as it drains.
+pub const KEEP_BUSY: usize = 64;
+
+/// Gives back three quarters of a queue's memory ([`too_roomy`]; the caller checks).
 #[cold]
 pub fn shrink<T>(q: &mut VecDeque<T>) {
     q.shrink_to(q.capacity() / 4);
@@ -418,6 +446,17 @@ impl Link {
                 self.integrate(t);
                 dropped
             }
+        }
+    }
+
+    /// Gives back the room its pipe and FIFO record have beyond twice what
+    /// they hold ([`too_roomy`]); the engine calls it every so many events.
+    pub fn tidy(&mut self) {
+        if too_roomy(self.pipe.len(), self.pipe.capacity(), KEEP) {
+            self.pipe.shrink_to(room_for(self.pipe.len()));
+        }
+        if let Some(f) = &mut self.fifo {
+            f.tidy();
         }
     }
 

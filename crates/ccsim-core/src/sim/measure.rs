@@ -41,5 +41,6 @@ impl Sim {
         for l in &mut self.links {
             self.counters.dropped += l.account(end, true);
         }
+        self.tidy();
     }
 }

@@ -27,6 +27,11 @@ use crate::units::Time;
 use crate::workload::Workloads;
 use crate::world::{Flow, Node, WorldRef};
 
+/// Events per link between two tidies of the links' memory ([`Sim::tidy`]),
+/// and the fewest events between two.
+pub const TIDY_EVENTS_PER_LINK: u64 = 16;
+pub const TIDY_EVENTS_MIN: u64 = 1 << 18;
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Ev {
     /// The link's transmitter is free and packets wait in its queue: dequeue
@@ -99,6 +104,8 @@ pub struct Sim {
     mark_buf: Vec<MarkReason>,
     /// The packets in the links' pipes.
     slab: crate::link::Slab,
+    /// Events since the links were last tidied ([`Sim::tidy`]).
+    since_tidy: u64,
 }
 
 impl Sim {
@@ -126,6 +133,7 @@ impl Sim {
             drop_buf: Vec::new(),
             mark_buf: Vec::new(),
             slab: crate::link::Slab::default(),
+            since_tidy: 0,
         }
     }
 
@@ -206,8 +214,42 @@ impl Sim {
             }
             n += 1;
         }
-        self.check_memory()?;
+        self.between_steps(n)?;
         Ok(n)
+    }
+
+    /// After `n` events of a step: the periodic tidy, the memory check.
+    #[inline(never)]
+    fn between_steps(&mut self, n: u64) -> Result<(), SimError> {
+        self.since_tidy += n;
+        if self.since_tidy >= (TIDY_EVENTS_PER_LINK * self.links.len() as u64).max(TIDY_EVENTS_MIN) {
+            self.tidy();
+        }
+        self.check_memory()
+    }
+
+    /// Gives back the memory the links' queues and pipes hold beyond twice
+    /// their packets ([`Link::tidy`]): every [`TIDY_EVENTS_PER_LINK`] events
+    /// per link (at least [`TIDY_EVENTS_MIN`]), so that it costs a fraction
+    /// of a percent however many links there are (a queue cut back to what
+    /// it holds may have to grow again), and at the end of the run, before
+    /// the results are built. Results do not depend on it.
+    pub fn tidy(&mut self) {
+        for l in &mut self.links {
+            l.tidy();
+        }
+        self.since_tidy = 0;
+    }
+
+    /// Lets go of what only the run itself needs, once it is over: the
+    /// packets inside the network and the pending events (their counts stay
+    /// in the counters; [`crate::output::collect`] reads no more).
+    pub fn release_packets(&mut self) {
+        self.slab = crate::link::Slab::default();
+        self.sched.clear();
+        for l in &mut self.links {
+            l.pipe = Default::default();
+        }
     }
 
     /// True once every event at or before `t` has been processed.

@@ -380,7 +380,7 @@ impl Sim {
         if let Some(&(next, _, next_lead)) = l.pipe.front() {
             self.sched.schedule_led(next, Time(next_lead as u64), Ev::Arrive(link));
         }
-        if l.pipe.capacity() > 64 && l.pipe.len() * 8 < l.pipe.capacity() {
+        if crate::link::too_roomy(l.pipe.len(), l.pipe.capacity(), crate::link::KEEP_BUSY) {
             crate::link::shrink(&mut l.pipe);
         }
         let to = l.to;
