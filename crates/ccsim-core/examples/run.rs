@@ -92,5 +92,5 @@ fn run_by_events(text: &str) -> Result<ccsim_core::Output, ccsim_core::Error> {
     let events = sim.run_until(sim.end);
     sim.close();
     sim.check_invariants()?;
-    Ok(ccsim_core::output::collect(&mut sim, resolved.to_string(), events))
+    Ok(ccsim_core::output::collect(sim, resolved.to_string(), events))
 }

@@ -110,7 +110,7 @@ pub fn run_with_progress(
     }
     sim.close();
     sim.check_invariants()?;
-    Ok(output::collect(&mut sim, resolved, events))
+    Ok(output::collect(sim, resolved, events))
 }
 
 /// Builds and runs a scenario to its end.

@@ -19,32 +19,68 @@ pub struct Output {
     pub files: Vec<(String, Vec<u8>)>,
 }
 
-/// Builds the result tables from a finished simulation: each part of the
-/// world reports its own (flows, queues, workloads, trace, time series,
-/// components' event logs), then the run's summary.
-pub fn collect(sim: &mut Sim, resolved: String, events: u64) -> Output {
+/// Builds the result tables from a finished simulation, which it consumes:
+/// each part of the world reports its own (flows, queues, workloads, trace,
+/// time series, components' event logs), and the run's summary.
+///
+/// The summary is taken first; then the packets still inside the network
+/// and the pending events, which no table reads, are let go, and each link
+/// is dropped as soon as its row of the `queues` table is written (the
+/// table built last), so that the tables take the place of the run's state
+/// rather than adding to it: with thousands of flows they are as large as
+/// the state they describe.
+pub fn collect(mut sim: Sim, resolved: String, events: u64) -> Output {
     let workload_names = sim.workloads.names();
     let (files, trace) = match sim.taps.take() {
         Some(t) => t.finish(sim.world(), &workload_names),
         None => (Vec::new(), None),
     };
-    let sim = &*sim;
-    let world = sim.world();
-    let statics = &sim.flows[..sim.static_flows()];
-    let node_name = |n: NodeId| sim.nodes[n.idx()].name.clone();
-    let mut tables = vec![
-        world::flows_table(&sim.nodes, statics, sim.warmup, sim.end),
-        link::queues_table(&sim.links, &sim.link_base, &node_name, sim.warmup, sim.end),
-    ];
-    tables.extend(workload::tables(
-        &sim.workloads,
-        &sim.connection_rows(),
-        &node_name,
+    let summary = summary(&sim, events);
+    sim.release_packets();
+    let mut tables = Vec::new();
+    {
+        let sim = &sim;
+        let world = sim.world();
+        let node_name = |n: NodeId| sim.nodes[n.idx()].name.clone();
+        tables.push(world::flows_table(
+            &sim.nodes,
+            &sim.flows[..sim.static_flows()],
+            sim.warmup,
+            sim.end,
+        ));
+        tables.extend(workload::tables(
+            &sim.workloads,
+            &sim.connection_rows(),
+            &node_name,
+            sim.end,
+        ));
+        tables.extend(trace);
+        tables.extend(sim.monitor.tables(world));
+        tables.extend(world::component_events(world));
+    }
+    drop(std::mem::take(&mut sim.flows));
+    let links = std::mem::take(&mut sim.links);
+    let nodes = &sim.nodes;
+    let queues = link::queues_table(
+        links,
+        &sim.link_base,
+        &|n: NodeId| nodes[n.idx()].name.clone(),
+        sim.warmup,
         sim.end,
-    ));
-    tables.extend(trace);
-    tables.extend(sim.monitor.tables(world));
-    tables.extend(world::component_events(world));
+    );
+    tables.insert(1, queues); // (flows, queues, then the rest)
+    Output {
+        summary,
+        resolved,
+        tables,
+        files,
+    }
+}
+
+/// The run's summary: its counts, and what components, congestion control
+/// modules and workloads report.
+fn summary(sim: &Sim, events: u64) -> Value {
+    let statics = &sim.flows[..sim.static_flows()];
     let c = &sim.counters;
     let mut summary = json!({
         "ccsim_version": crate::VERSION,
@@ -67,10 +103,5 @@ pub fn collect(sim: &mut Sim, resolved: String, events: u64) -> Output {
     if let Some(extra) = sim.workloads.summary(slots) {
         summary.as_object_mut().expect("object").extend(extra);
     }
-    Output {
-        summary,
-        resolved,
-        tables,
-        files,
-    }
+    summary
 }

@@ -275,7 +275,7 @@ proptest! {
             let events = sim.run_until(sim.end);
             sim.close();
             sim.check_invariants().unwrap();
-            ccsim_core::output::collect(&mut sim, resolved.to_string(), events)
+            ccsim_core::output::collect(sim, resolved.to_string(), events)
         };
         prop_assert_eq!(fingerprint(&run(true)), fingerprint(&run(false)));
     }
@@ -295,7 +295,7 @@ proptest! {
             let events = sim.run_until(sim.end);
             sim.close();
             sim.check_invariants().unwrap();
-            let mut out = ccsim_core::output::collect(&mut sim, resolved.to_string(), events);
+            let mut out = ccsim_core::output::collect(sim, resolved.to_string(), events);
             // (what differs is the number of events, not what they do)
             out.summary.as_object_mut().unwrap().retain(|k, _| !k.contains("events"));
             out

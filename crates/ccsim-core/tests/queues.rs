@@ -495,7 +495,9 @@ proptest! {
         sim.close();
         prop_assert!(sim.check_invariants().is_ok(), "{:?}", sim.check_invariants());
         prop_assert_eq!(*bad.lock().unwrap(), 0);
-        let out = ccsim_core::output::collect(&mut sim, String::from("{}"), 0);
+        let c = &sim.counters;
+        prop_assert_eq!(c.created, c.delivered + c.dropped + sim.in_flight());
+        let out = ccsim_core::output::collect(sim, String::from("{}"), 0);
         let limit = q["limit"].as_str().unwrap();
         let (max_p, max_b) = (queue_value(&out, "R1->R2", "max_len_pkts"), queue_value(&out, "R1->R2", "max_len_bytes"));
         if let Some(n) = limit.strip_suffix("pkt") {
@@ -504,8 +506,6 @@ proptest! {
             let kb: f64 = limit.strip_suffix("KB").unwrap().parse().unwrap();
             prop_assert!(max_b <= kb * 1000.0);
         }
-        let c = &sim.counters;
-        prop_assert_eq!(c.created, c.delivered + c.dropped + sim.in_flight());
     }
 
     /// Same scenario and seed: byte-identical results, for every discipline.

@@ -269,11 +269,14 @@ fn run<'py>(
             _ => {}
         }
     }
-    let out = catch_unwind(AssertUnwindSafe(|| {
+    let out = catch_unwind(AssertUnwindSafe(move || {
         sim.close();
         sim.check_invariants()
-            .map(|_| ccsim_core::output::collect(&mut sim, resolved, events))
+            .map(|_| ccsim_core::output::collect(sim, resolved, events))
     }));
+    // The run's memory goes back to the system before the results become
+    // Python objects, which take theirs from Python's allocator.
+    ccsim_core::alloc::release();
     match out {
         Ok(Ok(o)) => output_to_py(py, o),
         Ok(Err(e)) => Err(to_py_err(Error::Sim(e))),

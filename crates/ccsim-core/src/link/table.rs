@@ -8,20 +8,20 @@ use crate::units::Time;
 
 /// The `queues` table: one row per link, its queue's counters over the
 /// measurement window (`warmup` to `end`; `base` are the statistics at its
-/// start, none for a window from 0) and its utilization.
+/// start, none for a window from 0) and its utilization. Each link is
+/// dropped once its row is written (the table replaces them).
 pub fn queues_table(
-    links: &[Link],
+    links: Vec<Link>,
     base: &[QueueStats],
     node_name: &dyn Fn(NodeId) -> String,
     warmup: Time,
     end: Time,
 ) -> Table {
     let window = (end - warmup).as_secs_f64();
-    let mut q = QueueCols::default();
+    let mut q = QueueCols::with_rows(links.len());
     let zero = QueueStats::default();
-    for (i, l) in links.iter().enumerate() {
+    for (i, l) in links.into_iter().enumerate() {
         let s = l.stats.since(base.get(i).unwrap_or(&zero));
-        q.name.push(l.name.clone());
         q.from.push(node_name(l.from));
         q.to.push(node_name(l.to));
         q.kind.push(l.qdisc.kind().to_string());
@@ -64,6 +64,7 @@ pub fn queues_table(
         } else {
             0.0
         });
+        q.name.push(l.name);
     }
     let mut qcols = vec![
         ("queue", Column::Str(q.name)),
@@ -112,6 +113,7 @@ const SOJOURN_COLUMNS: [&str; 5] = [
 ];
 
 #[derive(Default)]
+/// The columns being built, one entry per link.
 struct QueueCols {
     name: Vec<String>,
     from: Vec<String>,
@@ -134,4 +136,39 @@ struct QueueCols {
     max_bytes: Vec<i64>,
     loss: Vec<f64>,
     sojourn: [Vec<f64>; 5],
+}
+
+impl QueueCols {
+    /// Columns with room for `n` rows (exactly: with thousands of links,
+    /// the slack of growing by doubling would be a third of the table).
+    fn with_rows(n: usize) -> QueueCols {
+        let mut q = QueueCols::default();
+        for v in [&mut q.name, &mut q.from, &mut q.to, &mut q.kind, &mut q.limit] {
+            v.reserve_exact(n);
+        }
+        let ints = [
+            &mut q.arrivals,
+            &mut q.departures,
+            &mut q.departure_bytes,
+            &mut q.drops,
+            &mut q.marks,
+            &mut q.max_pkts,
+            &mut q.max_bytes,
+        ];
+        for v in ints.into_iter().chain(&mut q.by_reason).chain(&mut q.marks_by_reason) {
+            v.reserve_exact(n);
+        }
+        let floats = [
+            &mut q.rate,
+            &mut q.delay,
+            &mut q.util,
+            &mut q.mean_pkts,
+            &mut q.mean_bytes,
+            &mut q.loss,
+        ];
+        for v in floats.into_iter().chain(&mut q.sojourn) {
+            v.reserve_exact(n);
+        }
+        q
+    }
 }
