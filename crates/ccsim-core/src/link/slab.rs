@@ -58,6 +58,18 @@ impl Slab {
     pub fn get(&self, h: u32) -> &Packet {
         &self.slots[h as usize]
     }
+    /// Asks the processor to bring the packet in slot `h` into its caches
+    /// (its first line, where the routing fields are), without waiting for it.
+    #[inline]
+    pub fn prefetch(&self, h: u32) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(p) = self.slots.get(h as usize) {
+            // SAFETY: a prefetch has no architectural effect; the pointer is valid.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const Packet as *const i8)
+            }
+        }
+    }
     /// Slots in use.
     pub fn len(&self) -> usize {
         self.slots.len() - self.free.len()

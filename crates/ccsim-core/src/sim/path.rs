@@ -377,8 +377,9 @@ impl Sim {
     pub(super) fn arrive<const T: bool>(&mut self, link: LinkId) {
         let l = &mut self.links[link.idx()];
         let (_, h, lead) = l.pipe.pop_front().expect("Arrive with an empty pipe");
-        if let Some(&(next, _, next_lead)) = l.pipe.front() {
+        if let Some(&(next, next_h, next_lead)) = l.pipe.front() {
             self.sched.schedule_led(next, Time(next_lead as u64), Ev::Arrive(link));
+            self.slab.prefetch(next_h);
         }
         if crate::link::too_roomy(l.pipe.len(), l.pipe.capacity(), crate::link::KEEP_BUSY) {
             crate::link::shrink(&mut l.pipe);
