@@ -166,6 +166,7 @@ fn qdisc_hold(kind: &str, n: usize, packets: usize) {
         limit: Limit::Packets(8 * n as u64 + 1),
         max_packet: 1500,
         path: "bench".into(),
+        name: "A->B".into(),
     };
     let spec = match kind {
         "red" => json!({"kind": "red", "min_th": 2 * n, "max_th": 8 * n, "mean_pktsize": "1000B",

@@ -137,6 +137,8 @@ pub struct Tab<'a> {
     /// the schema recorder ([`record`]) files the next keys under.
     chosen: Vec<(&'static str, String)>,
     pub out: Map<String, Value>,
+    /// Every key is accepted ([`Tab::rest`] was called).
+    open: bool,
 }
 
 impl<'a> Tab<'a> {
@@ -148,6 +150,7 @@ impl<'a> Tab<'a> {
                 known: Vec::new(),
                 chosen: Vec::new(),
                 out: Map::new(),
+                open: false,
             }),
             other => Err(ScenarioError {
                 path,
@@ -223,7 +226,7 @@ impl<'a> Tab<'a> {
         let mut v: Vec<String> = self
             .map
             .keys()
-            .filter(|k| !self.known.contains(&k.as_str()))
+            .filter(|k| !self.open && !self.known.contains(&k.as_str()))
             .cloned()
             .collect();
         v.sort();
@@ -235,6 +238,25 @@ impl<'a> Tab<'a> {
         let mut v = self.known.clone();
         v.sort();
         v
+    }
+
+    /// Accepts every key no accessor has read, but those in `later` (which
+    /// the caller reads after), and returns them, sorted by name, as given
+    /// (they pass to the resolved table unchanged): the parameters of a
+    /// model written outside the engine, which checks them itself.
+    pub fn rest(&mut self, later: &[&str]) -> Map<String, Value> {
+        self.note("*", Spec::Open, None);
+        let mut out = Map::new();
+        for k in self.unread() {
+            if later.contains(&k.as_str()) {
+                continue;
+            }
+            let v = self.map[&k].clone();
+            self.out.insert(k.clone(), v.clone());
+            out.insert(k, v);
+        }
+        self.open = true;
+        out
     }
 
     pub fn put(&mut self, key: &str, v: Value) {

@@ -138,7 +138,7 @@ pub struct Packet {
     pub ecn: Ecn,
     pub ip_id: u16,
     /// Priority class (BLT; 0 = default).
-    pub priority: u32,
+    pub priority: u8,
     // --- TCP part (bytes)
     pub seq: u64,
     /// Payload bytes (0 for a pure ACK).
@@ -164,6 +164,12 @@ pub struct Packet {
     /// link as it offers the packet to its discipline, so that the sojourn
     /// time is `dequeue time − enq` (RFC 8289 §5.1 timestamps; CoDel reads it).
     pub enq: Time,
+    /// A number any hop may read and write, for explicit-feedback schemes
+    /// prototyped outside the engine (XCP, RCP): a data segment carries the
+    /// sender's (`CcState::stamp`), queue disciplines may rewrite it on the
+    /// way, and the receiver echoes the last one it received in its ACKs
+    /// (`AckSample::stamp`). 0 unless something sets it.
+    pub stamp: f32,
 }
 
 impl Packet {
@@ -190,6 +196,7 @@ impl Packet {
             fb: Feedback::default(),
             retx: false,
             enq: now,
+            stamp: 0.0,
         }
     }
     /// A data segment of `len` payload bytes from `seq`, with `header` bytes of

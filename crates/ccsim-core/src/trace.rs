@@ -130,7 +130,7 @@ impl Trace {
         r.ecn.push(pkt.ecn.bits());
         r.flags.push(pkt.flags);
         r.ip_id.push(pkt.ip_id);
-        r.priority.push(pkt.priority);
+        r.priority.push(pkt.priority as u32);
         r.retx.push(pkt.retx);
         r.qpkts.push(link.qdisc.backlog_packets() as u32);
         r.qbytes.push(link.qdisc.backlog_bytes());

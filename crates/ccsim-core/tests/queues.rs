@@ -129,6 +129,7 @@ fn red_drop_fraction_for_poisson_arrivals_matches_the_probability_function() {
             limit: ccsim_core::qdisc::Limit::Packets(400),
             max_packet: 1000,
             path: "q".into(),
+            name: "A->B".into(),
         };
         let red = Red::new(resolve(&q, &link).unwrap());
         let (names, values) = (
@@ -240,7 +241,7 @@ impl Component for Ledger {
         if !self.meddle || pkt.kind == Kind::Ack {
             return Verdict::Forward(pkt);
         }
-        pkt.priority = (self.rng.next_u64() % 4) as u32;
+        pkt.priority = (self.rng.next_u64() % 4) as u8;
         match self.rng.next_u64() % 20 {
             0 => Verdict::Drop(pkt),
             1 | 2 => {

@@ -489,7 +489,7 @@ impl CongestionOps for Bbr {
     fn name(&self) -> &'static str {
         "bbr"
     }
-    fn init(&mut self, seed: u64) {
+    fn init(&mut self, seed: u64, _flow: crate::packet::FlowId) {
         self.rng = Rng::new(seed, 0);
     }
     /// BBR does not lower ssthresh on loss (Linux `bbr_undo_cwnd` /
@@ -599,7 +599,7 @@ mod tests {
         let mut seen = [0u32; CYCLE_LEN];
         for seed in 0..700 {
             let mut b = Bbr::new(Params::default());
-            b.init(seed);
+            b.init(seed, crate::packet::FlowId(0));
             b.reset_probe_bw(Time::ZERO);
             seen[b.cycle_idx] += 1;
             assert_eq!(b.pacing_gain, b.cycle_gain(b.cycle_idx));
@@ -652,6 +652,7 @@ mod tests {
             pipe: 44_000,
             delivered: 100_000,
             pacing_rate: 0,
+            stamp: 0.0,
         };
         (b, s)
     }

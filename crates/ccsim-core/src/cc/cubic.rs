@@ -176,6 +176,7 @@ impl CcSpec for Params {
             // SACK recovery by default, as Linux and ns-3 (TcpSocketBase::Sack) run it
             sack: true,
             timestamps: self.hystart,
+            reduces_cwnd: true,
             ..Needs::default()
         }
     }
@@ -617,6 +618,7 @@ mod tests {
             pipe: 0,
             delivered: 0,
             pacing_rate: 0,
+            stamp: 0.0,
         }
     }
 

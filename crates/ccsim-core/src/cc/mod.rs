@@ -15,6 +15,7 @@ pub mod bbr;
 pub mod bmcc;
 pub mod cubic;
 pub mod dctcp;
+pub mod foreign;
 pub mod hystart;
 pub mod rate;
 pub mod reno;
@@ -80,6 +81,10 @@ pub struct CcState {
     /// Linux `sk_pacing_rate`: a module that [`CongestionOps::paces`] sets it;
     /// the sender spaces segments len/rate apart with its one timer.
     pub pacing_rate: u64,
+    /// The number the flow's data segments carry from now on
+    /// ([`crate::packet::Packet::stamp`]: explicit feedback from routers); a
+    /// module may set it, 0 until one does.
+    pub stamp: f32,
 }
 
 /// What one ACK told the sender.
@@ -96,6 +101,9 @@ pub struct AckSample {
     pub ece: bool,
     /// What the receiver's feedback mechanism attached to the ACK.
     pub feedback: Feedback,
+    /// The stamp of the data segment the receiver last received, which it
+    /// echoes in every ACK ([`crate::packet::Packet::stamp`]).
+    pub stamp: f32,
     /// The delivery-rate sample of this ACK (draft-cheng-iccrg-delivery-rate-
     /// estimation §3.3), if it delivered data (cumulatively or by SACK) and
     /// the module asks for samples ([`CongestionOps::rate_samples`]).
@@ -122,8 +130,8 @@ pub enum CaEvent {
 pub trait CongestionOps: Send {
     fn name(&self) -> &'static str;
     /// Seeds the algorithm's own random choices (BBR's start phase), once,
-    /// from the flow's random stream, when the sender is built.
-    fn init(&mut self, _seed: u64) {}
+    /// from the flow's random stream, when the sender of `flow` is built.
+    fn init(&mut self, _seed: u64, _flow: crate::packet::FlowId) {}
     /// Loss-recovery mechanics this algorithm runs with.
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
@@ -311,6 +319,11 @@ pub struct Needs {
     /// The receiver echoes each segment's CE state exactly (RFC 8257 §3.2,
     /// DCTCP) instead of holding ECE until CWR (RFC 3168 §6.1.3).
     pub accurate_ce: bool,
+    /// Its loss response reduces from cwnd even where the conventions hand
+    /// modules the pipe (ns-3's `TcpCubic`, as Linux's
+    /// `bictcp_recalc_ssthresh`, reduces whole segments of cwnd): the
+    /// sender's `loss_window` then defaults to `"cwnd"` instead of `"pipe"`.
+    pub reduces_cwnd: bool,
 }
 
 /// A congestion-control module as configured: what a flow's `cc` key names
@@ -371,9 +384,17 @@ pub const MODULES: &[(&str, Reader)] = &[
     ("dctcp", dctcp::read),
     ("vegas", vegas::read),
     ("bbr", bbr::read),
+    ("python", foreign::read),
 ];
 
 /// Names accepted by [`by_name`] and a flow's `cc` key.
+/// The modules a bare name selects (`cc = "cubic"`): all but `python`, which
+/// needs its `class` (a table; `MODULES` lists it last).
+const NAMED: &[(&str, Reader)] = match MODULES.split_last() {
+    Some((_, named)) => named,
+    None => MODULES,
+};
+
 pub fn names() -> Vec<&'static str> {
     MODULES.iter().map(|m| m.0).collect()
 }
@@ -385,7 +406,7 @@ pub fn read(t: &mut Tab) -> Res<Arc<dyn CcSpec>> {
         Some(Value::Object(_)) => t.table("cc")?,
         _ => None,
     }) else {
-        let (name, reader) = t.pick("cc", Some("newreno"), MODULES)?;
+        let (name, reader) = t.pick("cc", Some("newreno"), NAMED)?;
         // the module's defaults, read as from `{kind = name}` (so the schema
         // recorder files them under that kind)
         let named = serde_json::json!({ "kind": name });
@@ -421,7 +442,8 @@ mod tests {
     /// the module's defaults (`cc = "bmcc"` is BMCC with `Params::default()`).
     #[test]
     fn registry_names_read_their_defaults() {
-        for (name, _) in MODULES {
+        assert_eq!(MODULES.last().map(|m| m.0), Some("python"), "NAMED leaves out the last");
+        for (name, _) in NAMED {
             let v = serde_json::json!({ "cc": name });
             let mut t = Tab::new("flows[0]".into(), &v).unwrap();
             let spec = read(&mut t).unwrap();
@@ -453,6 +475,7 @@ mod tests {
             pipe: cwnd,
             delivered: 0,
             pacing_rate: 0,
+            stamp: 0.0,
         }
     }
 

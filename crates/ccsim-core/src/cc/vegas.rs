@@ -263,6 +263,7 @@ mod tests {
             pipe: 0,
             delivered: 0,
             pacing_rate: 0,
+            stamp: 0.0,
         }
     }
 

@@ -31,6 +31,9 @@ pub enum Spec {
     Select,
     /// Read untyped (`Tab::raw`): its schema is declared in `schema::raw`.
     Raw,
+    /// Any other key is accepted ([`crate::cfg::Tab::rest`]: the parameters of
+    /// a model written outside the engine); recorded under the key `*`.
+    Open,
 }
 
 /// One key read: in table `path` (concrete, e.g. `flows[2]`), under the
@@ -94,6 +97,12 @@ impl Recording {
 
 thread_local! {
     static ON: RefCell<Option<Recording>> = const { RefCell::new(None) };
+}
+
+/// Whether the recorder is on (on this thread): the scenario is being read
+/// to learn its keys, not to be run.
+pub fn on() -> bool {
+    ON.with(|r| r.borrow().is_some())
 }
 
 /// Runs `f` with the recorder on; returns its result and what was recorded.

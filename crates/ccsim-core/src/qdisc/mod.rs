@@ -47,6 +47,7 @@ pub mod codel;
 pub mod conv;
 pub mod droptail;
 pub mod drr;
+pub mod foreign;
 pub mod fq;
 pub mod fq_codel;
 pub mod pie;
@@ -300,6 +301,8 @@ pub struct LinkInfo {
     pub max_packet: u64,
     /// Key path of the queue table, for errors found at build time.
     pub path: String,
+    /// The link's name (`"R1->R2"`), for errors found while it runs.
+    pub name: String,
 }
 
 impl LinkInfo {
@@ -337,6 +340,7 @@ const READERS: &[(&str, Reader)] = &[
     ("codel", codel::read),
     ("fq_codel", fq_codel::read),
     ("pie", pie::read),
+    ("python", foreign::read),
 ];
 
 /// Reads `kind` (default "droptail") and that kind's own keys from a queue table.
@@ -437,6 +441,7 @@ pub(crate) mod testutil {
             limit,
             max_packet: 1500,
             path: "q".into(),
+            name: "A->B".into(),
         }
     }
 

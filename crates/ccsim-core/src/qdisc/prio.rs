@@ -136,7 +136,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn prio(uid: u64, priority: u32) -> Packet {
+    fn prio(uid: u64, priority: u8) -> Packet {
         let mut p = pkt(uid, 0, 1000);
         p.priority = priority;
         p

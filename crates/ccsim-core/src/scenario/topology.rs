@@ -613,15 +613,16 @@ impl Net {
                     });
                 }
             }
+            let name = format!("{}->{}", self.names[l.from], self.names[l.to]);
             let info = LinkInfo {
                 rate: l.rate,
                 delay: l.delay,
                 limit,
                 max_packet: max_pkt,
                 path: l.queue.path.clone(),
+                name: name.clone(),
             };
             let q = l.queue.spec.build(&info)?;
-            let name = format!("{}->{}", self.names[l.from], self.names[l.to]);
             sim.links.push(Link::new(
                 LinkId(i as u32),
                 name,

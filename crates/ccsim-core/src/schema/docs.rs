@@ -99,7 +99,15 @@ pub const DOCS: &[(&str, &str)] = &[
     ("reverse_queue", "queue of the reverse direction (default: as queue)"),
     (
         "queue.kind",
-        "queue discipline: droptail, red, ared, fq, drr, prio_discard, bmcc, codel, fq_codel, pie (docs/models/)",
+        "queue discipline: droptail, red, ared, fq, drr, prio_discard, bmcc, codel, fq_codel, pie (docs/models/), or python (a class of your own, docs/extending.md)",
+    ),
+    (
+        "queue.class",
+        "kind = \"python\": the discipline's class, \"module:Class\" (importable; any other key of the table is a parameter of its constructor)",
+    ),
+    (
+        "reverse_queue.class",
+        "kind = \"python\": the reverse direction's discipline class, \"module:Class\"",
     ),
     (
         "queue.limit",
@@ -107,7 +115,7 @@ pub const DOCS: &[(&str, &str)] = &[
     ),
     (
         "reverse_queue.kind",
-        "queue discipline of the reverse direction: droptail, red, ared, fq, drr, prio_discard, bmcc, codel, fq_codel, pie",
+        "queue discipline of the reverse direction: droptail, red, ared, fq, drr, prio_discard, bmcc, codel, fq_codel, pie, python",
     ),
     (
         "reverse_queue.limit",
@@ -232,7 +240,11 @@ pub const DOCS: &[(&str, &str)] = &[
         "cc",
         "congestion control: a module name, or a table {kind = name, ...} with the module's keys",
     ),
-    ("cc.kind", "congestion control module"),
+    ("cc.kind", "congestion control module, or python (a class of your own, docs/extending.md)"),
+    (
+        "cc.class",
+        "kind = \"python\": the class, \"module:Class\" (importable; any other key of the table is a parameter of its constructor)",
+    ),
     ("mss", "payload bytes per segment"),
     ("header", "header bytes on the wire"),
     ("ack_size", "ACK size, bytes"),

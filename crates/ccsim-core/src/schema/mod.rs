@@ -97,7 +97,7 @@ pub fn spec_schema(spec: &Spec) -> Value {
         Spec::Table => json!({"type": "object"}),
         Spec::Array => json!({"type": "array"}),
         Spec::Select => json!({"anyOf": [{"const": "all"}, {"type": "array", "items": {"type": "string"}}]}),
-        Spec::Raw => json!({}),
+        Spec::Raw | Spec::Open => json!({}),
     }
 }
 
@@ -117,7 +117,7 @@ fn spec_words(spec: &Spec) -> String {
         Spec::Table => "a table".into(),
         Spec::Array => "a list".into(),
         Spec::Select => "\"all\" or a list of names".into(),
-        Spec::Raw => String::new(),
+        Spec::Raw | Spec::Open => String::new(),
     }
 }
 
@@ -201,6 +201,7 @@ fn sample(spec: &Spec) -> Option<Value> {
         Spec::Float { min, max } => json!(if *min <= 1.0 && 1.0 <= *max { 1.0 } else { *min }),
         Spec::Bool => json!(false),
         Spec::Choice(a) => json!(a.first()?),
+        Spec::Str => json!("x"),
         Spec::Table => json!({}),
         _ => return None,
     })
@@ -460,6 +461,11 @@ impl Tables<'_> {
         for k in recs {
             keys.entry(k.key.as_str()).or_default().push(k);
         }
+        // `*` (`Tab::rest`): the variants that accept any other key (all of
+        // them if the table has no variants)
+        let open: Option<BTreeSet<&str>> = keys
+            .remove("*")
+            .map(|o| o.iter().filter_map(|k| variant(k, dname)).collect());
         let seen: BTreeSet<&str> = recs.iter().filter_map(|k| variant(k, dname)).collect();
         let mut props = Map::new();
         // key → the variants accepting it (None: every variant)
@@ -481,7 +487,7 @@ impl Tables<'_> {
         }
         let mut s = json!({
             "type": "object",
-            "additionalProperties": false,
+            "additionalProperties": open.is_some(),
             "properties": props,
         });
         let req: Vec<&String> = req.iter().filter(|k| keys.contains_key(k.as_str())).collect();
@@ -512,7 +518,11 @@ impl Tables<'_> {
                         }
                     }
                 }
-                if allowed.len() == keys.len() && vreq.is_empty() && vprops.is_empty() {
+                // in a table some variant of which is open, the others
+                // name their keys
+                let is_open = open.as_ref().is_some_and(|o| o.contains(v));
+                let closed_in_open = open.is_some() && !is_open;
+                if allowed.len() == keys.len() && !closed_in_open && vreq.is_empty() && vprops.is_empty() {
                     continue;
                 }
                 let mut cond = json!({"properties": {d.as_str(): {"const": v}}});
@@ -520,7 +530,7 @@ impl Tables<'_> {
                     cond["required"] = json!([d]);
                 }
                 let mut then = json!({});
-                if allowed.len() < keys.len() {
+                if (allowed.len() < keys.len() || closed_in_open) && !is_open {
                     then["propertyNames"] = json!({"enum": allowed});
                 }
                 if !vreq.is_empty() {

@@ -18,7 +18,7 @@
 //! | `header` | 40 B | 40 B | 52 B (timestamps option, `Timestamp`) |
 //! | `limited_transmit` | off | on (`singledup_ 1`) | on (`LimitedTransmit`) |
 //! | `byte_counting` | on (RFC 3465) | off: SMSS²/cwnd per ACK (`cwnd_ += 1/cwnd_`) | off (`TcpNewReno::CongestionAvoidance`) |
-//! | `loss_window` | `"flight"` (RFC 5681 eq. 4) | `"cwnd"` (`slowdown` halves `window()`) | `"pipe"` (`GetSsThresh(tcb, BytesInFlight())`); `"cwnd"` with `cc = "cubic"` (`TcpCubic` reduces whole segments of cwnd) |
+//! | `loss_window` | `"flight"` (RFC 5681 eq. 4) | `"cwnd"` (`slowdown` halves `window()`) | `"pipe"` (`GetSsThresh(tcb, BytesInFlight())`); `"cwnd"` with `cc = "cubic"` or another module that reduces from cwnd (`Needs::reduces_cwnd`: `TcpCubic` reduces whole segments of cwnd) |
 //! | `full_ack` | `"ssthresh"` (RFC 6582 option 2) | `"keep"` (`dupwnd_ = 0`, `cwnd_` kept) | `"ssthresh"` |
 //! | `ecn_retransmissions` | off (RFC 3168 §6.1.5: Not-ECT) | on (`output` sets ECT on every segment) | off |
 //! | `cwr_hold` | off (RFC 3168 §6.1.2) | off | on: no growth for a round trip after an ECN reduction (`CA_CWR`) |
@@ -290,8 +290,8 @@ pub fn read(t: &mut Tab, in_workload: bool) -> Res<(SendParams, RecvParams, Arc<
     let byte_counting = t.boolean("byte_counting", conv.byte_counting)?;
     // ns-3 hands BytesInFlight() to every module, but TcpCubic (as Linux's
     // bictcp_recalc_ssthresh) reduces from cwnd in whole segments.
-    let loss_window_default = match (conv.loss_window, cc.name()) {
-        ("pipe", "cubic") => "cwnd",
+    let loss_window_default = match (conv.loss_window, needs.reduces_cwnd) {
+        ("pipe", true) => "cwnd",
         (w, _) => w,
     };
     let loss_window = t

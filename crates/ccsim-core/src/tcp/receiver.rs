@@ -88,6 +88,8 @@ pub struct TcpReceiver {
     pending_segs: u32,
     delack_at: Option<Time>,
     last_ts: Time,
+    /// The stamp of the last data segment received, echoed in each ACK.
+    last_stamp: f32,
     feedback: Option<Box<dyn ReceiverFeedback>>,
     pub stats: RecvStats,
 }
@@ -107,6 +109,7 @@ impl TcpReceiver {
             pending_segs: 0,
             delack_at: None,
             last_ts: Time::ZERO,
+            last_stamp: 0.0,
             stats: RecvStats::default(),
         }
     }
@@ -183,6 +186,7 @@ impl TcpReceiver {
             }
         }
         self.last_ts = pkt.ts_val;
+        self.last_stamp = pkt.stamp;
         if let Some(f) = self.feedback.as_mut() {
             f.on_data(pkt);
         }
@@ -245,6 +249,7 @@ impl TcpReceiver {
         }
         a.wnd = self.advertised_window();
         a.ts_ecr = self.last_ts;
+        a.stamp = self.last_stamp;
         a.fb = fb;
         if let Some((blocks, n)) = sack {
             a.set_sack(&blocks[..n]);

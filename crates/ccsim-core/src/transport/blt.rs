@@ -70,14 +70,14 @@ pub enum Labels {
 
 impl Labels {
     /// Priority of the packet `k` places after the burst's base.
-    pub fn priority(self, k: u64) -> u32 {
+    pub fn priority(self, k: u64) -> u8 {
         match self {
             Labels::Flat => 0,
             // floor(log2(k + 1)).
-            Labels::Blt { gamma: 2 } => 63 - (k + 1).leading_zeros(),
+            Labels::Blt { gamma: 2 } => (63 - (k + 1).leading_zeros()) as u8,
             Labels::Blt { gamma } => {
                 // Smallest j with 1 + γ + … + γ^j > k.
-                let (mut j, mut sum, mut pow) = (0u32, 1u64, 1u64);
+                let (mut j, mut sum, mut pow) = (0u8, 1u64, 1u64);
                 while sum <= k {
                     pow = pow.saturating_mul(gamma as u64);
                     sum = sum.saturating_add(pow);
@@ -315,7 +315,7 @@ impl BurstSender {
         &self.rtt
     }
     /// Priority of the packet the burst sends next, if a burst is under way.
-    pub fn next_priority(&self) -> Option<u32> {
+    pub fn next_priority(&self) -> Option<u8> {
         self.send_at.map(|_| {
             self.p
                 .labels
@@ -565,7 +565,7 @@ pub(crate) mod tests {
 
     /// (packet index, priority) of each packet.
     pub fn labels(p: &[Packet]) -> Vec<(u64, u32)> {
-        p.iter().map(|p| (p.seq / MSS, p.priority)).collect()
+        p.iter().map(|p| (p.seq / MSS, p.priority as u32)).collect()
     }
 
     #[test]
@@ -594,7 +594,7 @@ pub(crate) mod tests {
     fn blt_2_1_growth_factor_three() {
         // 1 + 3 + 9: packets 0 | 1..3 | 4..12 | 13..
         let l = Labels::Blt { gamma: 3 };
-        let got: Vec<u32> = [0, 1, 3, 4, 12, 13, 39, 40].iter().map(|&k| l.priority(k)).collect();
+        let got: Vec<u8> = [0, 1, 3, 4, 12, 13, 39, 40].iter().map(|&k| l.priority(k)).collect();
         assert_eq!(got, vec![0, 1, 1, 2, 2, 3, 3, 4]);
         assert_eq!(Labels::Blt { gamma: 2 }.priority(u64::MAX - 1), 63);
     }

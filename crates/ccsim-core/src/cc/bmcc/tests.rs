@@ -31,6 +31,7 @@ fn st(w: f64, rtt_ms: u64, now_ms: u64) -> CcState {
         pipe: 0,
         delivered: 0,
         pacing_rate: 0,
+        stamp: 0.0,
     }
 }
 

@@ -51,6 +51,7 @@ impl TcpSender {
                 ..Sacked::default()
             }
         };
+        self.echoed = pkt.stamp;
         if pkt.ack > self.snd_una {
             let echo = self.p.rtt_timestamps.then_some(pkt.ts_ecr);
             self.on_new_ack(pkt.ack.min(self.snd_max), delivered, ece, pkt.fb, echo, cx);
@@ -175,6 +176,7 @@ impl TcpSender {
             in_recovery: s.in_recovery(),
             ece,
             feedback: fb,
+            stamp: s.echoed,
             rate: s.rate_sample(now),
         });
 

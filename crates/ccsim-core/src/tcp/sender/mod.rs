@@ -392,6 +392,10 @@ pub struct TcpSender {
     /// time of the next paced departure (Linux `tcp_wstamp_ns`).
     pacing_rate: u64,
     next_send: Time,
+    /// The number this flow's data segments carry (`CcState::stamp`, set by
+    /// the module), and the one the last ACK echoed (`AckSample::stamp`).
+    stamp: f32,
+    echoed: f32,
     /// The module sets its own pacing rate ([`CongestionOps::paces`]).
     cc_paces: bool,
     /// The module sets the window on every ACK, so PRR stays out
@@ -445,7 +449,7 @@ impl TcpSender {
         // The algorithm's seed: a draw of a copy of the stream, so the
         // stream itself (the `send_jitter` delays) is as without it.
         let mut cc = cc;
-        cc.init(rng.clone().next_u64());
+        cc.init(rng.clone().next_u64(), flow);
         TcpSender {
             cwnd: p.init_cwnd.max(1) as u64 * mss,
             ssthresh: p.init_ssthresh,
@@ -474,6 +478,8 @@ impl TcpSender {
             rate,
             pacing_rate: 0,
             next_send: Time::ZERO,
+            stamp: 0.0,
+            echoed: 0.0,
             cc_paces,
             cc_window,
             cc_counts,
@@ -628,6 +634,7 @@ impl TcpSender {
             pipe: self.pipe(),
             delivered: self.delivered(),
             pacing_rate: self.pacing_rate,
+            stamp: self.stamp,
         }
     }
 
@@ -635,6 +642,7 @@ impl TcpSender {
         self.cwnd = s.cwnd.max(self.mss());
         self.ssthresh = s.ssthresh;
         self.cwnd_cnt = s.cwnd_cnt;
+        self.stamp = s.stamp;
         if self.cc_paces {
             self.pacing_rate = s.pacing_rate;
         }

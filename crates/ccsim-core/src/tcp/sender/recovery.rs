@@ -197,6 +197,7 @@ impl TcpSender {
             in_recovery: s.in_recovery(),
             ece,
             feedback: fb,
+            stamp: s.echoed,
             rate: s.rate_sample(now),
         });
         match self.state {

@@ -58,6 +58,7 @@ impl TcpSender {
         let len = (self.p.size - seq).min(self.mss()) as u32;
         let mut p = Packet::segment(self.flow, self.src, self.dst, seq, len, self.p.header, cx.now);
         p.retx = retx;
+        p.stamp = self.stamp;
         if self.p.ecn && (!retx || self.p.ect_retransmissions) {
             p.ecn = Ecn::Ect0;
         }
