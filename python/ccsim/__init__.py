@@ -19,14 +19,19 @@ True
 from ccsim._ccsim import ScenarioError, SimulationError, __version__
 from ccsim.api import memory_limit, resolve, run
 from ccsim.engine import fingerprint
+from ccsim.extend import CongestionControl, ParameterError, QueueDiscipline, Verdict
 from ccsim.results import Results
 from ccsim.scenario import Scenario, load_scenario, queue, scenario_schema, set_path
 
 __all__ = [
+    "CongestionControl",
+    "ParameterError",
+    "QueueDiscipline",
     "Results",
     "Scenario",
     "ScenarioError",
     "SimulationError",
+    "Verdict",
     "__version__",
     "fingerprint",
     "load_scenario",

@@ -127,7 +127,8 @@ class EcnWarning(UserWarning):
 def ecn_without_marking(resolved: dict) -> list[str]:
     """One message per flow of the resolved scenario with ``ecn = true`` when no queue
     of the topology marks (``ecn = true`` on a ``red``, ``ared``, ``codel``, ``fq_codel``
-    or ``pie`` queue, a ``step`` or a ``bmcc`` queue). BMCC flows are left out: their ECN
+    or ``pie`` queue, a ``step``, a ``bmcc`` or a ``python`` queue: one of the user's,
+    which may mark). BMCC flows are left out: their ECN
     bits carry the routers' load, and a BMCC sender over routers that mark nothing is a
     valid experiment (the BMCC paper's Fig. 4). A DCTCP flow there is a valid run without
     meaning: it is NewReno."""
@@ -136,7 +137,7 @@ def ecn_without_marking(resolved: dict) -> list[str]:
         if isinstance(v, dict):
             return (
                 v.get("ecn") is True
-                or v.get("kind") in ("bmcc", "step")
+                or v.get("kind") in ("bmcc", "step", "python")
                 or any(marks(x) for x in v.values())
             )
         return isinstance(v, list) and any(marks(x) for x in v)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import traceback
 from pathlib import Path
 
 import ccsim
@@ -663,17 +664,34 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _user_modules_importable(a: argparse.Namespace) -> None:
+    """The modules a scenario's ``kind = "python"`` classes come from: the working
+    directory and the directory of each scenario or sweep file named on the command line
+    are importable (appended to ``sys.path``, and to ``PYTHONPATH`` for worker
+    processes)."""
+    from ccsim.extend import importable
+
+    importable(Path.cwd())
+    for key in ("scenario", "sweep_file"):
+        v = getattr(a, key, None)
+        if isinstance(v, (str, Path)) and Path(v).is_file():
+            importable(Path(v).resolve().parent)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = build_parser()
     a = p.parse_args(argv)
     if not getattr(a, "fn", None):
         p.print_help()
         return 2
+    _user_modules_importable(a)
     try:
         return a.fn(a)
     except ccsim.ScenarioError as e:
         return _fail(str(e).replace("\n", " "))
     except ccsim.SimulationError as e:
+        if e.__cause__ is not None:  # a hook of the user's raised: its traceback first
+            traceback.print_exception(e.__cause__, file=sys.stderr)
         return _fail(f"simulation failed: {e}", 1)
     except (StoreError, SweepError) as e:
         return _fail(str(e).replace("\n", " "))

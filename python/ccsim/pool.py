@@ -25,10 +25,18 @@ if TYPE_CHECKING:
     from .points import Point
     from .recorder import Recorder
 
-__all__ = ["WORKER_DIED", "check_importable", "run_dask", "run_local"]
+__all__ = ["WORKER_DIED", "WORKER_FAILED_TO_START", "check_importable", "run_dask", "run_local"]
 
 
 WORKER_DIED = "worker process died while running this point (crash, out-of-memory kill or signal)"
+
+#: What a worker sends once it has started, before its first point.
+_READY = "ready"
+
+WORKER_FAILED_TO_START = (
+    "worker processes exit while starting: a script that runs a sweep must do so under "
+    '`if __name__ == "__main__":` (each worker process imports the script first)'
+)
 
 
 def _watch_parent(parent_pid: int) -> None:
@@ -61,6 +69,29 @@ class _Worker:
         there.close()  # the parent keeps only its end: the worker's death reads as EOF
         self.conn = here
         self.point: Point | None = None
+        self.started = False
+
+    def wait_started(self) -> None:
+        """Wait for the worker's first message; a worker that dies before it cannot
+        start at all (most often: a script without the ``__main__`` guard), which
+        stops the sweep with :data:`WORKER_FAILED_TO_START`."""
+        if self.started:
+            return
+        while True:
+            ready = mp_connection.wait([self.conn, self.proc.sentinel], timeout=1.0)
+            if self.conn in ready:
+                try:
+                    msg = self.conn.recv()
+                except (EOFError, OSError):
+                    msg = None
+                if msg == _READY:
+                    self.started = True
+                    return
+                break
+            if ready:  # the sentinel: it exited without a word
+                break
+        self.stop(now=True)
+        raise SweepError(WORKER_FAILED_TO_START)
 
     def give(self, p: Point, metrics, keep_ts) -> bool:
         """Hand ``p`` to the worker; False if it is already gone."""
@@ -97,6 +128,7 @@ class _Worker:
 def _worker_main(conn, parent_pid: int) -> None:
     """A worker's loop: run the points the parent sends until it sends None or goes."""
     _worker_init(parent_pid)
+    conn.send(_READY)
     while True:
         try:
             task = conn.recv()
@@ -131,6 +163,7 @@ def run_local(todo: list[Point], jobs: int, metrics, keep_ts, rec: Recorder) -> 
     def feed(w: _Worker) -> _Worker:
         """Give ``w`` the next point; a worker that has gone is replaced."""
         while queue:
+            w.wait_started()
             p = queue.popleft()
             if w.give(p, metrics, keep_ts):
                 return w

@@ -119,6 +119,9 @@ def _plain(v: Any, path: str = "", depth: int = 0) -> Any:
         return out
     if isinstance(v, (list, tuple)):
         return [_plain(x, f"{path}[{i}]", depth + 1) for i, x in enumerate(v)]
+    if isinstance(v, type) and path.rpartition(".")[2] == "class":
+        # a class object stands for its import path (kind = "python", ccsim.extend)
+        return f"{v.__module__}:{v.__qualname__}"
     shown = f"{v!r}"
     if len(shown) > 60:
         shown = shown[:57] + "..."

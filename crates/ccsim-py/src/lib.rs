@@ -22,6 +22,8 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
+mod foreign;
+
 /// The engine's memory comes from mimalloc (the Rust side only; Python keeps
 /// its own allocator). With thousands of flows the engine's working set is tens
 /// of megabytes read in no particular order, and mimalloc's layout (objects of
@@ -62,6 +64,25 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
+/// A panic caught at the boundary as a Python error: a Python hook that
+/// raised ([`foreign::HookFailed`]) becomes a `SimulationError` caused by the
+/// user's exception (a `KeyboardInterrupt` stays itself); anything else is an
+/// internal error, `what` saying where.
+fn panic_to_py(py: Python<'_>, p: Box<dyn std::any::Any + Send>, what: &str, sim: Option<&ccsim_core::Sim>) -> PyErr {
+    match p.downcast::<foreign::HookFailed>() {
+        Ok(h) => {
+            if h.err.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+                return h.err;
+            }
+            let names = |f: u32| sim.and_then(|s| s.flows.get(f as usize)).map(|f| f.name.clone());
+            let err = SimulationError::new_err(foreign::describe(&h, py, names));
+            err.set_cause(py, Some(h.err));
+            err
+        }
+        Err(p) => SimulationError::new_err(format!("internal error {what}: {}", panic_message(p))),
+    }
+}
+
 fn to_py_err(e: Error) -> PyErr {
     match e {
         Error::Scenario(s) => {
@@ -82,14 +103,13 @@ fn to_py_err(e: Error) -> PyErr {
 /// text; a scenario whose estimated memory exceeds `memory_limit` bytes is invalid.
 #[pyfunction]
 #[pyo3(signature = (text, memory_limit=None))]
-fn resolve(text: &str, memory_limit: Option<u64>) -> PyResult<String> {
-    match catch_unwind(|| ccsim_core::resolve_limited(text, &limits(memory_limit))) {
+fn resolve(py: Python<'_>, text: &str, memory_limit: Option<u64>) -> PyResult<String> {
+    let r = catch_unwind(|| ccsim_core::resolve_limited(text, &limits(memory_limit)));
+    foreign::take_used();
+    match r {
         Ok(Ok(v)) => Ok(v.to_string()),
         Ok(Err(e)) => Err(to_py_err(Error::Scenario(e))),
-        Err(p) => Err(SimulationError::new_err(format!(
-            "internal error: {}",
-            panic_message(p)
-        ))),
+        Err(p) => Err(panic_to_py(py, p, "while resolving", None)),
     }
 }
 
@@ -105,6 +125,24 @@ fn scenario_schema() -> PyResult<String> {
 #[pyfunction]
 fn parse_size(text: &str) -> PyResult<u64> {
     ccsim_core::units::parse_size(text).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Parses a time such as "5ms" into integer nanoseconds, as a scenario's
+/// time keys do (`ValueError` if invalid).
+#[pyfunction]
+fn parse_time(text: &str) -> PyResult<u64> {
+    ccsim_core::units::parse_time(text)
+        .map(|t| t.0)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Parses a rate such as "10Mbps" into bit/s, as a scenario's rate keys do
+/// (`ValueError` if invalid).
+#[pyfunction]
+fn parse_rate(text: &str) -> PyResult<u64> {
+    ccsim_core::units::parse_rate(text)
+        .map(|r| r.bits_per_sec())
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Numbers of a column that crossed to Python as little-endian bytes, back.
@@ -224,16 +262,16 @@ fn run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let limits = limits(memory_limit);
     // (The resolved tree is dropped at once: only its text is kept.)
+    foreign::take_used();
     let built = catch_unwind(|| scenario::build_limited(text, &limits).map(|(sim, r)| (sim, r.to_string())));
+    // A model written in Python runs in the engine's loop: the run then keeps
+    // the GIL (its hooks are called without taking it again), and Python's
+    // signal handlers run inside them (Ctrl-C stops it as promptly as any run).
+    let python_models = foreign::take_used();
     let (mut sim, resolved) = match built {
         Ok(Ok(x)) => x,
         Ok(Err(e)) => return Err(to_py_err(Error::Scenario(e))),
-        Err(p) => {
-            return Err(SimulationError::new_err(format!(
-                "internal error while building: {}",
-                panic_message(p)
-            )))
-        }
+        Err(p) => return Err(panic_to_py(py, p, "while building", None)),
     };
     let end = sim.end;
     let slice = slice_s.map(Time::from_secs_f64).filter(|s| s.0 > 0);
@@ -241,16 +279,14 @@ fn run<'py>(
     let mut reported = Instant::now();
     let mut events = 0u64;
     while !sim.done() {
-        let r = py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| sim.step(target, STEP_EVENTS))));
+        let mut step = || catch_unwind(AssertUnwindSafe(|| sim.step(target, STEP_EVENTS)));
+        let r = if python_models { step() } else { py.allow_threads(step) };
         match r {
             Ok(Ok(n)) => events += n,
             Ok(Err(e)) => return Err(to_py_err(Error::Sim(e))),
             Err(p) => {
-                return Err(SimulationError::new_err(format!(
-                    "internal error at t={}: {}",
-                    sim.now(),
-                    panic_message(p)
-                )))
+                let at = format!("at t={}", sim.now());
+                return Err(panic_to_py(py, p, &at, Some(&sim)));
             }
         }
         py.check_signals()?;
@@ -280,18 +316,18 @@ fn run<'py>(
     match out {
         Ok(Ok(o)) => output_to_py(py, o),
         Ok(Err(e)) => Err(to_py_err(Error::Sim(e))),
-        Err(p) => Err(SimulationError::new_err(format!(
-            "internal error while collecting results: {}",
-            panic_message(p)
-        ))),
+        Err(p) => Err(panic_to_py(py, p, "while collecting results", None)),
     }
 }
 
 #[pymodule]
 fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    foreign::register();
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_time, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(parquet, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
