@@ -301,31 +301,36 @@ class ParameterError(ValueError):
         self.key, self.value, self.expected = key, value, expected
 
 
+def _number(v: Any, what: str, example: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"invalid {what} {v!r}: expected a string such as {example!r} or a number")
+    try:
+        return float(v)
+    except OverflowError:
+        raise ValueError(f"invalid {what}: {str(v)[:20]}... is too large") from None
+
+
 def parse_time(v: str | float) -> int:
     """A time as a scenario's time keys take it (``"5ms"``, ``"1.5s"``; a number is
-    seconds) in integer nanoseconds, rounded as the engine rounds: the unit of
-    ``q.now_ns``, ``p.sojourn_ns``, ``s.srtt_ns``. ``ValueError`` if invalid."""
+    seconds) in integer nanoseconds, as the engine reads it (its rounding and limits):
+    the unit of ``q.now_ns``, ``p.sojourn_ns``, ``s.srtt_ns``. ``ValueError`` if invalid."""
     from ccsim import _ccsim
 
-    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-        raise ValueError(f'invalid time {v!r}: expected a string such as "5ms" or seconds')
     if isinstance(v, str):
         return _ccsim.parse_time(v)
-    if not math.isfinite(v) or v < 0:
-        raise ValueError(f"invalid time {v!r}: expected a non-negative number of seconds")
-    return round(v * 1e9)
+    return _ccsim.parse_time(repr(_number(v, "time", "5ms")) + "s")
 
 
 def parse_size(v: str | int) -> int:
-    """A size as a scenario's size keys take it (``"1500B"``, ``"64KB"``, or bytes), in
-    bytes. ``ValueError`` if invalid."""
+    """A size as a scenario's size keys take it (``"1500B"``, ``"64KB"``, or a whole
+    number of bytes), in bytes. ``ValueError`` if invalid."""
     from ccsim import _ccsim
 
     if isinstance(v, str):
         return _ccsim.parse_size(v)
-    if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
-        return v
-    raise ValueError(f'invalid size {v!r}: expected a string such as "1500B" or bytes')
+    if isinstance(v, int) and not isinstance(v, bool):
+        return _ccsim.parse_size(f"{v}B")
+    raise ValueError(f"invalid size {v!r}: expected a string such as '1500B' or whole bytes")
 
 
 def parse_rate(v: str | float) -> int:
@@ -335,9 +340,7 @@ def parse_rate(v: str | float) -> int:
 
     if isinstance(v, str):
         return _ccsim.parse_rate(v)
-    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 1:
-        return round(v)
-    raise ValueError(f'invalid rate {v!r}: expected a string such as "10Mbps" or bit/s')
+    return _ccsim.parse_rate(repr(_number(v, "rate", "10Mbps")) + "bps")
 
 
 def _import(path: str) -> type:
