@@ -83,7 +83,8 @@ class CongestionControl:
     """Base class of a congestion control (Linux ``tcp_congestion_ops``).
 
     Override ``ssthresh`` and ``cong_avoid``; the other hooks are optional, and the
-    engine calls only the ones a class defines. Each hook gets ``s``, the sender's
+    engine calls only the ones a class defines (a constructor may set one to None on
+    the instance when its parameters make it needless: ``self.pkts_acked = None``). Each hook gets ``s``, the sender's
     state (the same object on every call, brought up to date before each):
 
     - read-only: ``now`` and ``now_ns`` (seconds, integer nanoseconds), ``mss``,
@@ -375,9 +376,12 @@ def _import(path: str) -> type:
     return obj
 
 
-def _defines(cls: type, base: type, hook: str) -> bool:
-    f = getattr(cls, hook, None)
-    return callable(f) and f is not getattr(base, hook, None)
+def _defines(obj: Any, base: type, hook: str) -> bool:
+    """Whether ``obj`` (an instance) has ``hook`` of its own: a method its class
+    defines, not the base class's default, and not set to None on the instance (which
+    is how a constructor turns off a hook its parameters make needless)."""
+    f = getattr(obj, hook, None)
+    return callable(f) and getattr(f, "__func__", f) is not getattr(base, hook, None)
 
 
 def _digest(cls: type) -> str:
@@ -446,8 +450,7 @@ def _flags(kind: str, cls: type, obj: Any) -> dict:
     """Which hooks the class defines, and (congestion control) what ``obj``, an instance
     built with the scenario's parameters, says of itself."""
     base = _BASES[kind]
-    foreign = not issubclass(cls, base)
-    missing = [h for h in _REQUIRED[kind] if not _defines(cls, base, h)]
+    missing = [h for h in _REQUIRED[kind] if not _defines(obj, base, h)]
     if missing:
         raise ParameterError(
             "class",
@@ -455,10 +458,7 @@ def _flags(kind: str, cls: type, obj: Any) -> dict:
             f"a class with the hooks {', '.join(_REQUIRED[kind])} "
             f"({', '.join(missing)} not defined; derive from ccsim.{base.__name__})",
         )
-    hooks = {
-        h: (_defines(cls, base, h) if not foreign else callable(getattr(cls, h, None)))
-        for h in _OPTIONAL[kind]
-    }
+    hooks = {h: _defines(obj, base, h) for h in _OPTIONAL[kind]}
     if kind == "queue" and not (hooks["enqueue"] or hooks["dequeue"]):
         raise ParameterError(
             "class",
