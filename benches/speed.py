@@ -5,6 +5,7 @@
     python benches/speed.py --against ns2 --only 200 --repeat 1
     python benches/speed.py --write docs/performance.md
     python benches/speed.py --scenario my.toml --bottleneck 'R1->R2'
+    python benches/speed.py --python-cc ccsim.examples.newreno:NewReno --only NewReno
 
 One table per reference simulator (``--against ns2,htsim``; by default every one
 available, or all of them where none is). Each scenario is run in ccsim and in the
@@ -68,6 +69,13 @@ for a scenario file given with ``--scenario`` (which has no translation for the
 references), one line says so and ccsim's own figures are still reported.
 ``--write FILE`` replaces each table between its markers in FILE, with the date
 and the ccsim commit it was measured at.
+
+``--python-cc CLASS`` measures a congestion control written in Python (issue 43):
+on the ns-2 dumbbells, every flow's ``cc`` becomes ``{kind = "python", class =
+CLASS}`` in a third run, alternating with ns-2's own C++ NewReno and ccsim's Rust
+one, and one table gives the three CPU times, the ratios, and the engine CPU the
+Python module adds per bottleneck departure (one ACK, one hook call, per
+departure on these dumbbells: ns-2's conventions have no delayed ACKs).
 """
 
 from __future__ import annotations
@@ -96,6 +104,7 @@ REFERENCES = ("ns2", "htsim")
 LABEL = {"ns2": "ns-2", "htsim": "htsim"}
 #: Each table's markers in the markdown file ``--write`` rewrites.
 MARKS = {
+    "python": ("<!-- python-cc-speed:begin -->", "<!-- python-cc-speed:end -->"),
     "ns2": ("<!-- ns2-speed:begin -->", "<!-- ns2-speed:end -->"),
     "htsim": ("<!-- htsim-speed:begin -->", "<!-- htsim-speed:end -->"),
 }
@@ -557,6 +566,62 @@ class Row:
     per_flow_kb: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
+def with_python_cc(b: Bench, cls: str) -> Bench:
+    """``b`` with every flow's congestion control the Python class ``cls``."""
+    sc = json.loads(json.dumps(b.scenario))
+    for f in sc.get("flows", []):
+        f["cc"] = {"kind": "python", "class": cls}
+    return dataclasses.replace(b, scenario=sc)
+
+
+def python_table(rows: list[tuple[Row, Measure]], cls: str) -> str:
+    lines = [
+        f"| scenario | ns-2 CPU (C++ NewReno) | ccsim CPU, Rust NewReno (process / engine) "
+        f"| ccsim CPU, `{cls}` (process / engine) | ns-2 / ccsim-Python (process) "
+        "| ccsim-Python / ccsim-Rust (process / engine) | Python's engine CPU per departure |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row, pyc in rows:
+        cc, ns = row.ccsim, row.refs.get("ns2")
+        ns_cpu = f"{ns.cpu_s:.2f} s" if isinstance(ns, Measure) else _no_ref("ns2", ns)
+        vs_ns = f"{ns.cpu_s / pyc.cpu_s:.2f}×" if isinstance(ns, Measure) else "—"
+        per = (pyc.engine_cpu_s - cc.engine_cpu_s) / max(pyc.departures, 1) * 1e6
+        lines.append(
+            f"| {row.bench.name} | {ns_cpu} | {cc.cpu_s:.2f} s / {cc.engine_cpu_s:.2f} s "
+            f"| {pyc.cpu_s:.2f} s / {pyc.engine_cpu_s:.2f} s | {vs_ns} "
+            f"| {pyc.cpu_s / cc.cpu_s:.2f}× / {pyc.engine_cpu_s / cc.engine_cpu_s:.2f}× "
+            f"| {per:.2f} µs |"
+        )
+    return "\n".join(lines)
+
+
+def measure_python(
+    b: Bench, cls: str, refs: dict[str, str | None], repeat: int, ns2_cpu: int
+) -> tuple[Row, Measure]:
+    """ns-2, ccsim with its Rust module, ccsim with the Python class, alternately; the
+    best of each by CPU time. The Python run must carry the same traffic (same
+    departures and drops) when the class is a faithful port."""
+    pb = with_python_cc(b, cls)
+    py_runs: list[Measure] = []
+    rows: list[Row] = []
+    for _ in range(repeat):
+        rows.append(measure(b, refs, 1, ns2_cpu, None))
+        py_runs.append(run_ccsim(pb))
+    best_cc = min((r.ccsim for r in rows), key=lambda m: m.cpu_s)
+    ns = [r.refs["ns2"] for r in rows if isinstance(r.refs.get("ns2"), Measure)]
+    ref = min(ns, key=lambda m: m.cpu_s) if ns else next(iter(rows[0].refs.values()), None)
+    py = min(py_runs, key=lambda m: m.cpu_s)
+    if (py.departures, py.drops) != (best_cc.departures, best_cc.drops):
+        print(
+            f"{b.name}: the Python module's run differs from the Rust module's "
+            f"(departures {py.departures} vs {best_cc.departures}, drops {py.drops} vs "
+            f"{best_cc.drops}): not a faithful port",
+            file=sys.stderr,
+            flush=True,
+        )
+    return Row(b, best_cc, {"ns2": ref}), py
+
+
 def _say(b: Bench, ref: str, why: str) -> None:
     print(f"{b.name}: {LABEL[ref]} {why}; ccsim's figures only", file=sys.stderr, flush=True)
 
@@ -782,6 +847,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the link whose departures are counted in --scenario files (default R1->R2)",
     )
     ap.add_argument(
+        "--python-cc",
+        metavar="CLASS",
+        help="measure a Python congestion control (module:Class) against ns-2's C++ "
+        "NewReno and ccsim's Rust one on the ns-2 dumbbells",
+    )
+    ap.add_argument(
         "--ns2-cpu",
         type=int,
         default=NS2_CPU_S,
@@ -805,6 +876,22 @@ def main(argv: list[str] | None = None) -> int:
         if missing[r]:
             print(f"{LABEL[r]}: {missing[r]}; ccsim's figures only", file=sys.stderr, flush=True)
     length = a.length if a.length is not None else (0.2 if a.quick else 1.0)
+    if a.python_cc:
+        py_rows = []
+        for b in benches(length):
+            if b.case is None or "ns2" not in b.tables or (a.only and a.only not in b.name):
+                continue
+            if b.case.pairs > 1000:
+                continue  # (ns-2 does not complete these)
+            py_rows.append(
+                measure_python(b, a.python_cc, {"ns2": missing["ns2"]}, a.repeat, a.ns2_cpu)
+            )
+            print(f"done: {b.name}", file=sys.stderr, flush=True)
+        text = f"{stamp(argv)}\n\n{python_table(py_rows, a.python_cc)}"
+        print(f"\nPython congestion control:\n\n{text}")
+        if a.write:
+            replace_block(a.write, text, *MARKS["python"])
+        return 0
     if a.scenario:
         todo = [from_file(p, a.bottleneck) for p in a.scenario]
     else:

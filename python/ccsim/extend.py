@@ -385,21 +385,30 @@ def _defines(obj: Any, base: type, hook: str) -> bool:
 
 
 def _digest(cls: type) -> str:
-    """sha256 of the source the class comes from (its module's file; the class's own
-    source where there is no file), so that results computed by two versions of it are
-    told apart (a sweep's fingerprint includes it)."""
+    """sha256 of the source the class comes from (its module's file; where there is no
+    file, as for a class defined in a notebook, the source of the class or of each of
+    its methods, as the interpreter keeps it), so that results computed by two versions
+    of it are told apart (a sweep's fingerprint includes it)."""
     data = None
     try:
         f = inspect.getsourcefile(cls)
         if f and Path(f).is_file():
             data = Path(f).read_bytes()
-    except TypeError:
+    except (OSError, TypeError):
         pass
     if data is None:
         try:
             data = inspect.getsource(cls).encode()
         except (OSError, TypeError):
-            data = f"{cls.__module__}:{cls.__qualname__}".encode()
+            parts = [f"{cls.__module__}:{cls.__qualname__}"]
+            for klass in cls.__mro__:
+                for name, v in sorted(vars(klass).items()):
+                    if inspect.isfunction(v):
+                        try:
+                            parts.append(inspect.getsource(v))
+                        except (OSError, TypeError):
+                            parts.append(f"{name}:{v.__code__.co_code.hex()}")
+            data = "\n".join(parts).encode()
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
