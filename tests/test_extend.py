@@ -405,3 +405,28 @@ def test_a_script_without_the_main_guard_stops_its_sweep_with_one_line(tmp_path)
     assert r.returncode != 0
     last = r.stderr.strip().splitlines()[-1]
     assert "SweepError" in last and 'if __name__ == "__main__":' in last
+
+
+def test_rcp_fills_the_link_with_a_short_queue_and_shares_it_fairly():
+    """ccsim.examples.rcp: the routers' rate travels in the stamp to the receivers and
+    back; the senders pace at it."""
+    sc = small(
+        py("ccsim.examples.rcp:Rcp"),
+        {"kind": "python", "class": "ccsim.examples.rcp:RcpRouter", "rtt": "30ms"},
+        duration="10s",
+    )
+    sc["topology"]["pairs"] = 4
+    sc["topology"]["bottleneck"]["queue"]["limit"] = "200pkt"
+    sc["flows"][0]["start"] = {"uniform": ["0s", "1s"]}
+    sc["monitor"] = {"interval": "100ms", "queues": ["R1->R2"]}
+    r = ccsim.run(sc)
+    q = r.queues.set_index("queue").loc["R1->R2"]
+    g = r.flows["goodput_bps"]
+    assert q["utilization"] > 0.9 and q["drops"] == 0
+    assert q["mean_len_pkts"] < 10
+    assert g.sum() ** 2 / (len(g) * (g**2).sum()) > 0.98
+    rate = r.timeseries["qdisc"]
+    assert set(rate["name"]) == {"rate_bps"}
+    # four flows: the routers' rate settles near a quarter of the link (10 Mbps)
+    late = rate[rate["time_s"] > 5]["value"]
+    assert 2.0e6 < late.median() < 3.0e6

@@ -112,6 +112,28 @@ fn amount(hook: &str, what: &str, v: &Bound<'_, PyAny>, cap: Option<u64>) -> PyR
     )))
 }
 
+/// Calls `f` with positional `args` (at most two), without building an
+/// argument tuple: CPython passes them on the stack to a bound method
+/// (`PyObject_CallFunctionObjArgs`, vectorcall inside). A tuple per call
+/// would be a container allocated per ACK or packet, and with those the
+/// cyclic garbage collector's passes over every object of the process (pandas
+/// and pyarrow included), which took a sixth of a Python module's run.
+fn invoke<'py>(py: Python<'py>, f: &Py<PyAny>, args: &[&Bound<'py, PyAny>]) -> PyResult<Bound<'py, PyAny>> {
+    use pyo3::ffi;
+    let end = std::ptr::null_mut::<ffi::PyObject>();
+    // SAFETY: the GIL is held (`py`), every pointer is a live object borrowed
+    // for the call, and the argument list ends with NULL as the C API asks.
+    unsafe {
+        let r = match args {
+            [] => ffi::PyObject_CallFunctionObjArgs(f.as_ptr(), end),
+            [a] => ffi::PyObject_CallFunctionObjArgs(f.as_ptr(), a.as_ptr(), end),
+            [a, b] => ffi::PyObject_CallFunctionObjArgs(f.as_ptr(), a.as_ptr(), b.as_ptr(), end),
+            _ => unreachable!("hooks take at most two arguments"),
+        };
+        Bound::from_owned_ptr_or_err(py, r)
+    }
+}
+
 // ------------------------------------------------------------------ the state objects
 
 /// The sender's state as a congestion control's hooks see it (`s`).
@@ -762,7 +784,7 @@ impl PyCc {
             self.started = true;
             if let Some(init) = &self.hooks.init {
                 self.state.bind(py).borrow_mut().load(s, "init");
-                if let Err(e) = init.bind(py).call1((self.state.bind(py),)) {
+                if let Err(e) = invoke(py, init, &[self.state.bind(py).as_any()]) {
                     self.fail(e, "init", s.now);
                 }
                 // (what init set stands: the hook that follows sees it)
@@ -807,7 +829,7 @@ impl PyCc {
             // (init's settings apply to the sender's state at the next hook
             // that may set it: a threshold hook reads them but does not set)
             self.enter(py, s, hook);
-            let r = m.bind(py).call1((self.state.bind(py),)).and_then(|v| {
+            let r = invoke(py, m, &[self.state.bind(py).as_any()]).and_then(|v| {
                 if v.is_none() {
                     Ok(None)
                 } else {
@@ -856,7 +878,12 @@ impl CongestionOps for PyCc {
     }
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
         self.call_mut(s, "cong_avoid", |py, me| {
-            me.hooks.cong_avoid.bind(py).call1((me.state.bind(py), acked)).map(drop)
+            invoke(
+                py,
+                &me.hooks.cong_avoid,
+                &[me.state.bind(py).as_any(), acked.into_pyobject(py)?.as_any()],
+            )
+            .map(drop)
         })
     }
     fn pkts_acked(&mut self, s: &CcState, sample: &AckSample) {
@@ -867,7 +894,7 @@ impl CongestionOps for PyCc {
             self.enter(py, s, "pkts_acked");
             self.ack.bind(py).borrow_mut().load_from(sample);
             let m = self.hooks.pkts_acked.as_ref().expect("checked");
-            if let Err(e) = m.bind(py).call1((self.state.bind(py), self.ack.bind(py))) {
+            if let Err(e) = invoke(py, m, &[self.state.bind(py).as_any(), self.ack.bind(py).as_any()]) {
                 self.fail(e, "pkts_acked", s.now);
             }
         })
@@ -879,9 +906,7 @@ impl CongestionOps for PyCc {
         self.call_mut(s, "cong_control", |py, me| {
             me.ack.bind(py).borrow_mut().load_from(sample);
             let m = me.hooks.cong_control.as_ref().expect("checked");
-            m.bind(py)
-                .call1((me.state.bind(py), me.ack.bind(py)))
-                .and_then(|v| v.is_truthy())
+            invoke(py, m, &[me.state.bind(py).as_any(), me.ack.bind(py).as_any()]).and_then(|v| v.is_truthy())
         })
     }
     fn per_ack_hooks(&self) -> bool {
@@ -909,7 +934,7 @@ impl CongestionOps for PyCc {
         };
         self.call_mut(s, "cwnd_event", |py, me| {
             let m = me.hooks.cwnd_event.as_ref().expect("checked");
-            m.bind(py).call1((me.state.bind(py), me.events[i].bind(py))).map(drop)
+            invoke(py, m, &[me.state.bind(py).as_any(), me.events[i].bind(py).as_any()]).map(drop)
         })
     }
     fn controls_window(&self) -> bool {
@@ -1083,17 +1108,14 @@ impl PyQdisc {
     /// the random stream.
     fn verdict(&self, py: Python<'_>, hook: &'static str, m: &Py<PyAny>, p: &mut Packet, cx: &mut QdiscCtx) -> u8 {
         self.pkt.bind(py).borrow_mut().load(p, cx.now);
-        let r = m
-            .bind(py)
-            .call1((self.state.bind(py), self.pkt.bind(py)))
-            .and_then(|v| {
-                v.extract::<u8>().ok().filter(|&v| v <= MARK_FORCED).ok_or_else(|| {
-                    PyValueError::new_err(format!(
-                        "{hook} returned {} (accepted: a ccsim.Verdict: PASS, DROP, DROP_FORCED, MARK, MARK_FORCED)",
-                        v.repr().map_or_else(|_| "?".into(), |r| r.to_string())
-                    ))
-                })
-            });
+        let r = invoke(py, m, &[self.state.bind(py).as_any(), self.pkt.bind(py).as_any()]).and_then(|v| {
+            v.extract::<u8>().ok().filter(|&v| v <= MARK_FORCED).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "{hook} returned {} (accepted: a ccsim.Verdict: PASS, DROP, DROP_FORCED, MARK, MARK_FORCED)",
+                    v.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+                ))
+            })
+        });
         let v = r.unwrap_or_else(|e| fail(e, hook, None, Some(&self.link), cx.now));
         *cx.rng = self.state.bind(py).borrow().rng.clone();
         p.stamp = self.pkt.bind(py).borrow().stamp;
@@ -1151,7 +1173,7 @@ impl Qdisc for PyQdisc {
                 if let Some(e) = &self.empty {
                     Python::with_gil(|py| {
                         self.load_state(py, cx, false, 0);
-                        if let Err(err) = e.bind(py).call1((self.state.bind(py),)) {
+                        if let Err(err) = invoke(py, e, &[self.state.bind(py).as_any()]) {
                             fail(err, "empty", None, Some(&self.link), cx.now);
                         }
                         *cx.rng = self.state.bind(py).borrow().rng.clone();
@@ -1190,7 +1212,7 @@ impl Qdisc for PyQdisc {
             }
             if let Some(e) = &self.empty {
                 self.load_state(py, cx, false, dropped);
-                if let Err(err) = e.bind(py).call1((self.state.bind(py),)) {
+                if let Err(err) = invoke(py, e, &[self.state.bind(py).as_any()]) {
                     fail(err, "empty", None, Some(&self.link), cx.now);
                 }
                 *cx.rng = self.state.bind(py).borrow().rng.clone();
