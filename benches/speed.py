@@ -788,6 +788,18 @@ def commit() -> str:
     return head + ("+dirty" if status.strip() else "")
 
 
+def _relative(arg: str) -> str:
+    """A path inside the repository as the repository names it (the command shown
+    works from its root on any machine)."""
+    p = Path(arg)
+    if p.is_absolute():
+        try:
+            return str(p.resolve().relative_to(ROOT))
+        except ValueError:
+            return arg
+    return arg
+
+
 def stamp(argv: list[str]) -> str:
     """The line above a written table: when, at which commit, with which command
     (the htsim program's path left out: it is the user's)."""
@@ -799,7 +811,7 @@ def stamp(argv: list[str]) -> str:
         elif a == "--htsim":
             skip = True
         elif not a.startswith("--htsim="):
-            shown.append(a)
+            shown.append(_relative(a))
     cmd = shlex.join(["python", "benches/speed.py", *shown])
     return f"Measured on {datetime.date.today().isoformat()} at ccsim commit `{commit()}` with `{cmd}`."
 

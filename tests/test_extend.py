@@ -430,3 +430,43 @@ def test_rcp_fills_the_link_with_a_short_queue_and_shares_it_fairly():
     # four flows: the routers' rate settles near a quarter of the link (10 Mbps)
     late = rate[rate["time_s"] > 5]["value"]
     assert 2.0e6 < late.median() < 3.0e6
+
+
+def test_traces_captures_saved_runs_and_compare_work_with_python_models(user, tmp_path):
+    """The observers and the result tools see a Python model's run as any other."""
+    sc = small(py("mymodels:Aimd"), {"kind": "python", "class": "mymodels:Halve", "k": 40})
+    sc["trace"] = {"links": ["R1->R2"]}
+    sc["capture"] = [{"link": "R1->R2", "file": "fwd.pcap"}]
+    sc["monitor"] = {"interval": "100ms"}
+    mine = ccsim.run(sc)
+    assert (mine.trace["event"] == "drop").sum() == mine.queues.set_index("queue").loc[
+        "R1->R2", "drops"
+    ]
+    pcap_magics = {
+        b"\xa1\xb2\xc3\xd4",
+        b"\xa1\xb2\x3c\x4d",
+        b"\xd4\xc3\xb2\xa1",
+        b"\x4d\x3c\xb2\xa1",
+    }
+    assert mine.files["fwd.pcap"][:4] in pcap_magics
+    mine.save(tmp_path / "mine", force=True)
+    ref = ccsim.run({**small("cubic"), "monitor": {"interval": "100ms"}})
+    ref.save(tmp_path / "cubic", force=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ccsim.cli",
+            "compare",
+            str(tmp_path / "cubic"),
+            str(tmp_path / "mine"),
+            "--plot",
+            str(tmp_path / "cmp"),
+        ],
+        env=_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "goodput" in r.stdout
+    assert list((tmp_path / "cmp").glob("*.png"))
