@@ -3,7 +3,7 @@
 //! that transport's keys, read by [`crate::transport`]); read into flow plans,
 //! then built into the world's flows. Keys: docs/user-guide.md "Flows".
 
-use super::topology::{read_spread, Net};
+use super::topology::{read_spread, FlowEnds, Net};
 use crate::budget::{self, Limits};
 use crate::cfg::{self, Res, ScenarioError, Tab};
 use crate::endpoint::{Env, TransportSpec};
@@ -27,6 +27,18 @@ pub(super) struct FlowPlan {
     pub(super) dst: usize,
     pub(super) start: Time,
     pub(super) spec: Arc<dyn TransportSpec>,
+}
+
+impl FlowPlan {
+    /// What the routing check needs of the flow.
+    pub(super) fn ends(&self) -> FlowEnds<'_> {
+        FlowEnds {
+            name: &self.name,
+            src: self.src,
+            dst: self.dst,
+            back: self.spec.needs_return_path(),
+        }
+    }
 }
 
 pub(super) fn read(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, limits: &Limits) -> Res<Vec<FlowPlan>> {

@@ -68,7 +68,9 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     let net = topology::read(&mut root, &mut rng)?;
     let plans = flows::read(&mut root, &net, &mut rng, duration, limits)?;
     let (mut workloads, pairs) = workload::read(&mut root, &net.nodes(), duration, seed)?;
-    let routes = net.route(&plans, &pairs, limits)?;
+    let ends: Vec<topology::FlowEnds> = plans.iter().map(flows::FlowPlan::ends).collect();
+    let routes = net.route(&ends, &pairs, limits)?;
+    drop(ends);
 
     let mut sim = Sim::new(seed, duration, warmup);
     let specs: Vec<&Arc<dyn TransportSpec>> = plans

@@ -6,7 +6,6 @@
 //! packet sizes are known (a `"bdp"` buffer needs them). Keys:
 //! docs/user-guide.md "Topology".
 
-use super::flows::FlowPlan;
 use crate::budget::{self, Limits};
 use crate::cfg::{self, show, time_str, Res, ScenarioError, Tab};
 use crate::endpoint::TransportSpec;
@@ -28,6 +27,15 @@ const STREAM_LINK: u64 = 1 << 20;
 const STREAM_QDISC: u64 = 4 << 20;
 /// Salt of the nodes' ECMP hashes (not a random stream: nothing is drawn).
 const STREAM_ECMP: u64 = 8 << 20;
+
+/// A flow's ends for the routing check: its name, source and destination
+/// nodes, and whether its transport needs a path back.
+pub(super) struct FlowEnds<'a> {
+    pub(super) name: &'a str,
+    pub(super) src: usize,
+    pub(super) dst: usize,
+    pub(super) back: bool,
+}
 
 /// A queue as written: the discipline's parameters and the buffer; the buffer
 /// is resolved (and the discipline built) per link once flows are known.
@@ -548,7 +556,7 @@ impl Net {
     /// Checks that the network and its flows fit `limits` (routing needs
     /// routers × nodes entries), routes it, and checks that every flow and
     /// workload pair has a path (and one back where its transport answers).
-    pub(super) fn route(&self, plans: &[FlowPlan], pairs: &[PairEnds], limits: &Limits) -> Res<Vec<Route>> {
+    pub(super) fn route(&self, flows: &[FlowEnds], pairs: &[PairEnds], limits: &Limits) -> Res<Vec<Route>> {
         let size_key = self.size_key;
         let size = match size_key {
             "topology.pairs" => self.pairs.len().to_string(),
@@ -557,7 +565,7 @@ impl Net {
         let nodes = self.names.len() as u64;
         let ends: Vec<(usize, usize)> = self.links.iter().map(|l| (l.from, l.to)).collect();
         let routers = routing::routers(self.names.len(), &ends) as u64;
-        let (links, nflows) = (self.links.len() as u64, plans.len() as u64);
+        let (links, nflows) = (self.links.len() as u64, flows.len() as u64);
         let what = format!(
             "the network of {nodes} nodes and {links} links (forwarding tables of {routers} routers) with {nflows} flows"
         );
@@ -570,10 +578,9 @@ impl Net {
             value: format!("{:?} -> {:?}", self.names[s], self.names[d]),
             expected: "nodes connected by links in both directions (no path found)".into(),
         };
-        for (i, p) in plans.iter().enumerate() {
-            let needs_back = p.spec.needs_return_path();
+        for (i, p) in flows.iter().enumerate() {
             let there = routing::path(&routes, &ends, p.src, p.dst).is_some();
-            if !there || (needs_back && routing::path(&routes, &ends, p.dst, p.src).is_none()) {
+            if !there || (p.back && routing::path(&routes, &ends, p.dst, p.src).is_none()) {
                 return Err(unreachable(format!("flows (flow {i}, {:?})", p.name), p.src, p.dst));
             }
         }
