@@ -220,3 +220,102 @@ fn the_check_finds_a_loop_and_an_unplaced_module() {
         "{bad:?}"
     );
 }
+
+/// Loops between the files of one module: `dir/a.rs` naming its sibling
+/// `b` (`super::b`, `crate::dir::b`) while `b` names `a`, directly or through
+/// others. `mod.rs` is left out: the interface and registry every file of its
+/// module may name, and which names them all.
+fn sibling_loops(sources: &[(String, String)]) -> Vec<String> {
+    let mut by_dir: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for (path, src) in sources {
+        let Some((dir, file)) = path.rsplit_once('/') else {
+            continue;
+        };
+        let Some(name) = file.strip_suffix(".rs") else { continue };
+        if name != "mod" {
+            by_dir
+                .entry(dir.to_string())
+                .or_default()
+                .push((name.to_string(), code(src)));
+        }
+    }
+    let mut loops = Vec::new();
+    for (dir, files) in &by_dir {
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        let module = format!("crate::{}::", dir.replace('/', "::"));
+        let edges: BTreeMap<&str, Vec<&str>> = files
+            .iter()
+            .map(|(n, c)| {
+                let named = names
+                    .iter()
+                    .copied()
+                    .filter(|m| {
+                        *m != n
+                            && [format!("super::{m}"), format!("{module}{m}")]
+                                .iter()
+                                .any(|p| c.match_indices(p.as_str()).any(|(i, _)| !ident(c, i + p.len())))
+                    })
+                    .collect();
+                (n.as_str(), named)
+            })
+            .collect();
+        // a path back to the start from each file
+        for start in &names {
+            let mut stack: Vec<Vec<&str>> = vec![vec![start]];
+            let mut seen = std::collections::BTreeSet::new();
+            while let Some(route) = stack.pop() {
+                let last = *route.last().expect("non-empty");
+                for &next in &edges[last] {
+                    if next == *start {
+                        let mut cycle = route.clone();
+                        cycle.push(next);
+                        // (each loop once: from its least file)
+                        if cycle[1..cycle.len() - 1].iter().all(|m| m > start) {
+                            loops.push(format!("{dir}: {}", cycle.join(" -> ")));
+                        }
+                    } else if seen.insert(next) {
+                        let mut r = route.clone();
+                        r.push(next);
+                        stack.push(r);
+                    }
+                }
+            }
+        }
+    }
+    loops
+}
+
+/// Whether the character at `i` continues an identifier (`super::flowsx`
+/// does not name `flows`).
+fn ident(code: &str, i: usize) -> bool {
+    code[i..]
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphanumeric() || c == '_')
+}
+
+#[test]
+fn no_two_files_of_a_module_name_each_other_in_a_loop() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &src, &mut files);
+    let loops = sibling_loops(&files);
+    assert!(loops.is_empty(), "files of one module in a loop:\n{}", loops.join("\n"));
+}
+
+#[test]
+fn the_sibling_check_finds_a_loop() {
+    let files = |b: &str| {
+        vec![
+            ("scenario/mod.rs".to_string(), "mod flows; mod topology;".to_string()),
+            ("scenario/flows.rs".to_string(), "use super::topology::Net;".to_string()),
+            ("scenario/topology.rs".to_string(), b.to_string()),
+        ]
+    };
+    assert!(sibling_loops(&files("use super::Shared;")).is_empty());
+    assert!(sibling_loops(&files("// super::flows in a comment")).is_empty());
+    assert_eq!(
+        sibling_loops(&files("fn f(p: &crate::scenario::flows::FlowPlan) {}")),
+        vec!["scenario: flows -> topology -> flows".to_string()]
+    );
+}
