@@ -1,7 +1,7 @@
-"""Short reproduction of the BLT study (Kim & Farber 1994; specs/blt.md §9.1) through the
-Python API, on the scenarios of ``ccsim.experiments.blt``: the reference network at
-BW_b = 30 Mb/s, BLT's response-time advantage over TCP, the divergence ordering that
-ccsim finds, and bad input.
+"""Short reproduction of the BLT study (Kim & Farber, MS-CIS-94-55, 1994, §4.2.1)
+through the Python API, on the scenarios of ``ccsim.experiments.blt``: the reference
+network at BW_b = 30 Mb/s, BLT's response-time advantage over TCP, the divergence
+ordering that ccsim finds, and bad input.
 
 The paper's TCP diverged at λ ≈ 20 conn/s and BLT at ≈ 35. ccsim's BLT saturates where
 the paper's did, but its TCP (which agrees with ns-2.35 on this network,
@@ -28,7 +28,7 @@ def point(protocol, frac, measured=300, warmup=50, seed=1):
 
 def test_the_reference_network_is_the_papers():
     assert REF.capacity() == 37.5  # conn/s at 30 Mb/s for 100-KB files
-    assert REF.buffer_bytes() == 37_500  # L1: BW_b·D/3
+    assert REF.buffer_bytes() == 37_500  # L1 of docs/models/blt.md: BW_b·D/3
     sc = blt.scenario("blt", REF, 10.0)
     assert sc["topology"]["bottleneck"]["queue"] == {
         "kind": "prio_discard",
@@ -49,8 +49,8 @@ def test_the_reference_network_is_the_papers():
 
 def test_blt_answers_faster_than_tcp_at_moderate_load():
     """λ = 40 % of capacity (15 conn/s): BLT's mean response time is well below TCP's
-    (the paper: more than 3× at every λ; ccsim: ≈ 1.6× here, the buffer rule L1 costing
-    BLT a reset even alone: see the report's findings)."""
+    (the paper: more than 3× at every λ; ccsim: ≈ 1.6× here, the buffer rule L1 of
+    docs/models/blt.md costing BLT a reset even alone: see the report's findings)."""
     t, b = point("tcp", 0.4), point("blt", 0.4)
     assert not t["diverged"] and not b["diverged"]
     assert b["r_s"] < t["r_s"] / 1.4

@@ -1,7 +1,8 @@
-"""Short reproductions of the BMCC paper (Qazi, Znati & Andrew 2009; specs/bmcc.md §10)
-through the Python API, on the scenarios of ``ccsim.experiments.bmcc``: Fig. 1 (three
-flows converging on a BMCC bottleneck), Fig. 6 (BMCC and SACK over drop-tail and
-RED + ECN), Fig. 9 (the modified router), the analytic rows, and bad input."""
+"""Short reproductions of the BMCC paper (Qazi, Znati & Andrew, PFLDNeT 2009; the targets
+of docs/models/bmcc.md, "Reproduction targets") through the Python API, on the scenarios
+of ``ccsim.experiments.bmcc``: Fig. 1 (three flows converging on a BMCC bottleneck),
+Fig. 6 (BMCC and SACK over drop-tail and RED + ECN), Fig. 9 (the modified router), the
+analytic rows, and bad input."""
 
 import math
 

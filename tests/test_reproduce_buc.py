@@ -1,5 +1,6 @@
-"""Short reproductions of the BUC gateway with RFCN (specs/buc_rfcn.md §8, §9, §12)
-through the Python API, on the scenarios of ``ccsim.experiments.buc_rfcn``."""
+"""Short reproductions of the BUC gateway with RFCN (Ziegler & Clausen, IEEE IPCCC 1997,
+§5 and §6; expected results in docs/models/buc-rfcn.md) through the Python API, on the
+scenarios of ``ccsim.experiments.buc_rfcn``."""
 
 import ccsim
 import pytest
@@ -27,7 +28,7 @@ def test_no_loss_and_buc_idle_while_ftp1_alone(convergence):
     assert m["drops"] == 0 and m["data_drops"] == 0
     assert r.flows["retransmits"].sum() == 0
     assert m["buc_windows_ftp1_alone"] == 0
-    assert 46 <= m["q1_alone"] <= 50  # 64 − 16 = 48 (spec §8.3)
+    assert 46 <= m["q1_alone"] <= 50  # 64 − 16 = 48 (paper §5 footnote 11)
 
 
 def test_queues_converge_to_tql_and_the_sum_to_tbu(convergence):
@@ -35,7 +36,7 @@ def test_queues_converge_to_tql_and_the_sum_to_tbu(convergence):
     assert m["q2_max_dev"] <= 3 and m["q3_max_dev"] <= 3
     assert 55 <= m["sum2"] <= 65 and 55 <= m["sum3"] <= 65
     assert m["conv_2_s"] < 5 and m["conv_3_s"] < 5
-    # Equilibrium windows TQL + pipe share: 30 + 8 and 20 + 16/3 (spec §8.3).
+    # Equilibrium windows TQL + pipe share: 30 + 8 and 20 + 16/3 (theory.buc_equilibrium).
     assert m["w2_mean"] == pytest.approx(38, abs=2)
     assert m["w3_mean"] == pytest.approx(25, abs=2)
     assert m["spike_2"] > 35 and m["spike_3"] > 25  # the newcomers' slow-start spikes

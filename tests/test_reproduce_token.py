@@ -1,5 +1,6 @@
-"""Short reproductions of the token-based Fast-TCP paper (specs/token_ftcp.md §8) through
-the Python API, on the scenarios of ``ccsim.experiments.token_ftcp``."""
+"""Short reproductions of the token-based Fast-TCP paper (§4; docs/models/token-gate.md,
+"What the paper reports") through the Python API, on the scenarios of
+``ccsim.experiments.token_ftcp``."""
 
 import ccsim
 import pytest

@@ -3,8 +3,9 @@
 the number of connections in the system, the Little's-law check and divergence.
 
 Definitions follow the BLT paper (H. Kim, D. J. Farber, "Congestion control by
-bandwidth-delay tradeoff in very high-speed networks", 1994, §6) as resolved in
-``specs/blt.md`` §8 (L8-L10):
+bandwidth-delay tradeoff in very high-speed networks: the case of window-based control",
+Univ. of Pennsylvania MS-CIS-94-55, 1994, §4.1.4), with the points it leaves open settled
+as in docs/models/blt.md, "Modelling decisions" L8-L10:
 
 * response time of connection k: ``R_k = T_f,k − T_i,k``, from its arrival to the ACK of
   its last byte at the sender (``response_time_s``); ``R' = R − d`` with ``d`` the one-way
@@ -16,7 +17,8 @@ bandwidth-delay tradeoff in very high-speed networks", 1994, §6) as resolved in
 * network power ``P = Θ^α / R̄`` (bytes/s², α = 1);
 * fairness: Jain's index over ``Θ_k = F_k / R_k`` (L8);
 * Little's law: the time-average number of connections in the system (all of them, while
-  the measured ones arrive) against ``λ̂·R̄`` (the paper's ``Θ/θ`` with ``θ = F/R̄``).
+  the measured ones arrive) against ``λ̂·R̄`` (the paper's ``Θ/θ`` with ``θ = F/R̄``,
+  §4.3.1).
 
 Measured connections are chosen by arrival order (``conn``): skip the first ``warmup``
 (the system filling), keep the next ``count`` — together with a run that ends once those

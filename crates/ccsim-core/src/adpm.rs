@@ -5,8 +5,9 @@
 //!
 //! Sources: L. L. H. Andrew, S. V. Hanly, S. Chan, T. Cui, "Adaptive
 //! deterministic packet marking", IEEE Comm. Letters 10(11), 2006; I. A. Qazi,
-//! L. L. H. Andrew, T. Znati, "Incremental deployment of new ECN-compatible
-//! congestion control", PFLDNeT 2009, §3.2. Spec: `specs/bmcc.md` §1–2.3.
+//! T. Znati, L. L. H. Andrew, "Incremental deployment of new ECN-compatible
+//! congestion control", PFLDNeT 2009, §3.1–3.2; the codepoints of RFC 3168 §5.
+//! Model page: docs/models/bmcc.md ("Router", "Modelling decisions").
 //!
 //! Codepoints (2-bit ECN field): `10` ECT(0) is an unmarked BMCC packet, `01`
 //! ECT(1) says "some router on the path has load factor f > h(packet)", `11` CE
@@ -15,23 +16,26 @@
 //! Each packet's threshold h is a deterministic hash of its 16-bit IP id whose
 //! distribution over packets is the paper's: ¼ in (η₀, η), ¼ in (η, 1), ½ in
 //! (1, u) (§3.2), so resolution is finest in overload. The exact hash of
-//! BMCC's reference \[11\] is not available (spec B1): the IP id is bit-reversed
-//! (van der Corput order, so consecutive packets probe well-spread thresholds)
-//! and mapped piecewise-linearly onto the three ranges; plain IP id / 65536 is
-//! the alternative ([`Hash::Plain`]).
+//! BMCC's reference \[11\] (Qazi, Andrew & Znati, INFOCOM 2009) is not
+//! available (docs/models/bmcc.md, "Modelling decisions: Hash"): the IP id is
+//! bit-reversed (van der Corput order, so consecutive packets probe
+//! well-spread thresholds) and mapped piecewise-linearly onto the three
+//! ranges; plain IP id / 65536 is the alternative ([`Hash::Plain`]).
 
 use crate::cfg::{Res, Tab};
 use crate::packet::Ecn;
 
 /// η₀: the lowest signalled load (lower loads read as η₀), and a new flow's
-/// estimate (§3.2; corrections.md).
+/// estimate (§3.2; §4.1.1: "new BMCC flows assume the initial value of f to
+/// be 15%").
 pub const ETA0: f64 = 0.15;
 /// η: the boundary between low load (MI) and high load (AI) (§3.3).
 pub const ETA: f64 = 0.75;
 /// u: the largest load ADPM signals; f ≥ u is signalled by CE (§3.2).
 pub const U: f64 = 1.2;
 
-/// How the IP id maps to a threshold (spec B1).
+/// How the IP id maps to a threshold (docs/models/bmcc.md, "Modelling
+/// decisions: Hash").
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Hash {
     /// bitreverse16(IP id) / 65536: consecutive packets probe well-spread
@@ -53,7 +57,8 @@ impl Hash {
     }
 }
 
-/// The ADPM threshold h ∈ [η₀, u) of a packet (bmcc.md §2.3); routers and
+/// The ADPM threshold h ∈ [η₀, u) of a packet (§3.2's distribution, mapped
+/// as docs/models/bmcc.md, "Modelling decisions: Hash", says); routers and
 /// receivers compute the same value.
 pub fn threshold(ip_id: u16, hash: Hash) -> f64 {
     let x = match hash {
@@ -81,12 +86,13 @@ pub enum Marked {
     Ce,
 }
 
-/// The marking rule of a BMCC router for a link of load factor `f` (§3.2,
-/// spec §2.2): Not-ECT packets are left alone; an ECN-capable packet becomes
-/// CE if `f ≥ u` and `ce_at_u` (the original router; the modified router of
-/// §5.2 leaves CE to its AQM); otherwise ECT(1) if `f > h`. A router only ever
-/// raises the signal (`10` → `01` → `11`), never clears it, so after several
-/// BMCC routers the codepoint reflects the largest load factor on the path.
+/// The marking rule of a BMCC router for a link of load factor `f` (§3.2;
+/// docs/models/bmcc.md, "Router"): Not-ECT packets are left alone; an
+/// ECN-capable packet becomes CE if `f ≥ u` and `ce_at_u` (the original
+/// router; the modified router of §5.2 leaves CE to its AQM); otherwise
+/// ECT(1) if `f > h`. A router only ever raises the signal (`10` → `01` →
+/// `11`), never clears it, so after several BMCC routers the codepoint
+/// reflects the largest load factor on the path.
 /// Returns the new codepoint and what changed.
 pub fn mark(ecn: Ecn, ip_id: u16, f: f64, hash: Hash, ce_at_u: bool) -> (Ecn, Marked) {
     match ecn {
@@ -101,7 +107,7 @@ pub fn mark(ecn: Ecn, ip_id: u16, f: f64, hash: Hash, ce_at_u: bool) -> (Ecn, Ma
 mod tests {
     use super::*;
 
-    /// bmcc.md §2.3: ¼ of IP ids in (η₀, η), ¼ in (η, 1), ½ in (1, u); the
+    /// §3.2's distribution: ¼ of IP ids in (η₀, η), ¼ in (η, 1), ½ in (1, u); the
     /// bit reversal makes ids 0, 1, 2, 3 probe 0.15, 1.0, 0.75, 1.1.
     #[test]
     fn spec_2_3_threshold_distribution_and_order() {

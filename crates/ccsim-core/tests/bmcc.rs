@@ -1,4 +1,5 @@
-//! BMCC (specs/bmcc.md) through `ccsim_core::run`: the router's marks, the
+//! BMCC (docs/models/bmcc.md; Qazi, Znati & Andrew, PFLDNeT 2009) through
+//! `ccsim_core::run`: the router's marks, the
 //! receiver's estimate and the sender's laws working together, over seeds.
 //!
 //! Dumbbell of the paper (§4): 45 Mbps bottleneck, 450 Mbps access links,
@@ -57,8 +58,8 @@ fn summary_cc(o: &Output, flow: &str, key: &str) -> f64 {
 
 /// Over a BMCC bottleneck, on every seed: no loss, the load factor held just
 /// below one (the flows back off at f̂ ≥ 1), a standing queue of a few
-/// packets, and equal shares among flows of one RTT (spec §5 "small window
-/// variations, fast convergence to fairness and efficiency").
+/// packets, and equal shares among flows of one RTT (the paper's §4.1 and
+/// Fig. 3: "BMCC introduces little variations in the flows' rates").
 #[test]
 fn bmcc_router_no_loss_small_queue_fair_shares_over_seeds() {
     for seed in 1..=4 {
@@ -124,8 +125,9 @@ fn heuristic_switches_on_droptail_and_not_on_a_bmcc_router() {
 
 /// Two BMCC links in a row (s → R1 → R2 → R3 → d, both 45 Mbps) with 20 Mbps
 /// of Poisson cross traffic on one of them: the receiver's estimate (echoed to
-/// the sender) follows the more loaded link, whichever comes first (spec §2.2:
-/// a downstream router only raises the signal).
+/// the sender) follows the more loaded link, whichever comes first (§3.2:
+/// "the ECN bits will reflect the state of the most congested router on the
+/// path"; a router only raises the signal).
 #[test]
 fn two_bmcc_routers_in_a_row_signal_the_larger_load() {
     for loaded in ["R1->R2", "R2->R3"] {

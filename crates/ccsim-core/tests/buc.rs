@@ -1,13 +1,14 @@
-//! The BUC gateway with RFCN (specs/buc_rfcn.md §5–§6) through `ccsim_core::run`:
-//! the windows the gateway writes into ACKs reach the TCP sender and bound its
-//! flight, with no special case in TCP or in the queue.
+//! The BUC gateway with RFCN (Ziegler & Clausen, IEEE IPCCC 1997, §2–§4; model
+//! page docs/models/buc-rfcn.md) through `ccsim_core::run`: the windows the
+//! gateway writes into ACKs reach the TCP sender and bound its flight, with no
+//! special case in TCP or in the queue.
 //!
 //! One TCP Tahoe connection, packet mode (960 B + 40 B = 1000-B packets),
 //! receiver window 300 packets: s —10 Mbps/1 ms— G —2 Mbps/30 ms— R —10 Mbps/1 ms— d
-//! (2 Mbps · 64 ms = 16 packets in the pipe, as the paper's footnote). G's port to
-//! R is fair-queued with a 1000-packet shared buffer, so nothing is lost and,
-//! without BUC, Tahoe's window (not capped by the receiver's, as in ns) grows
-//! to the 300-packet receiver window. With BUC (TBU 10 packets) the window
+//! (2 Mbps · 64 ms = 16 packets in the pipe, as the paper's §5 footnote 11).
+//! G's port to R is fair-queued with a 1000-packet shared buffer, so nothing is
+//! lost and, without BUC, Tahoe's window (not capped by the receiver's, as in
+//! ns) grows to the 300-packet receiver window. With BUC (TBU 10 packets) the window
 //! converges to about TQL + pipe = 26 packets.
 
 mod common;
@@ -62,7 +63,7 @@ fn flight(o: &Output) -> Vec<(f64, f64, f64)> {
     (0..t.len()).map(|i| (t[i], inflight[i] / MSS, cwnd[i] / MSS)).collect()
 }
 
-/// Spec §6: every ACK of a controlled conversation leaves G with
+/// RFCN (paper §2.1): every ACK of a controlled conversation leaves G with
 /// min(field, W_cur); the sender's send window is min(cwnd, advertised), so
 /// once the rewritten ACKs arrive its flight never exceeds the largest window
 /// written in the last round trip (the rewrite can shrink the window; packets
@@ -107,7 +108,8 @@ fn rfcn_windows_reach_the_sender_and_bound_its_flight() {
         "window binding in only {binding} of {checked} samples"
     );
 
-    // The window converges to TQL + pipe ≈ 10 + 16 packets (spec §5.5).
+    // The window converges to TQL + pipe ≈ 10 + 16 packets (paper §3.4; model
+    // page docs/models/buc-rfcn.md, "What the analysis predicts").
     let last = written.last().unwrap().1;
     assert!((23.0..=29.0).contains(&last), "final window {last}");
     let max_late = flight(&with)

@@ -1,8 +1,8 @@
-//! Token F-TCP ACK gate (specs/token_ftcp.md) through `ccsim_core::run`, on the
-//! paper's single-connection topology (§4, Fig. 2):
+//! Token F-TCP ACK gate (model page docs/models/token-gate.md) through
+//! `ccsim_core::run`, on the paper's single-connection topology (§4.1, Fig. 2):
 //! server —10 Mbps/1 ms— router_1 —2 Mbps/140 ms— router_2 —10 Mbps/1 ms— client,
 //! TCP Reno, MSS 536 + 40 B header = 576 B on the wire, IW 1, one ACK per
-//! segment, and the paper's windows in 576-B packets (spec T1): ssthresh
+//! segment, and the paper's windows in 576-B packets (model page, T1): ssthresh
 //! 32 768/576 = 56.89 packets, maximum window 65 536/576 = 113.78 packets, i.e.
 //! 30 493 B and 60 985 B of payload.
 //!
@@ -128,7 +128,7 @@ fn counting() -> Value {
     g
 }
 
-/// Spec §6/§8 under the paper's timing (0.5 ms access): forward buffer ≤
+/// The paper's §4.1 numbers under its timing (0.5 ms access): forward buffer ≤
 /// (B − Th + 1)·L_p = 27 648 bits, reached exactly; no loss; holding starts in
 /// the 5th cycle; the ACK buffer is empty again in congestion avoidance;
 /// throughput equal to plain TCP with an infinite buffer (Figs. 3–7).

@@ -1,7 +1,9 @@
 """Token-based Fast-TCP: a gateway that holds ACKs until the forward buffer has tokens
 (spare room), keeping the buffer small at the same throughput.
 
-Spec: ``specs/token_ftcp.md``. Setup (§4): server —10 Mbps/1 ms— router_1 —2 Mbps/140 ms—
+Source: the token-based Fast-TCP paper (an OPNET study without title or authors in the
+surviving text; docs/models/token-gate.md identifies it and records the reconstruction,
+labels T1-T12). Setup (§4.1): server —10 Mbps/1 ms— router_1 —2 Mbps/140 ms—
 router_2 —10 Mbps/1 ms— client; 576-byte datagrams (MSS 536 + 40 B), 40-byte ACKs, Reno
 with IW 1, no delayed ACKs. The paper's windows are in packets (maximum window 65 536 B
 = 113.78 packets of 576 B, ssthresh 32 768 B = 56.89 packets); ccsim's TCP counts
@@ -162,7 +164,7 @@ def runs(quick: bool) -> list[Run]:
 
 def _phase(f, start: float):
     """(end time, bytes sent) of the phase from the start until cwnd first reaches the
-    maximum window (spec T8); packets counted as sent, as the paper reads Fig. 7."""
+    maximum window (T8); packets counted as sent, as the paper reads Fig. 7."""
     full = f[f["cwnd_bytes"] >= MAX_WINDOW_PKTS * MSS - 1]
     t_end = float(full["time_s"].iloc[0]) if len(full) else float(f["time_s"].iloc[-1])
     at = f[f["time_s"] <= t_end]
@@ -293,7 +295,7 @@ CAP_BITS = theory.token_ftcp_gate_cap(BF_BITS, PKT * 8, TH)  # 27 648
 EXPERIMENT = Experiment(
     name="token-ftcp",
     title="Token-based Fast-TCP ACK gate: buffer and throughput (Figs. 3-12)",
-    paper="Token-based Fast-TCP (OPNET study), §3-4; spec token_ftcp.md §4-8",
+    paper="Token-based Fast-TCP (OPNET study), §3-4; docs/models/token-gate.md",
     runs=runs,
     metrics=metrics,
     plot=plot,
@@ -508,15 +510,15 @@ EXPERIMENT = Experiment(
         "The paper's 276.877 pkt/s uses T = 0.28 s (twice the 140 ms hop only). The simulated path's "
         "RTT is ≈ 287.4 ms (all propagation plus serialization), so eq. (14) with the real T gives "
         "≈ 269.7 pkt/s and the simulation ≈ 269-271 pkt/s, about 2.5 % below 276.877: an explained "
-        "gap (spec §5), not a model error.",
+        "gap (docs/models/token-gate.md, 'Throughput against eq. (14)'), not a model error.",
         "Throughput is measured from the connection's start until cwnd first reaches the maximum "
-        "window (spec T8), in 576-byte packets sent.",
+        "window (T8), in 576-byte packets sent.",
         "Plain TCP's peak is below the eq. (11) bound w_s/2 = 28.4 packets: the ssthresh-crossing "
         "cycle starts at 32 packets and grows only to 57 (w_s = 56.89), one queued packet per ACK, "
         "so 25 packets are in the buffer (24 waiting plus the one in transmission) — the low end of "
-        "the spec's 25-29. The same holds with five connections, whose slow starts do not overlap.",
-        "Five connections start at 0, 2.2, 4.4, 6.6, 8.8 s so slow starts do not overlap (spec T9).",
-        "ACKs are 40 B; ACK buffer unbounded; Reno with IW 1, no delayed ACKs (spec T7, T10).",
+        "the expected 25-29. The same holds with five connections (slow starts do not overlap).",
+        "Five connections start at 0, 2.2, 4.4, 6.6, 8.8 s so slow starts do not overlap (T9).",
+        "ACKs are 40 B; ACK buffer unbounded; Reno with IW 1, no delayed ACKs (T7, T10).",
     ],
 )
 

@@ -1,10 +1,11 @@
 """Mascolo & Vacirca, "Congestion control and sizing router buffers in the Internet"
 (IEEE CDC-ECC 2005): NewReno vs Westwood+ link utilization as a function of the buffer.
 
-Spec: ``specs/westwood_buffer_sizing.md`` (corrected equations in :mod:`ccsim.theory`).
-Setup (spec §3): dumbbell, drop-tail bottleneck, 1000-byte packets on the wire
-(MSS 960 + 40 B header), 40-byte ACKs, no delayed ACKs, receiver window unlimited,
-IW 2, min RTO 200 ms, exact RTT measurement (W12).
+Model page: docs/models/westwood.md, whose "Modelling decisions" W1-W12 are cited below
+by label (corrected equations in :mod:`ccsim.theory`, docs/theory.md §1).
+Setup (the paper's §V, Fig. 2): dumbbell, drop-tail bottleneck, 1000-byte packets on the
+wire (MSS 960 + 40 B header), 40-byte ACKs, no delayed ACKs, receiver window unlimited,
+IW 2, min RTO 200 ms (W5, W10), exact RTT measurement (W12).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ PKT = MSS + HEADER
 def single_flow(
     protocol: str, rtt_ms: float, b: float, duration: str, warmup: str, monitor: bool = False
 ) -> dict:
-    """One flow, C = 40 Mbps, two-way propagation exactly ``rtt_ms`` (spec W6)."""
+    """One flow, C = 40 Mbps, two-way propagation exactly ``rtt_ms`` (W6)."""
     access_ms = 1.0
     s = {
         "name": "westwood-single-flow",
@@ -74,7 +75,7 @@ def many_flows(
     protocol: str, rtt_ms: float, b: float, seed: int, duration: str, warmup: str
 ) -> dict:
     """200 flows, C = 200 Mbps, access delays uniform in (0, 10 ms), starts in [0, 10 s]
-    (spec §3.4, W11); the buffer axis is relative to C·RTT with RTT = 2 × bottleneck delay."""
+    (the paper's §V; W11); the buffer axis is relative to C·RTT with RTT = 2 × bottleneck delay."""
     return {
         "name": "westwood-200-flows",
         "seed": seed,
@@ -368,7 +369,7 @@ def fig8_findings(data: Data) -> list[str]:
     return out
 
 
-# ----- checks (spec §6)
+# ----- checks (the paper's §V statements, each with its tolerance)
 
 
 def _fluid_gap(data: Data) -> float:
@@ -388,7 +389,7 @@ PCT = "{:.1%}"
 FIG4 = Experiment(
     name="westwood-fig4",
     title="Westwood+ vs NewReno, single flow: utilization vs buffer (Fig. 4)",
-    paper="Mascolo & Vacirca 2005, §V and Fig. 4; spec westwood_buffer_sizing.md §3.2, §6",
+    paper="Mascolo & Vacirca 2005, §V and Fig. 4; docs/models/westwood.md",
     runs=fig4_runs,
     metrics=utilization_metrics,
     plot=plot_fig4,
@@ -444,7 +445,7 @@ FIG4 = Experiment(
             PCT,
         ),
         Check(
-            "NewReno vs fluid model (§2.2): largest gap over the grid",
+            "NewReno vs fluid model (docs/theory.md §1.2): largest gap over the grid",
             "same curve",
             _fluid_gap,
             0,
@@ -454,10 +455,11 @@ FIG4 = Experiment(
         ),
     ],
     notes=[
-        "Two-way propagation delay is exactly the RTT (1 ms access links, bottleneck delay RTT/2 − 2 ms; spec W6).",
-        "1000-byte packets on the wire (960 B MSS + 40 B header), no delayed ACKs, IW 2 (spec W5, W10).",
-        "Reno's timeout rule uses ssthresh = max(2, FlightSize/2), not the paper's typo ssthresh = 1 (spec W4).",
-        "Westwood+ filter: per-RTT samples, α = 0.9, dupacks count one segment (spec W1); exact RTT_min (W12).",
+        "W1-W12 are the modelling decisions of docs/models/westwood.md.",
+        "Two-way propagation delay is exactly the RTT (1 ms access links, bottleneck delay RTT/2 − 2 ms; W6).",
+        "1000-byte packets on the wire (960 B MSS + 40 B header), no delayed ACKs, IW 2 (W5, W10).",
+        "Reno's timeout rule uses ssthresh = max(2, FlightSize/2), not the paper's typo ssthresh = 1 (W4).",
+        "Westwood+ filter: per-RTT samples, α = 0.9, dupacks count one segment (W1); exact RTT_min (W12).",
         "Utilization is measured after a 50 s warm-up (slow start excluded).",
     ],
 )
@@ -465,7 +467,7 @@ FIG4 = Experiment(
 FIG5 = Experiment(
     name="westwood-fig5",
     title="Westwood+ vs NewReno, single flow: cwnd and queue traces (Fig. 5)",
-    paper="Mascolo & Vacirca 2005, Fig. 5; spec §3.3, §6",
+    paper="Mascolo & Vacirca 2005, §V and Fig. 5; docs/models/westwood.md",
     runs=fig5_runs,
     metrics=trace_metrics,
     plot=plot_fig5,
@@ -555,7 +557,7 @@ FIG5 = Experiment(
 FIG8 = Experiment(
     name="westwood-fig8",
     title="Westwood+ vs NewReno, 200 flows: utilization vs buffer (Fig. 8)",
-    paper="Mascolo & Vacirca 2005, §IV–V and Fig. 8; spec §2.1, §3.4, §6",
+    paper="Mascolo & Vacirca 2005, §IV–V and Fig. 8; docs/models/westwood.md, docs/theory.md §1",
     runs=fig8_runs,
     metrics=utilization_metrics,
     plot=plot_fig8,
@@ -597,7 +599,7 @@ FIG8 = Experiment(
         ),
         Check(
             "Bound (9), n = 200, B = 0.05 BDP",
-            "≥ 92 % (spec table: 0.920)",
+            "≥ 92 % (docs/theory.md §1.1 table: 0.920)",
             lambda d: theory.util_bound_reno(0.05, 200),
             0.9195,
             0.9205,
@@ -615,7 +617,8 @@ FIG8 = Experiment(
         ),
     ],
     notes=[
-        "Access delays uniform in (0, 10 ms) on both sides; starts uniform in [0, 10 s] (spec W11).",
+        "W1-W12 are the modelling decisions of docs/models/westwood.md.",
+        "Access delays uniform in (0, 10 ms) on both sides; starts uniform in [0, 10 s] (W11).",
         "BDP = C × RTT with RTT = 2 × bottleneck delay (2500 / 7500 packets), as in the paper's text.",
         "Warm-up 30 s (RTT 100 ms) / 60 s (RTT 300 ms); mean and 95 % CI over seeds in full mode.",
         "NewReno (full mode, 3 seeds): lowest utilization for B ≥ 0.05 BDP 94.97 % (RTT 100 ms), "
@@ -637,7 +640,7 @@ FIG8 = Experiment(
         "with the retransmission timer restarted on every partial ACK gives 99.8 %: the "
         "shortfall is NewReno's Impatient timer under Westwood+'s multiple losses per "
         "window, the protocol's, not the simulator's (docs/notes/westwood-200-flows.md). "
-        "The paper's start times and receiver window are not given (spec W11).",
+        "The paper's start times and receiver window are not given (W10, W11).",
     ],
 )
 

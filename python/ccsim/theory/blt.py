@@ -1,7 +1,10 @@
 """BLT's hand calculations: one transfer alone on an idle path of store-and-forward
 hops (the response time at very low load) and the processor-sharing response time.
 
-Source: Kim & Farber 1994, §7-§9, as specified in ``specs/blt.md`` §9.
+Source: H. Kim, D. J. Farber, "Congestion control by bandwidth-delay tradeoff in very
+high-speed networks: the case of window-based control", Univ. of Pennsylvania
+MS-CIS-94-55, 1994, §4 (its network, Fig. 4, and the results of §4.2-§4.3); the
+reproduction is described in docs/models/blt.md.
 """
 
 from __future__ import annotations
@@ -38,8 +41,8 @@ def idle_path_transfer(
 ) -> IdlePath:
     """One transfer alone on a path of store-and-forward hops, no loss: the hand
     calculation a protocol's response time at very low load is checked against (BLT paper,
-    Kim & Farber 1994, §7-§9; spec blt.md §9.3: "R_BLT ≥ D + 0.8 ms", "≥ 8 RTTs of slow
-    start").
+    Kim & Farber 1994, §4; it makes exact the lower bounds "R_BLT ≥ D + 0.8 ms" and "≥ 8
+    RTTs of slow start" of docs/models/blt.md, "Reproduction targets").
 
     ``hops`` are (rate bit/s, one-way delay s) from sender to receiver; ACKs cross them
     back in reverse order, each ``ack_bytes`` long. Every hop is a FIFO that serializes

@@ -3,7 +3,8 @@ multiplicative decrease as functions of the load factor, and the cross traffic's
 arrival rate.
 
 Source: Qazi, Znati & Andrew, "Incremental deployment of new ECN-compatible congestion
-control", PFLDNeT 2009, eqs. 2-6, as specified in ``specs/bmcc.md`` §4 and §7.
+control", PFLDNeT 2009, eqs. 2-6 (§3.3) and the cross traffic of §4 (model page:
+docs/models/bmcc.md).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def bmcc_md_factor(f: float, beta_max: float = 0.875, beta_min: float = 0.65) ->
 
 def bmcc_cross_arrival_rate(capacity_bps: float, share: float, mean_bytes: float) -> float:
     """Poisson arrival rate (files/s) of cross traffic offering ``share`` of a link of
-    ``capacity_bps`` with files of ``mean_bytes`` (spec §7).
+    ``capacity_bps`` with files of ``mean_bytes`` (the paper's §4: 10 % of C, 30-kB mean).
 
     Examples
     --------

@@ -1,7 +1,9 @@
 """The equilibrium of N conversations under a BUC gateway with RFCN.
 
-Source: Ziegler & Clausen 1997, §3.2 and §3.5, as specified in ``specs/buc_rfcn.md``
-§4, §5.5 and §8.3 (``docs/theory.md`` §2b). Queues and windows in packets.
+Source: Ziegler & Clausen, "Congestion avoidance with BUC (buffer utilization control)
+gateways and RFCN (reverse feedback congestion notification)", IEEE IPCCC 1997, §3.2,
+§3.4 and §5 (``docs/models/buc-rfcn.md``, "What the analysis predicts";
+``docs/theory.md`` §2b). Queues and windows in packets.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ __all__ = [
 def buc_equilibrium(tbu: float, n: int, pipe: float, rwnd: float = math.inf) -> tuple[float, float]:
     """Equilibrium of N identical BUC-controlled conversations: (queue, window) per flow.
 
-    Ziegler & Clausen 1997, §3.2 and §3.5 (``specs/buc_rfcn.md`` §4, §5.5, §8.3): each
+    Ziegler & Clausen 1997, §3.2, §3.4 and §5 footnote 11
+    (``docs/models/buc-rfcn.md``, "What the analysis predicts"): each
     conversation's queue converges to ``TQL = TBU / N`` and its window to what keeps
     that queue plus its share of the pipe in flight, ``TQL + pipe / N``. A receiver
     window below that caps the window; BUC is then never invoked and the queue is

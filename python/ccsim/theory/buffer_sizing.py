@@ -2,8 +2,8 @@
 utilization bounds and the fluid model.
 
 Source: S. Mascolo, F. Vacirca, "Congestion Control and Sizing Router Buffers in the
-Internet", IEEE CDC-ECC 2005, §III-IV, with the corrections in
-``specs/westwood_buffer_sizing.md`` §2 (``docs/theory.md`` §1 gives the equations).
+Internet", IEEE CDC-ECC 2005, §III-IV, with the corrections of ``docs/theory.md`` §1.1
+(its §1 gives all the equations).
 Capacities in packets/s, buffers and windows in packets, times in seconds.
 """
 
@@ -261,7 +261,7 @@ def util_bound_reno(b: float, n: float) -> float:
 
     Examples
     --------
-    Cells of the table in ``specs/westwood_buffer_sizing.md`` §2.1:
+    Cells of the table in ``docs/theory.md`` §1.1:
 
     >>> round(util_bound_reno(0.1, 1), 3)
     0.187
@@ -313,7 +313,7 @@ def util_bound_westwood_as_printed(n: float) -> float:
     """Eq. (10) of Mascolo & Vacirca (2005) exactly as printed: ``erf(sqrt(3/2)*n)``.
 
     Kept only to plot next to the corrected :func:`util_bound_westwood`
-    (ambiguity W8 of the spec); it is not what the derivation gives.
+    (``docs/theory.md`` §1.1, W8); it is not what the derivation gives.
 
     Parameters
     ----------
@@ -339,7 +339,7 @@ def util_bound_westwood_as_printed(n: float) -> float:
 def fluid_utilization_newreno(b: float) -> float:
     """Single-flow fluid model of NewReno utilization vs buffer.
 
-    Derived in ``specs/westwood_buffer_sizing.md`` §2.2 (not in the paper; it
+    Derived in ``docs/theory.md`` §1.2 (not in the paper; it
     checks the paper's Fig. 4 and its "below 82 % at B = 0.1 BDP"). With the
     window in BDP units, ``W_max = 1 + b`` and ``W_min = W_max / 2``; the
     window grows by one packet per RTT. Phase 1 (``W_min -> 1``, empty queue,
@@ -386,7 +386,7 @@ def fluid_utilization_newreno(b: float) -> float:
 def fluid_phases_newreno(b: float, bdp: float, rtt_m: float) -> tuple[float, float]:
     """Durations of the two phases of the single-flow NewReno fluid cycle.
 
-    Same model as :func:`fluid_utilization_newreno` (spec §2.2), in seconds:
+    Same model as :func:`fluid_utilization_newreno` (``docs/theory.md`` §1.2), in seconds:
 
     * empty-queue phase ``t1 = (1 - W_min) * BDP * RTT_m`` (window grows from
       ``W_min`` to BDP at one packet per RTT_m);
@@ -431,7 +431,7 @@ def fluid_phases_newreno(b: float, bdp: float, rtt_m: float) -> tuple[float, flo
 def fluid_utilization_westwood(b: float, bdp: float | None = None, eps: float = 0.0) -> float:
     """Single-flow fluid model of Westwood+ utilization vs buffer.
 
-    Model (spec §1.3 and §2.2; paper eqs. (2) and (4)): after a loss,
+    Model (``docs/theory.md`` §1.3; paper §III, eqs. (2) and (4)): after a loss,
     Westwood+ sets ``cwnd = BWE * RTT_m ~= C * RTT_m = BDP``, so the pipe stays
     full and the link only idles for ``eps / C`` per episode (eq. 4). The
     window then grows from BDP to ``(1 + b) * BDP`` at one packet per RTT, with

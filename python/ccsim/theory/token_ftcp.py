@@ -2,8 +2,10 @@
 avoidance, throughput, the peak buffer of plain TCP, the gate's cap and the paper's
 conditions.
 
-Source: the token-based Fast-TCP paper, reconstructed in ``specs/token_ftcp.md`` §3
-(``docs/theory.md`` §2). Windows in packets, times in seconds.
+Source: the token-based Fast-TCP paper (an OPNET study whose surviving text lacks title
+and authors), §2-§3; its OCR-damaged equations as reconstructed in
+``docs/models/token-gate.md`` ("Modelling decisions") and ``docs/theory.md`` §2.
+Windows in packets, times in seconds.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ __all__ = [
 def token_ftcp_ca_packets(ws: float) -> float:
     """Packets sent during congestion avoidance, plain TCP without loss.
 
-    Token F-TCP paper, eq. (13) as reconstructed in ``specs/token_ftcp.md``
-    §3.2: the window is ``ws + i`` in CA cycle ``i = 1..ws`` (up to the maximum
-    window ``2*ws``), so ``n = sum_{i=1}^{ws} (ws + i) = ws^2 + ws*(ws+1)/2``.
+    Token F-TCP paper, §2.2, eq. (13) as reconstructed in
+    ``docs/models/token-gate.md``: the window is ``ws + i`` in CA cycle
+    ``i = 1..ws`` (up to the maximum window ``2*ws``), so
+    ``n = sum_{i=1}^{ws} (ws + i) = ws^2 + ws*(ws+1)/2``.
 
     Parameters
     ----------
@@ -54,7 +57,8 @@ def token_ftcp_ca_packets(ws: float) -> float:
 def token_ftcp_throughput(ws_packets: float, T: float) -> float:
     """Average throughput over slow start plus congestion avoidance.
 
-    Token F-TCP paper, eq. (14) (``specs/token_ftcp.md`` §3.2 and §5):
+    Token F-TCP paper, §2.2, eq. (14) (``docs/models/token-gate.md``, "Throughput
+    against eq. (14)"):
     ``lambda = (ws + n) / (T*(log2(ws) + 1) + T*ws)`` packets/s, with ``n`` from
     eq. (13) (:func:`token_ftcp_ca_packets`). Slow start lasts
     ``log2(ws) + 1`` epochs and is credited with ``ws`` packets; CA lasts
@@ -125,9 +129,9 @@ def token_ftcp_tcp_peak_buffer(ws: float) -> float:
 def token_ftcp_gate_cap(Bf_bits: float, Lp_bits: float, Th: int) -> float:
     """Maximum forward-buffer occupancy under the token gateway, in bits.
 
-    Token F-TCP paper, eqs. (17)-(18) and §4 (``specs/token_ftcp.md`` §3.3 and
-    §6): the queue is capped at ``B_T - Th + 1`` packets with
-    ``B_T = floor(Bf / Lp)`` (ambiguity T2: floor), i.e.
+    Token F-TCP paper, §3.1 eqs. (17)-(18) and §4.1: the queue is capped at
+    ``B_T - Th + 1`` packets with ``B_T = floor(Bf / Lp)`` (floor: decision T2 of
+    ``docs/models/token-gate.md``), i.e.
     ``(floor(Bf/Lp) - Th + 1) * Lp`` bits.
 
     Parameters
@@ -173,7 +177,7 @@ def token_ftcp_conditions(u: float, T: float, ws: float) -> TokenConditions:
     """Check the no-standing-queue conditions of the token F-TCP analysis.
 
     Token F-TCP paper, eq. (10) ``ws < u*T`` (slow start) and eq. (12)
-    ``2*ws < u*T`` (congestion avoidance), ``specs/token_ftcp.md`` §3.1-3.2.
+    ``2*ws < u*T`` (congestion avoidance), §2.1-2.2.
     When both hold, every cycle lasts one epoch T and eq. (14) applies to plain
     TCP and Token F-TCP alike.
 

@@ -1,24 +1,25 @@
 //! TCP Westwood+ (L. A. Grieco, S. Mascolo, "Performance evaluation and
 //! comparison of Westwood+, New Reno and Vegas TCP congestion control", ACM
 //! CCR 34(2), 2004; as used in S. Mascolo, F. Vacirca, "Congestion Control and
-//! Sizing Router Buffers in the Internet", CDC-ECC 2005). Spec:
-//! `specs/westwood_buffer_sizing.md` §1.2 and §5 (W1–W3, W12).
+//! Sizing Router Buffers in the Internet", IEEE CDC-ECC 2005, §II). Model
+//! page: docs/models/westwood.md; "step n" below is step n of its section
+//! "What it implements", and W1–W3, W12 are its "Modelling decisions".
 //!
 //! * Slow start, congestion avoidance, fast retransmit and fast recovery are
 //!   NewReno's (the sender's [`Recovery::NewReno`] mechanics; growth through
 //!   [`super::slow_start`] and [`super::cong_avoid_ai`], as [`super::Reno`]).
-//! * Bandwidth estimate (§1.2 steps 1–3): the bytes acknowledged by arriving
+//! * Bandwidth estimate (steps 1–3; W1): the bytes acknowledged by arriving
 //!   ACKs are summed (a duplicate ACK counts one segment, a later cumulative
 //!   ACK only the excess over what the dupacks already counted); once per RTT
 //!   the sum over the interval gives a sample `b_k = d_k / Δ_k`, which is
 //!   low-pass filtered: `BWE_k = α·BWE_{k−1} + (1 − α)·b_k`, α = 0.9,
 //!   `BWE_1 = b_1` ([`Filter::Ewma`]). The Linux `tcp_westwood.c` filter (two
 //!   cascaded 7/8 EWMAs, [`Filter::LinuxCascade`]) is an option.
-//! * Reaction (§1.2 "Reaction"): on three duplicate ACKs, an ECN echo and a
-//!   timeout, `ssthresh = max(2, BWE·RTT_min / seg_size)` segments; the sender
-//!   then sets cwnd = ssthresh (+ fast-recovery inflation, deflated to
-//!   ssthresh on exit) after dupacks (W2) and cwnd = 1 segment after a timeout
-//!   (W3).
+//! * Reaction (step 4; the paper's §II pseudo-code): on three duplicate ACKs,
+//!   an ECN echo and a timeout, `ssthresh = max(2, BWE·RTT_min / seg_size)`
+//!   segments; the sender then sets cwnd = ssthresh (+ fast-recovery
+//!   inflation, deflated to ssthresh on exit) after dupacks (W2) and cwnd = 1
+//!   segment after a timeout (W3).
 //!
 //! Deviations and choices:
 //! * The RTT interval is closed against the sender's smoothed RTT (srtt), with
@@ -127,8 +128,8 @@ impl Westwood {
         self.v.bwe
     }
 
-    /// §1.2 step 1: bytes this ACK counts as delivered (Linux
-    /// `westwood_acked_count`, in the spec's form).
+    /// Step 1: bytes this ACK counts as delivered (Linux
+    /// `westwood_acked_count`, in the model page's form).
     fn acked_count(&mut self, mss: u64, sample: &AckSample) -> u64 {
         if sample.dup {
             // A duplicate ACK: the receiver got one segment out of order.
@@ -148,7 +149,7 @@ impl Westwood {
         }
     }
 
-    /// §1.2 step 3: low-pass filter one sample (bytes/s).
+    /// Step 3: low-pass filter one sample (bytes/s).
     fn filter(&mut self, b: f64) {
         self.v.sample = Some(b);
         self.v.bwe = Some(match (self.v.bwe, self.p.filter) {
@@ -194,7 +195,7 @@ impl CongestionOps for Westwood {
     fn ssthresh(&mut self, s: &CcState) -> u64 {
         self.bw_rttmin(s).unwrap_or_else(|| halve_flight(s))
     }
-    /// RTO: the same value (§1.2; the sender sets cwnd = 1 segment, W3).
+    /// RTO: the same value (step 4; the sender sets cwnd = 1 segment, W3).
     fn ssthresh_timeout(&mut self, s: &CcState) -> u64 {
         self.ssthresh(s)
     }
@@ -202,7 +203,7 @@ impl CongestionOps for Westwood {
     fn cong_avoid(&mut self, s: &mut CcState, acked: u64) {
         reno_cong_avoid(s, acked);
     }
-    /// §1.2 step 2: close the interval once `now − start ≥ max(srtt,
+    /// Step 2: close the interval once `now − start ≥ max(srtt,
     /// min_interval)` (before counting this ACK, as Linux), then count the ACK.
     fn pkts_acked(&mut self, s: &CcState, sample: &AckSample) {
         let now = s.now;
@@ -274,7 +275,7 @@ mod tests {
         (a - b).abs() <= 1e-9 * b.abs().max(1.0)
     }
 
-    /// §1.2 steps 2–3: 1000 B per 1 ms with srtt 100 ms is b = 8 Mbit/s per
+    /// Steps 2–3: 1000 B per 1 ms with srtt 100 ms is b = 8 Mbit/s per
     /// interval; BWE_1 = b_1 and then BWE_k = 0.9·BWE_{k−1} + 0.1·b_k — flat on
     /// a steady stream, and 8.8, 9.52, 10.168 Mbit/s after a step to 16 Mbit/s.
     #[test]
@@ -306,7 +307,7 @@ mod tests {
         }
     }
 
-    /// §1.2 step 1 (ns-2 / Linux accounting): three dupacks count one segment
+    /// Step 1 (ns-2 / Linux accounting): three dupacks count one segment
     /// each; the cumulative ACK then covering 4 segments adds only the one
     /// not already counted — 4 segments in all, not 7.
     #[test]
@@ -332,7 +333,7 @@ mod tests {
         assert_eq!(w.v.unaccounted, 3 * MSS);
     }
 
-    /// §1.2 "Reaction": ssthresh = BWE·RTT_min — 8 Mbit/s × 100 ms =
+    /// Step 4 (the paper's reaction): ssthresh = BWE·RTT_min — 8 Mbit/s × 100 ms =
     /// 100 000 B — on dupacks and timeout alike, with a floor of 2 segments.
     #[test]
     fn spec_1_2_ssthresh_is_bwe_times_rtt_min_with_two_segment_floor() {

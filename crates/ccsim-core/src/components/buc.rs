@@ -4,13 +4,14 @@
 //!
 //! Source: T. Ziegler, H. D. Clausen, "Congestion avoidance with BUC (buffer
 //! utilization control) gateways and RFCN (reverse feedback congestion
-//! notification)", IEEE IPCCC 1997 (`papers/buc-rfcn-gateway.txt`): §3.3 (epochs:
+//! notification)", IEEE IPCCC 1997, pp. 410–418: §3.3 (epochs:
 //! waiting and convergence periods), §3.3.1 (the decrease limit and the
 //! one-segment floor), §3.4 (control law `W_i = W_{i-1} + (TQL − Q(t_e^i))`, the
 //! increase limit, the cap at the largest advertised window), §4 (state diagram:
-//! initialization when the queue first exceeds TQL). The OCR text is out of order
-//! and its figures are lost; `specs/buc_rfcn.md` §5 restates the machine and
-//! resolves the gaps (A3–A8), and this file follows it:
+//! initialization when the queue first exceeds TQL). The state diagram (Fig. 5) is
+//! lost; the model page `docs/models/buc-rfcn.md` ("The algorithm as implemented")
+//! rebuilds the machine from the text and, under "Modelling decisions", numbers
+//! what the paper leaves open (A3–A8 here). This file follows it:
 //!
 //! ```text
 //! data arrival (Q = the conversation's forward queue after the arrival, packets):
@@ -26,7 +27,8 @@
 //!         rounded half up (or down), then ≥ 1 again
 //! ```
 //!
-//! Choices the lost figures forced (spec §11, with its resolution):
+//! Choices the lost figures forced (`docs/models/buc-rfcn.md`, "Modelling
+//! decisions"):
 //! * A3: Q at an epoch boundary is measured after the arriving packet is queued,
 //!   not counting the packet in transmission (`measure = "before"` subtracts the
 //!   arrival, the sensitivity run) — the caller passes it in.
@@ -75,7 +77,7 @@ impl State {
 /// How a computed window becomes whole packets (ns windows are packets).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Rounding {
-    /// Round half up (spec A7, default).
+    /// Round half up (A7, default).
     HalfUp,
     /// Round down (sensitivity).
     Floor,
@@ -102,7 +104,8 @@ impl Law {
     /// The next window (packets) from the current one `w_cur`, the target queue
     /// length `tql` and the queue `q` at the epoch boundary (packets), and the
     /// largest advertised window seen `max_adv` (packets; infinite if none):
-    /// §3.4's control law with the limits of §3.3.1 and §3.4 (spec §5.4, A7, A8).
+    /// §3.4's control law with the limits of §3.3.1 and §3.4 (A7, A8; model page
+    /// `docs/models/buc-rfcn.md`, "Window law").
     pub fn next_window(&self, w_cur: u64, tql: f64, q: f64, max_adv: f64) -> u64 {
         let w = w_cur as f64;
         let x = (w + (tql - q)) // control law
@@ -169,8 +172,8 @@ impl Conv {
         }
     }
 
-    /// A data packet of the conversation arrived at its forward queue (spec
-    /// §5.3 (a)); `q` is the queue then (packets, see A3), `tql` the target
+    /// A data packet of the conversation arrived at its forward queue (paper
+    /// §3.3, §4); `q` is the queue then (packets, see A3), `tql` the target
     /// queue length now (packets, real-valued).
     pub fn on_data(&mut self, q: f64, tql: f64, law: &Law) {
         match self.state {
@@ -204,7 +207,7 @@ impl Conv {
         }
     }
 
-    /// An ACK of the conversation arrived at its backward queue (spec §5.3 (b))
+    /// An ACK of the conversation arrived at its backward queue (paper §2.1, §3.3)
     /// advertising `field` packets (the receiver's value; infinite for an
     /// unlimited receiver); `q_forward` is the forward queue now. Returns the
     /// window to write into the ACK (RFCN writes `min(field, W_cur)`), if the
@@ -255,7 +258,7 @@ mod tests {
         }
     }
 
-    // ----- the window law (§3.4, §3.3.1; spec §5.4)
+    // ----- the window law (§3.4, §3.3.1)
 
     #[test]
     fn control_law_moves_the_window_by_tql_minus_q() {
@@ -319,7 +322,7 @@ mod tests {
         assert_eq!(LAW.next_window(10, 7.5, 8.0, 64.0), 10);
     }
 
-    // ----- the state machine (§3.3, §4; spec §5.3)
+    // ----- the state machine (§3.3, §4)
 
     #[test]
     fn initialization_when_the_queue_first_exceeds_tql() {

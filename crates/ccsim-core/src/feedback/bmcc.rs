@@ -1,22 +1,26 @@
 //! BMCC's receiver: the load-factor estimate f̂ built from ADPM marks and
-//! echoed in every ACK (Qazi, Andrew & Znati, "Incremental deployment of new
-//! ECN-compatible congestion control", PFLDNeT 2009; ADPM: Andrew, Hanly,
-//! Chan & Cui, IEEE Comm. Letters 10(11), 2006). Spec: `specs/bmcc.md` §2.3
-//! (the hash) and §3 (the estimator), `corrections.md` (BMCC).
+//! echoed in every ACK (Qazi, Znati & Andrew, "Incremental deployment of new
+//! ECN-compatible congestion control", PFLDNeT 2009, §3.2 (the estimator) and
+//! §5.2 (the modified scheme); ADPM: Andrew, Hanly, Chan & Cui, IEEE Comm.
+//! Letters 10(11), 2006). Model page: docs/models/bmcc.md ("Receiver";
+//! "Modelling decisions": Hash, Returning f̂, CE in the modified scheme).
 //!
 //! Each data packet carries a threshold h, a deterministic hash of its IP id
 //! ([`crate::adpm`]); routers set ECT(1) when their load factor exceeds h and
 //! CE in severe overload. On each packet:
 //!
 //! * `11` (CE): f̂ = u (unmodified design), or, with the modified router of
-//!   §6.1, f̂ unchanged and `ce_seen` reported (spec B11);
+//!   §5.2, f̂ unchanged and `ce_seen` reported (docs/models/bmcc.md,
+//!   "Modelling decisions: CE in the modified scheme");
 //! * `10` (ECT(0), unmarked) and h < f̂: f̂ = h (the load is at most h);
 //! * `01` (ECT(1), marked) and h > f̂: f̂ = h (the load exceeds h);
 //! * `00`: ignored.
 //!
 //! The ACK carries f̂ in the feedback option's 16-bit load field (resolution
-//! 6.1·10⁻⁵, below the hash's own step in every range) and `ce_seen` when the
-//! packet that triggered it was CE (spec B5).
+//! 2⁻¹⁴ ≈ 6.1·10⁻⁵, coarser than the hash's own steps of 6.1·10⁻⁶ to
+//! 3.7·10⁻⁵) and `ce_seen` when the packet that triggered it was CE (the
+//! paper does not say how f̂ returns: docs/models/bmcc.md, "Modelling
+//! decisions: Returning f̂").
 
 use super::{FeedbackSpec, ReceiverFeedback};
 pub use crate::adpm::{threshold, Hash, ETA0, U};
@@ -27,7 +31,7 @@ use crate::packet::{Ecn, Feedback, Packet};
 pub struct Params {
     pub hash: Hash,
     /// A CE packet only sets `ce_seen` and leaves f̂ (the modified BMCC router
-    /// of §6.1); otherwise it sets f̂ = u.
+    /// of §5.2); otherwise it sets f̂ = u.
     pub ce_flag_only: bool,
 }
 
@@ -110,9 +114,9 @@ mod tests {
         p
     }
 
-    /// bmcc.md §3 by hand: from f̂ = 0.15, a marked packet with h = 1.0 raises
+    /// §3.2's estimator by hand: from f̂ = 0.15, a marked packet with h = 1.0 raises
     /// f̂ to 1.0; an unmarked one with h = 0.75 lowers it to 0.75; a marked one
-    /// with h = 0.75 changes nothing; CE sets u (or only the flag, §6.1).
+    /// with h = 0.75 changes nothing; CE sets u (or only the flag, §5.2).
     #[test]
     fn spec_3_estimator_follows_marks() {
         let mut e = Estimator::new(Params {

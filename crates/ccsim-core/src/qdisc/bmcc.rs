@@ -1,8 +1,10 @@
-//! The BMCC router (I. A. Qazi, L. L. H. Andrew, T. Znati, "Incremental
+//! The BMCC router (I. A. Qazi, T. Znati, L. L. H. Andrew, "Incremental
 //! deployment of new ECN-compatible congestion control", PFLDNeT 2009, §3.1–3.2
 //! and the modified router of §5.2; load-factor measurement inherited from
-//! VCP, Xia et al., SIGCOMM 2005, ns-2 `vcp-queue.cc`). Spec: `specs/bmcc.md`
-//! §2, §6.1, B2–B4, B10–B12; `corrections.md` (BMCC, RED as ns-2 ran it).
+//! VCP, Xia et al., SIGCOMM 2005, ns-2 `vcp-queue.cc`; RED and Adaptive RED as
+//! ns-2 ran them, `queue/red.cc`, `tcl/lib/ns-default.tcl`). Model page:
+//! docs/models/bmcc.md ("Router"; what the paper leaves open: "Modelling
+//! decisions", Router and Modified router).
 //!
 //! A marker that sits on any queue discipline (`inner`, drop-tail by default):
 //! the discipline decides what is queued, dropped and sent; the marker measures
@@ -14,7 +16,8 @@
 //!   discipline's drop decision (as VCP's `enque`), C the link rate in bytes/s,
 //!   γ = 0.98 the target utilization (VCP's code uses 0.95: the sensitivity
 //!   value) and κ₁ = 0.75. `q_av` is an EWMA of the queue with time constant
-//!   8·t_p (B3): the backlog (bytes waiting, not the one in transmission) is
+//!   8·t_p (docs/models/bmcc.md, "Modelling decisions: Queue average"): the
+//!   backlog (bytes waiting, not the one in transmission) is
 //!   averaged over time within each interval, `q_int`, and
 //!   `q_av ← q_av + w·(q_int − q_av)` with `w = 1 − e^{−1/8}` per interval.
 //!   The new f is used for marking during the whole next interval; it is 0
@@ -25,8 +28,9 @@
 //!   only raises the signal, so behind several BMCC routers the receiver sees
 //!   the largest load on the path. Not-ECT packets (ACKs, non-ECN flows) are
 //!   never marked: a link carrying no ECN-capable traffic is its discipline.
-//! * **Modified router** (`overload = "ared"`, §5.2; B10–B12): the CE rule
-//!   above is replaced in overload by Adaptive RED. ARED's average and max_p
+//! * **Modified router** (`overload = "ared"`, §5.2; docs/models/bmcc.md,
+//!   "Modelling decisions": ARED only in overload, ARED's parameters): the CE
+//!   rule above is replaced in overload by Adaptive RED. ARED's average and max_p
 //!   are updated at every arrival whatever the load (so they are warm when
 //!   overload begins); while the current f ≥ 1 an arrival is subjected to
 //!   ARED's decision, which marks an ECN-capable packet CE or drops it (a
@@ -34,9 +38,10 @@
 //!   While f < 1 ARED signals nothing and its inter-signal count restarts
 //!   (as when its average is below min_th), so a signal does not fire at once
 //!   when overload begins. ADPM's ECT(1) marks run unchanged. ARED's
-//!   parameters are ns-2's automatic ones, with the lower bound of max_p of
-//!   corrections.md (min(0.01, 80000 / C[bit/s])) and RED's 2008–09 defaults
-//!   (byte mode, `use_mark_p`): the keys of `kind = "ared"` in an `ared` table,
+//!   parameters are ns-2's automatic ones, with ns-2's lower bound of max_p
+//!   (min(0.01, 80000 / C[bit/s]), `REDQueue::initialize_params`) and RED's
+//!   2008–09 defaults (byte mode, `use_mark_p`; docs/models/bmcc.md,
+//!   "Modelling decisions"): the keys of `kind = "ared"` in an `ared` table,
 //!   with `ecn` on by default.
 //!
 //! Deviations and choices:
@@ -61,7 +66,8 @@ use crate::units::{Rate, Time};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// The load-factor measurement's configuration (bmcc.md §2.1).
+/// The load-factor measurement's configuration (eq. 1, §3.1;
+/// docs/models/bmcc.md, "Router").
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct LoadParams {
     /// Measurement interval t_p (> 0).
@@ -346,7 +352,7 @@ pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
     let ared = if overload == "ared" {
         let mut v = t.raw("ared").cloned().unwrap_or_else(|| json!({}));
         if let Value::Object(m) = &mut v {
-            // The modified router marks ECN-capable packets (B10).
+            // The modified router marks ECN-capable packets (§5.2).
             m.entry("ecn").or_insert(Value::Bool(true));
         }
         let mut at = Tab::new(t.key_path("ared"), &v)?;
@@ -442,7 +448,8 @@ mod tests {
         assert!((lf.f() - 0.75 * q3 / 196_000.0).abs() < 1e-12);
     }
 
-    /// Arrivals count before the drop decision (B4): a full drop-tail queue
+    /// Arrivals count before the drop decision (docs/models/bmcc.md,
+    /// "Modelling decisions: Load counted before drops"): a full drop-tail queue
     /// that drops half of them still counts them all in λ.
     #[test]
     fn b4_dropped_arrivals_count_in_the_load() {

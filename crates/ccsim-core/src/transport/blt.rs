@@ -3,38 +3,42 @@
 //!
 //! Source: H. Kim and D. J. Farber, "Congestion control by bandwidth-delay
 //! tradeoff in very high-speed networks: the case of window-based control",
-//! Univ. of Pennsylvania MS-CIS-94-55, 1994, §3; implementation spec
-//! `specs/blt.md` §2–3 with `specs/corrections.md` ("a single duplicate ACK
-//! signals loss"). Model page: docs/models/blt.md.
+//! Univ. of Pennsylvania MS-CIS-94-55, 1994, §3.3 (the sender), with §4
+//! footnote 5 ("1 duplicate ACK is a non-ambiguous sign that a packet has been
+//! dropped"). Model page: docs/models/blt.md; its section "Modelling decisions"
+//! holds the choices labelled L1–L15 below.
 //!
-//! * **Stream structure (§2.1).** A burst starting at packet `base` labels
-//!   packet `s` with priority `floor(log2(s − base + 1))` (γ = 2; for a growth
-//!   factor γ, the smallest k with Σ_{j≤k} γ^j > s − base): one packet of
-//!   priority 0, two of 1, four of 2, ... Larger numbers are less important; a
-//!   priority-discard switch (`qdisc/prio.rs`) keeps the largest window it can.
-//! * **Transmission (§2.2).** At its start the sender sends the whole file as
-//!   one burst, in sequence order, paced at its access rate (`rate`, default the
-//!   rate of its first link), with no window of any kind.
-//! * **Reset on loss (§2.3).** On a loss signal for packet n the burst in
-//!   progress is abandoned and a new one starts at n (`base = n`), re-sending
-//!   everything from n to the end of the file. Packets cumulatively acknowledged
-//!   during a burst are skipped: when the cumulative ACK passes the transmission
-//!   pointer, the pointer jumps to it and the remaining packets keep their
-//!   offsets from the burst's base (blt.md L4).
-//! * **Loss signal (§2.4).** Every data packet carries its send time and every
+//! * **Stream structure (paper §3.3.1, Figs. 1–2).** A burst starting at packet
+//!   `base` labels packet `s` with priority `floor(log2(s − base + 1))` (γ = 2;
+//!   for a growth factor γ, the smallest k with Σ_{j≤k} γ^j > s − base): one
+//!   packet of priority 0, two of 1, four of 2, ... Larger numbers are less
+//!   important; a priority-discard switch (`qdisc/prio.rs`) keeps the largest
+//!   window it can.
+//! * **Transmission (paper §3.3.3).** At its start the sender sends the whole
+//!   file as one burst, in sequence order, paced at its access rate (`rate`,
+//!   default the rate of its first link), with no window of any kind.
+//! * **Reset on loss (paper §3.3.3; L5).** On a loss signal for packet n the
+//!   burst in progress is abandoned and a new one starts at n (`base = n`),
+//!   re-sending everything from n to the end of the file. Packets cumulatively
+//!   acknowledged during a burst are skipped: when the cumulative ACK passes
+//!   the transmission pointer, the pointer jumps to it and the remaining
+//!   packets keep their offsets from the burst's base (L4).
+//! * **Loss signal (L3).** Every data packet carries its send time and every
 //!   ACK echoes the time of the packet that triggered it. A duplicate ACK for
-//!   `a` is a loss signal for packet a iff its echoed time is later than the most
-//!   recent transmission of a: a packet sent after a's latest copy has arrived,
-//!   so under FIFO delivery that copy was lost. Stale duplicates (from the
-//!   abandoned burst, or re-sent copies of data the receiver holds) never reset.
-//!   A single such duplicate ACK suffices (corrections.md).
-//! * **Timeout (§2.4).** An RFC 6298 timer on every ACK's timestamp sample
-//!   (§5.1 start when sending with the timer off, §5.3 restart on new data
+//!   `a` is a loss signal for packet a iff its echoed time is later than the
+//!   most recent transmission of a: a packet sent after a's latest copy has
+//!   arrived, so under FIFO delivery that copy was lost. Stale duplicates (from
+//!   the abandoned burst, or re-sent copies of data the receiver holds) never
+//!   reset. A single such duplicate ACK suffices (L7, after the paper's
+//!   footnote 5).
+//! * **Timeout (L3).** An RFC 6298 timer on every ACK's timestamp sample (§5.1
+//!   start when sending with the timer off, §5.3 restart on new data
 //!   acknowledged, §5.5 back off on expiry): on expiry the sender resets at the
 //!   first unacknowledged packet.
-//! * **Receiver (§3).** The ACK scheme is TCP's: the receiver is
-//!   [`super::tcp::plain_receiver`] (infinite buffer, out-of-order data kept,
-//!   one immediate cumulative ACK per data packet echoing its timestamp).
+//! * **Receiver (paper §3.3.3 footnote 4, §4.1.1).** The ACK scheme is TCP's:
+//!   the receiver is [`super::tcp::plain_receiver`] (infinite buffer,
+//!   out-of-order data kept, one immediate cumulative ACK per data packet
+//!   echoing its timestamp).
 //!
 //! Deviations and choices: byte sequence numbers with a fixed payload per
 //! packet (`mss`; the last packet of a file may be shorter), so "packet s" is
@@ -42,9 +46,9 @@
 //! burst to its interface at once, which is equivalent on a link of that rate
 //! (each packet leaves when the previous one has been serialized) and lets a
 //! reset abandon the rest of a burst; a new burst starts when the interface is
-//! free. The interactive-data extension of §2.3 (new user data as a new
+//! free. The interactive-data extension of §3.3.3 (new user data as a new
 //! priority-0 burst) is not modelled: a flow is one file. The additive variant
-//! of the window growth (§2.1) is not offered. Results: the flow table's
+//! of the window growth (§3.3.1) is not offered. Results: the flow table's
 //! `fast_retransmits` counts resets on a duplicate ACK, `timeouts` resets on
 //! expiry; `cwnd_bytes` is 0 (there is no window); the `flow` time series'
 //! `cc_state` is the priority of the next packet to send (NaN between bursts).
@@ -62,9 +66,9 @@ use std::collections::VecDeque;
 /// How a burst labels its packets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Labels {
-    /// BLT: windows growing by the factor `gamma` (§2.1).
+    /// BLT: windows growing by the factor `gamma` (paper §3.3.1).
     Blt { gamma: u32 },
-    /// Bully-Tyrant: every packet priority 0 (§5).
+    /// Bully-Tyrant: every packet priority 0 (paper §4.2.6).
     Flat,
 }
 
@@ -245,8 +249,9 @@ pub struct BurstStats {
     pub timeouts: u64,
 }
 
-/// The sender of §2 (BLT) and §5 (Bully-Tyrant): one burst of the whole
-/// remaining file, restarted from the lost packet on every loss signal.
+/// The sender of the paper's §3.3 (BLT) and §4.2.6 (Bully-Tyrant): one burst
+/// of the whole remaining file, restarted from the lost packet on every loss
+/// signal.
 pub struct BurstSender {
     p: BurstParams,
     rate: Rate,
@@ -368,11 +373,11 @@ impl BurstSender {
         }
     }
 
-    /// §2.3: abandon the burst under way, start a new one at `seq` as soon as
-    /// the interface is free.
+    /// Paper §3.3.3: abandon the burst under way, start a new one at `seq` as
+    /// soon as the interface is free.
     /// The new copy of `seq` is committed now: only it leaves before it, so a
-    /// duplicate ACK echoing an earlier time is stale (§2.4 stays exact while
-    /// the copy waits for the interface).
+    /// duplicate ACK echoing an earlier time is stale (the loss rule L3 of
+    /// docs/models/blt.md stays exact while the copy waits for the interface).
     fn reset(&mut self, seq: u64, cx: &mut EndpointCtx) {
         self.base = self.seg(seq);
         self.next = seq;
@@ -410,7 +415,7 @@ impl Sender for BurstSender {
         if !self.started || self.completed.is_some() || pkt.kind != Kind::Ack {
             return;
         }
-        // Timestamps give a sample on every ACK (§2.4, RFC 7323 §4).
+        // Timestamps give a sample on every ACK (L3, RFC 7323 §4).
         self.rtt.sample(pkt.ts_ecr, cx.now);
         let a = pkt.ack.min(self.snd_max);
         if a > self.snd_una {
@@ -425,9 +430,9 @@ impl Sender for BurstSender {
             }
             // RFC 6298 §5.3: restart the timer on new data acknowledged.
             self.rto_at = Some(cx.now + self.rtt.rto());
-            // §2.3: skip what is acknowledged (send_one moves the pointer).
+            // L4: skip what is acknowledged (send_one moves the pointer).
         } else if a == self.snd_una && self.last_sent(a).is_some_and(|t| pkt.ts_ecr > t) {
-            // §2.4: a packet sent after a's latest copy got there first.
+            // L3: a packet sent after a's latest copy got there first.
             self.stats.dupack_resets += 1;
             self.reset(a, cx);
         }
@@ -570,7 +575,8 @@ pub(crate) mod tests {
 
     #[test]
     fn blt_2_1_priorities_of_a_200_packet_file() {
-        // blt.md §2.1: F = 200 packets ⇒ priorities 0…7 with 1, 2, 4, …, 64, 73 packets.
+        // Paper §3.3.1 (docs/models/blt.md): F = 200 packets ⇒ priorities 0…7 with
+        // 1, 2, 4, …, 64, 73 packets.
         let mut h = Harness::new(200, Labels::Blt { gamma: 2 });
         h.run_to(500.0);
         assert_eq!(h.sent.len(), 200, "the whole file in one burst");
@@ -652,11 +658,11 @@ pub(crate) mod tests {
         h.ack(2, 1);
         let rto = h.s.rtt().rto();
         let fire = h.s.next_wake().unwrap();
-        assert_eq!(fire, h.now + rto, "§5.3: restarted by the new ACK");
+        assert_eq!(fire, h.now + rto, "RFC 6298 §5.3: restarted by the new ACK");
         let out = h.run_until(fire);
         assert_eq!(labels(&out), vec![(2, 0)], "reset at snd_una with priority 0");
         assert_eq!(h.s.stats.timeouts, 1);
-        assert_eq!(h.s.rtt().rto(), Time(2 * rto.0), "§5.5: backed off");
+        assert_eq!(h.s.rtt().rto(), Time(2 * rto.0), "RFC 6298 §5.5: backed off");
         assert_eq!(h.s.next_wake(), Some(fire + Time::from_millis(1)), "the burst goes on");
         let rest = h.run_until(fire + Time::from_millis(5));
         assert_eq!(labels(&rest), vec![(3, 1), (4, 1)]);

@@ -2,17 +2,17 @@
 //!
 //! Source: H. Kim and D. J. Farber, "Congestion control by bandwidth-delay
 //! tradeoff in very high-speed networks: the case of window-based control",
-//! Univ. of Pennsylvania MS-CIS-94-55, 1994, §5 (Figs. 28–29); spec
-//! `specs/blt.md` §5. Model page: docs/models/blt.md.
+//! Univ. of Pennsylvania MS-CIS-94-55, 1994, §4.2.6 (Figs. 28–29). Model
+//! page: docs/models/blt.md (its "Bully-Tyrant" paragraph).
 //!
 //! The sender is BLT's ([`super::blt::BurstSender`]): the whole remaining file
 //! as one burst at the access rate, restarted from the lost packet on every loss
-//! signal (the duplicate-ACK timestamp rule of blt.md §2.4, or the RFC 6298
-//! timer), skipping what is cumulatively acknowledged, with the same receiver
-//! and ACK format — but its packets carry **no priority information** (all
-//! priority 0), so a priority-discard switch behaves as a drop-tail FIFO for it.
-//! It stands for "aggressive, with no congestion control" in the paper's
-//! comparison.
+//! signal (the duplicate-ACK timestamp rule L3 of docs/models/blt.md, section
+//! "Modelling decisions", or the RFC 6298 timer), skipping what is cumulatively
+//! acknowledged, with the same receiver and ACK format — but its packets carry
+//! **no priority information** (all priority 0), so a priority-discard switch
+//! behaves as a drop-tail FIFO for it. It stands for "aggressive, with no
+//! congestion control" in the paper's comparison.
 //!
 //! Keys: those of a `blt` flow without `gamma`. Deviations: those of BLT
 //! (blt.rs).

@@ -2,31 +2,33 @@
 networks: the case of window-based control", U. Pennsylvania MS-CIS-94-55, 1994: BLT
 against TCP and Bully-Tyrant under Poisson arrivals of fixed-size files.
 
-Spec: ``specs/blt.md`` with ``specs/corrections.md`` winning (three runs per point; a
-single duplicate ACK signals loss). Models: docs/models/blt.md (BLT and Bully-Tyrant),
-docs/models/priority-discard.md (the switch), docs/models/workloads.md (arrivals),
-:mod:`ccsim.connmetrics` (the metrics of §8, computed from the connection table).
+Models: docs/models/blt.md (BLT and Bully-Tyrant, the reproduction, and the modelling
+decisions L1-L15 cited below, among them three runs per point and a single duplicate ACK
+signalling loss), docs/models/priority-discard.md (the switch),
+docs/models/workloads.md (arrivals), :mod:`ccsim.connmetrics` (the metrics of the
+paper's §4.1.4, computed from the connection table).
 
-Network (§7.1): sources —(d1, BW_N)— S1 —(d2, BW_b)— S2 —(d3, BW_N)— destinations with
-d1 = d2 = d3 = D/6, each connection on a host pair of its own (a pool of pairs taken
-idle-longest-first, ``pick = "idle"``: while pairs outnumber live connections this is a
-new pair per connection; the runs report any arrival that found every pair busy). The
-bottleneck buffer is a byte limit of BW_b·D/3 (L1) with the priority-discard switch;
-other buffers BW_N·2·d (never congested); the reverse path carries only ACKs, 40 B,
-never dropped (L13). Data packets are 500 B of file data (F = 100 KB = 200 packets, as
-the paper counts them; no header is added).
+Network (the paper's §4.1.1, Fig. 4): sources —(d1, BW_N)— S1 —(d2, BW_b)— S2 —(d3, BW_N)—
+destinations with d1 = d2 = d3 = D/6, each connection on a host pair of its own (a pool
+of pairs taken idle-longest-first, ``pick = "idle"``: while pairs outnumber live
+connections this is a new pair per connection; the runs report any arrival that found
+every pair busy; L2). The bottleneck buffer is a byte limit of BW_b·D/3 (L1) with the
+priority-discard switch; other buffers BW_N·2·d (never congested); the reverse path
+carries only ACKs, 40 B, never dropped (L13). Data packets are 500 B of file data
+(F = 100 KB = 200 packets, as the paper counts them; no header is added).
 
-Workload (§7.2): Poisson arrivals of F-byte files at λ on a log grid from ≈ 5 % to ≈ 100 %
-of the bottleneck's connection capacity BW_b/(8F); each run ends once the first 2200
-arrivals have all completed (arrivals go on meanwhile); the first 200 are warm-up, the
-next 2000 measured; three seeds per point. A run whose measured connections are not done
-within 2·2200/λ + 10 s, or whose number of connections in the system keeps growing, is
-reported as diverged (with the evidence) and kept out of every curve and mean.
+Workload (§4.1.3): Poisson arrivals of F-byte files at λ on a log grid from ≈ 5 % to
+≈ 100 % of the bottleneck's connection capacity BW_b/(8F); each run ends once the first
+2200 arrivals have all completed (arrivals go on meanwhile); the first 200 are warm-up,
+the next 2000 measured; three seeds per point (L11). A run whose measured connections are
+not done within 2·2200/λ + 10 s, or whose number of connections in the system keeps
+growing, is reported as diverged (with the evidence) and kept out of every curve and mean.
 
-Protocols: TCP (§6: Reno, fast retransmit on the first duplicate ACK, IW 1, cwnd in
-packets, RTT samples from every ACK's timestamp, min RTO 2·D on a 1-ms clock: L6, L7);
-BLT over the paper's switch (§4.1) and over the fixed one (§4.2); Bully-Tyrant (§5). TCP
-and Bully-Tyrant cross the paper's switch, where equal priorities make it drop-tail.
+Protocols: TCP (§4 and footnote 5: Reno, fast retransmit on the first duplicate ACK, IW
+1, cwnd in packets, RTT samples from every ACK's timestamp, min RTO 2·D on a 1-ms clock:
+L6, L7); BLT over the paper's switch (§3.3.2) and over the fixed one (L14); Bully-Tyrant
+(§4.2.6). TCP and Bully-Tyrant cross the paper's switch, where equal priorities make it
+drop-tail (L15).
 
 The package by concern: :mod:`.scenarios` (networks, scenarios, runs),
 :mod:`.run_metrics` (what the workers measure), :mod:`.aggregate` (over replications),
@@ -78,20 +80,22 @@ from .scenarios import (
 EXPERIMENT = Experiment(
     name="blt-tradeoff",
     title="BLT vs TCP vs Bully-Tyrant under Poisson file arrivals (Figs. 6-31, Table 1)",
-    paper="Kim & Farber, MS-CIS-94-55, 1994; spec blt.md §7-§11",
+    paper="Kim & Farber, MS-CIS-94-55, 1994, §4; docs/models/blt.md",
     runs=runs,
     metrics=metrics,
     plot=plot,
     timeseries=["queue"],
     checks=[*_table1_checks(), *_reference_checks(), *_gbps_checks(), *_other_checks()],
     notes=[
-        'Network (§7.1): dumbbell of host pairs taken idle-longest-first from a pool (pick = "idle"; '
+        "§ numbers are the paper's sections; L1-L15 are the modelling decisions of "
+        "docs/models/blt.md (section 'Modelling decisions').",
+        'Network (§4.1.1): dumbbell of host pairs taken idle-longest-first from a pool (pick = "idle"; '
         "while pairs outnumber live connections this is a new pair per connection: the pool-×4 check "
         "shows identical response times), d1 = d2 = d3 = D/6, bottleneck buffer a byte limit of "
         "BW_b·D/3 (L1) with the paper's priority-discard switch (the fixed one for 'BLT (fixed switch)'); "
         "TCP and Bully-Tyrant packets all have priority 0 (drop-tail); ACKs 40 B on infinite reverse "
         "buffers (L13); 500 B of file data per packet, no header.",
-        "Workload (§7.2): Poisson arrivals of F-byte files; λ from 5 % to 100 % of BW_b/(8F) on a "
+        "Workload (§4.1.3): Poisson arrivals of F-byte files; λ from 5 % to 100 % of BW_b/(8F) on a "
         "log grid of 8 (quick: 15, 40, 65 and 90 %); each run ends once its first K arrivals have "
         "all completed (complete_first; arrivals go on): 200 warm-up (or three times Little's λ·R "
         "of TCP's idle path where that is more: the system must fill up before the measured "
@@ -103,11 +107,12 @@ EXPERIMENT = Experiment(
         "connections in the system grew more than twofold from the run's second quarter to its "
         "last; near capacity a finite run cannot always tell a slow divergence from a long "
         "excursion.",
-        "Metrics (§8, ccsim.connmetrics): R to the last ACK (R' = R − D/2 for F = 10 KB, L10); Θ per run "
-        "and the paper's pessimistic Θ (mean bytes over the longest span of the replications, L9); "
-        "P = Θ_pessimistic / R̄; Jain over Θ_i = F/R_i (L8); P_m the largest P over the stable points.",
-        "TCP (§6): Reno, fast retransmit on the first duplicate ACK (corrections.md), IW 1, cwnd += 1/cwnd "
-        "per ACK, RTT samples from every ACK's timestamp, RFC 6298 timer with samples and G on a 1-ms "
+        "Metrics (§4.1.4, ccsim.connmetrics): R to the last ACK (R' = R − D/2 for F = 10 KB, "
+        "L10); Θ per run and the paper's pessimistic Θ (mean bytes over the longest span of the "
+        "replications, L9); P = Θ_pessimistic / R̄; Jain over Θ_i = F/R_i (L8); P_m the largest P "
+        "over the stable points.",
+        "TCP (§4): Reno, fast retransmit on the first duplicate ACK (L7, the paper's footnote 5), "
+        "IW 1, cwnd += 1/cwnd per ACK, RTT samples from every ACK's timestamp, RFC 6298 timer with samples and G on a 1-ms "
         "clock, min RTO 2·D (L6; sensitivity: 200 ms, and a BSD 500-ms tick), max RTO 60 s. BLT and "
         "Bully-Tyrant: RFC 6298 timer on timestamp samples with the same minimum.",
     ],

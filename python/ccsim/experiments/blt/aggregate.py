@@ -1,9 +1,10 @@
 """The BLT runs aggregated over replications: one row per (configuration,
 protocol, λ), the stable series, maximum power P_m and its logarithm, the λ where a
-protocol diverges, the speed-up over TCP and the idle-path ratios (§8, §9).
+protocol diverges, the speed-up over TCP and the idle-path ratios (the paper's §4.1.4
+metrics and its results of §4.2-§4.3).
 
-Source: Kim & Farber, MS-CIS-94-55, 1994; ``specs/blt.md`` with ``specs/corrections.md``
-winning.
+Source: Kim & Farber, MS-CIS-94-55, 1994 (§ numbers are its sections); the modelling
+decisions L1-L15 are those of docs/models/blt.md.
 """
 
 from __future__ import annotations

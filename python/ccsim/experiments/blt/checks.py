@@ -1,10 +1,11 @@
 """The BLT reproduction's checks: Table 1's log10 P_m, the reference networks'
 power ratios and fairness, the 1-Gb/s examples, the idle-path and file-size checks,
 each with its tolerance and the explanation of a failure measured in the same runs
-(spec §9, §11).
+(the paper's §4.2-§4.3 and Table 1; tolerances as in docs/models/blt.md, "Reproduction
+targets").
 
-Source: Kim & Farber, MS-CIS-94-55, 1994; ``specs/blt.md`` with ``specs/corrections.md``
-winning.
+Source: Kim & Farber, MS-CIS-94-55, 1994 (§ numbers are its sections); the modelling
+decisions L1-L15 are those of docs/models/blt.md.
 """
 
 from __future__ import annotations
@@ -106,7 +107,8 @@ def _why_power_ratio(bw: int):
 
 
 def _speedup_finding(d: Data) -> str:
-    """R_TCP / R_BLT on the reference network, and what the buffer rule L1 does to it."""
+    """R_TCP / R_BLT on the reference network, and what the buffer rule L1
+    (docs/models/blt.md) does to it."""
     full = speedup(d, math.inf)
     x3 = speedup(d, variant="buffer-x3")
     ref = config("reference/30")
@@ -440,7 +442,8 @@ def _other_checks() -> list[Check]:
             "Idle path: median R at 0.5 % of capacity over the hand calculation "
             "(theory.idle_path_transfer), the ratio furthest from 1 over every protocol and "
             "network where the file alone fits the buffers",
-            "(not in the paper) R ≥ D + 0.8 ms for BLT, ≥ 8 RTTs of slow start for TCP (§9.3)",
+            "(not in the paper) R ≥ D + 0.8 ms for BLT, ≥ 8 RTTs of slow start for TCP "
+            "(lower bounds for the 1-Gb/s example of §4.3.1)",
             _idle_check,
             -0.001,
             0.01,

@@ -2,8 +2,8 @@
 per group of networks (Figs. 6-29), utilization (Fig. 7), queue traces (Fig. 8), TCP's
 timer sensitivity and the maximum power (Figs. 30-31).
 
-Source: Kim & Farber, MS-CIS-94-55, 1994; ``specs/blt.md`` with ``specs/corrections.md``
-winning.
+Source: Kim & Farber, MS-CIS-94-55, 1994 (§ numbers are its sections); the modelling
+decisions L1-L15 are those of docs/models/blt.md.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def _reference_extras(d: Data, outdir: Path) -> list[Path]:
     paths += save_figure(fig, outdir, "fig8-queue-traces")
     fig, ax = plt.subplots(figsize=(8, 4))
     for variant, label, mk in (
-        ("", "TCP, min RTO 2·D, 1-ms clock (spec L6)", "o-"),
+        ("", "TCP, min RTO 2·D, 1-ms clock (L6)", "o-"),
         ("tcp-rto200ms", "TCP, min RTO 200 ms", "v--"),
         ("tcp-tick500ms", "TCP, 500-ms tick (BSD)", "x:"),
     ):

@@ -2,8 +2,8 @@
 findings (measured facts that are not the paper's claims, among them the idle-path and
 processor-sharing comparisons).
 
-Source: Kim & Farber, MS-CIS-94-55, 1994; ``specs/blt.md`` with ``specs/corrections.md``
-winning.
+Source: Kim & Farber, MS-CIS-94-55, 1994 (§ numbers are its sections); the modelling
+decisions L1-L15 are those of docs/models/blt.md.
 """
 
 from __future__ import annotations
@@ -67,8 +67,9 @@ def findings(d: Data) -> list[str]:
         return f"λ = {lam:.3g} conn/s" if math.isfinite(lam) else f"no λ up to {top:.3g} conn/s"
 
     out.append(
-        "TCP's timer decides where it diverges (L6, 'R_T is sensitive to this'): on the reference "
-        f"30 Mb/s network TCP with the spec's fine timer (min RTO 2·D, 1-ms clock) diverges at "
+        "TCP's timer decides where it diverges (L6 of docs/models/blt.md: the paper does not give "
+        "it, and TCP's response time is sensitive to it): on the reference "
+        f"30 Mb/s network TCP with L6's fine timer (min RTO 2·D, 1-ms clock) diverges at "
         f"{where(tcp[''])} (log10 P_m {pm['']:.2f}); with a 200-ms minimum RTO at "
         f"{where(tcp['tcp-rto200ms'])} ({pm['tcp-rto200ms']:.2f}); with a BSD 500-ms tick at "
         f"{where(tcp['tcp-tick500ms'])} ({pm['tcp-tick500ms']:.2f}). The paper's TCP (divergence "

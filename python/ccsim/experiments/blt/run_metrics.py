@@ -1,9 +1,9 @@
-"""What the sweep workers measure in one BLT run: §8's metrics of the measured
+"""What the sweep workers measure in one BLT run: §4.1.4's metrics of the measured
 connections (:mod:`ccsim.connmetrics`), whether the run diverged and why, and the
 bottleneck's queue.
 
-Source: Kim & Farber, MS-CIS-94-55, 1994; ``specs/blt.md`` with ``specs/corrections.md``
-winning.
+Source: Kim & Farber, MS-CIS-94-55, 1994 (§ numbers are its sections); the modelling
+decisions L1-L15 are those of docs/models/blt.md.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from ccsim import connmetrics as cm
 
 
 def metrics(r) -> dict:
-    """One run: whether it diverged (and why); if not, the §8 metrics of its measured
+    """One run: whether it diverged (and why); if not, the §4.1.4 metrics of its measured
     connections (by arrival order, after the warm-up)."""
     sc = r.scenario
     desc = dict(kv.split("=") for kv in sc["description"].split())

@@ -1,10 +1,10 @@
-"""The BLT reproduction's networks and runs: the configurations of §7.3 (Figs.
-6-31, Table 1) by group, the protocols' transports, the scenario of one point (§7.1's
-network, §7.2's Poisson workload), the idle-path hand calculation each configuration is
+"""The BLT reproduction's networks and runs: the configurations of §4.2 (Figs.
+6-31, Table 1) by group, the protocols' transports, the scenario of one point (§4.1.1's
+network, §4.1.3's Poisson workload), the idle-path hand calculation each configuration is
 checked against, and the runs (the λ grids, seeds, TCP's timer sensitivity).
 
-Source: Kim & Farber, MS-CIS-94-55, 1994; ``specs/blt.md`` with ``specs/corrections.md``
-winning.
+Source: Kim & Farber, MS-CIS-94-55, 1994 (§ numbers are its sections); the modelling
+decisions L1-L15 are those of docs/models/blt.md.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ccsim.experiments.framework import Run
 
 PKT = 500  # bytes of file data per packet (and on the wire)
 ACK = 40
-#: Measured connections after a warm-up of a tenth of them (blt.md §7.2: 2000 after
+#: Measured connections after a warm-up of a tenth of them (L11: 2000 after
 #: 200). Files of 1 MB: 500 after 50 — BLT resends the rest of a file at every loss and
 #: puts ≈ 20 times the file on the wire, so a 1-MB point costs minutes at 2000.
 MEASURED = {"full": 2000, "full-1mb": 500, "quick": 300, "quick-1mb": 100}
@@ -28,7 +28,7 @@ MEASURED = {"full": 2000, "full-1mb": 500, "quick": 300, "quick-1mb": 100}
 
 def counts(quick: bool, cfg: Config, lam: float) -> tuple[int, int]:
     """(warm-up, measured) connections of a point: the warm-up is a tenth of the measured
-    connections (§7.2: 200 before 2000), and at least three times Little's λ·R of the
+    connections (L11: 200 before 2000), and at least three times Little's λ·R of the
     idle path for TCP, so that the system has filled up before the measured connections
     arrive (at 1 Gb/s and 1000 arrivals/s, 200 arrivals last 0.2 s, less than one TCP
     response time)."""
@@ -52,7 +52,7 @@ PROTOCOLS = {
 
 @dataclass(frozen=True)
 class Config:
-    """One network of §7.3: access and bottleneck rates (Mb/s), D (ms), F (bytes)."""
+    """One network of §4.2: access and bottleneck rates (Mb/s), D (ms), F (bytes)."""
 
     group: str
     bw_n: float
@@ -100,7 +100,7 @@ def _three(group: str, bw_n: float, ratios, d_ms: float, size: int) -> list[Conf
 
 
 FIFTHS = (0.2, 0.6, 1.0)
-#: Every network of §7.3 (Figs. 6-31, Table 1), by group.
+#: Every network of §4.2 (Figs. 6-31, Table 1), by group.
 CONFIGS = [
     *_three("reference", 150, FIFTHS, 30, 100_000),
     *_three("gbps", 1000, FIFTHS, 30, 100_000),
@@ -121,7 +121,7 @@ GROUPS = {
     "1mb-gbps": "F 1 MB, BW_N 1 Gb/s (Figs. 23-24)",
     "10kb": "F 10 KB, BW_N 150 Mb/s (Figs. 25-27)",
 }
-#: The λ grid, as fractions of the connection capacity (log-spaced, §7.2: 8-12 values).
+#: The λ grid, as fractions of the connection capacity (log-spaced, L11).
 GRID = tuple(float(x) for x in np.round(np.geomspace(0.05, 1.0, 8), 4))
 GRID_QUICK = (0.15, 0.4, 0.65, 0.9)
 #: The idle-path runs: λ at 0.5 % of capacity (a transfer overlaps another with
@@ -140,7 +140,7 @@ def config(key: str) -> Config:
 
 
 def transport(protocol: str, cfg: Config) -> dict:
-    """The connections' transport keys (§6 for TCP, §2 and §5 for BLT and BT)."""
+    """The connections' transport keys (§4 for TCP, §3.3 and §4.2.6 for BLT and BT)."""
     if protocol not in PROTOCOLS:
         raise KeyError(
             f"no BLT-study protocol {protocol!r}; protocols: {', '.join(PROTOCOLS)} "
@@ -257,7 +257,7 @@ def _configs(quick: bool) -> list[Config]:
 
 
 def _seeds(quick: bool, cfg: Config) -> range:
-    """Three replications (corrections.md); one in quick mode and for 1-MB files (whose
+    """Three replications (L11); one in quick mode and for 1-MB files (whose
     points cost minutes: see MEASURED)."""
     return range(1, 2 if quick or cfg.size >= 1_000_000 else 4)
 
@@ -306,7 +306,7 @@ def runs(quick: bool) -> list[Run]:
                 r = _point("tcp", ref, frac, s, quick, variant=label)
                 r.scenario["workloads"][0]["transport"].update(keys)
                 out.append(r)
-    # L1's sensitivity: a buffer of BW_b·D (three times the spec's BW_b·D/3) holds a whole
+    # L1's sensitivity: a buffer of BW_b·D (three times L1's BW_b·D/3) holds a whole
     # 100-KB burst at 30 Mb/s (160 packets wait), so BLT's idle path loses nothing.
     for protocol in ("tcp", "blt"):
         for frac in GRID_QUICK if quick else GRID:

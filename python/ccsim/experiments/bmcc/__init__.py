@@ -2,22 +2,23 @@
 control", PFLDNeT 2009: BMCC over BMCC, drop-tail and RED/ECN routers, its mixes with SACK
 and SACK+ECN, the modified BMCC router and the SACK-compatibility heuristic.
 
-Spec: ``specs/bmcc.md`` with ``specs/corrections.md`` winning. Model page:
-docs/models/bmcc.md. The paper gives almost no numbers; the checks are the spec's §10
-(analytic values, qualitative outcomes as rankings and shares), each with its tolerance.
+Model page: docs/models/bmcc.md. The paper gives almost no numbers; the checks are those
+of the model page's "Reproduction targets" (analytic values, qualitative outcomes as
+rankings and shares), each with its tolerance.
 
-Common settings (spec §7): dumbbell, bottleneck C = 45 Mbps both directions, access
-links 10·C, every buffer one BDP of 1000-byte packets (960 B + 40 B), round-trip
-propagation T = 40 ms unless stated (the bottleneck carries T/4 each way, the access
-links the rest, so flows of other RTTs differ in their access delays only). Both
-directions of the bottleneck have the router under test (the reverse carries the ACKs
-and the reverse cross traffic); other queues are drop-tail. Bidirectional cross traffic
-on two pairs of its own with RTT T: Poisson arrivals at 10 % of C per direction
-(18.75 files/s), Pareto sizes with mean 30 kB and shape 1.2; BMCC over BMCC routers,
-SACK elsewhere (spec B13). Every TCP flow runs with ns-2's conventions (the paper's
-simulator): ns-2's RTT estimator in 10-ms ticks, initial RTO 3 s, cwnd += 1/cwnd per
-ACK; SACK flows are NewReno with SACK recovery. Runs last 300 s; throughputs are
-measured over [50 s, end] (spec §7, flagged there).
+Common settings (the paper's §4; docs/models/bmcc.md, "Experiment settings"): dumbbell,
+bottleneck C = 45 Mbps both directions, access links 10·C, every buffer one BDP of
+1000-byte packets (960 B + 40 B), round-trip propagation T = 40 ms unless stated (the
+bottleneck carries T/4 each way, the access links the rest, so flows of other RTTs
+differ in their access delays only). Both directions of the bottleneck have the router
+under test (the reverse carries the ACKs and the reverse cross traffic); other queues
+are drop-tail. Bidirectional cross traffic on two pairs of its own with RTT T: Poisson
+arrivals at 10 % of C per direction (18.75 files/s), Pareto sizes with mean 30 kB and
+shape 1.2; BMCC over BMCC routers, SACK elsewhere (not stated in the paper). Every TCP
+flow runs with ns-2's conventions (the paper's simulator): ns-2's RTT estimator in 10-ms
+ticks, initial RTO 3 s, cwnd += 1/cwnd per ACK; SACK flows are NewReno with SACK
+recovery. Runs last 300 s; throughputs are measured over [50 s, end] (durations are not
+stated in the paper).
 
 The package by concern: :mod:`.scenarios` (settings, scenarios, runs),
 :mod:`.run_metrics` (what the workers measure), :mod:`.figures`, :mod:`.checks` (what the

@@ -1,10 +1,11 @@
 """BMCC flows alone: the experiments ``bmcc-convergence`` (Figs. 1-2: three flows
 joining, the estimate f̂ against f) and ``bmcc-routers`` (Figs. 3-5: two flows over
 BMCC, drop-tail and RED + ECN routers, and the laws' analytic values), with their
-checks (spec §10), the explanations of failures and the findings.
+checks (docs/models/bmcc.md, "Reproduction targets"), the explanations of failures and
+the findings.
 
-Source: Qazi, Znati & Andrew, PFLDNeT 2009; ``specs/bmcc.md`` with ``specs/corrections.md``
-winning.
+Source: Qazi, Znati & Andrew, "Incremental deployment of new ECN-compatible congestion
+control", PFLDNeT 2009; settings and modelling decisions: docs/models/bmcc.md.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def _convergence_findings(d: Data) -> list[str]:
         f"Utilization over the run {util:.3f}. A flow alone MDs by β(1) = 0.875 when its estimate "
         "reaches 1 (arrivals at γ = 98 % of C), then adds (T/t_p)² packets per RTT: the link runs "
         f"between 0.875·0.98 and 0.98 of C, on average ≈ {0.98 * (1 + 0.875) / 2:.3f} — what the runs "
-        "show, below the 95 % of C the spec expects from γ = 0.98."
+        "show, below the 95 % of C targeted with γ = 0.98."
     )
     out.append(
         "Equalization comes from AI alone: MI and MD multiply every window by the same factor. "
@@ -49,7 +50,7 @@ def _convergence_findings(d: Data) -> list[str]:
         "≈ 2500 packets, and MD happens only when the link refills (every ≈ 20-40 s), each time "
         "shrinking the gap between windows by 12.5 %: ≈ 9 cycles (several minutes) to go from one "
         "flow holding the link to within 70 % of equal shares. The runs' newcomers never reach "
-        "70 % of their fair share within their 100-s period (the spec's 'quickly' is not met)."
+        "70 % of their fair share within their 100-s period (§3.4's 'rapidly' is not met)."
     )
     out.append(
         f"Estimate tracking (Fig. 2): mean |f̂ − f| {t['tracking_gap'].mean():.3f} at the best lag "
@@ -137,7 +138,7 @@ EXP_CONVERGENCE = Experiment(
             "{:.3f}",
         ),
         Check(
-            "Packets lost (no loss over a BMCC router, spec §5)",
+            "Packets lost (no loss over a BMCC router, §4.1 and Fig. 3)",
             "none",
             lambda d: float(d.table["drops"].sum()),
             0,
@@ -147,11 +148,11 @@ EXP_CONVERGENCE = Experiment(
         ),
     ],
     notes=[
-        "Fig. 1's scenario (spec §7): 100 Mb/s BMCC bottleneck, flows of RTT 150, 200 and 250 ms "
+        "Fig. 1's scenario (§3.4): 100 Mb/s BMCC bottleneck, flows of RTT 150, 200 and 250 ms "
         "(access delays differ) arriving at 0, 100 and 200 s, buffer one BDP at the mean RTT "
-        "(200 ms, B16: 2500 packets), no cross traffic (§3.4 is the protocol's illustration), "
+        "(200 ms: 2500 packets), no cross traffic (§3.4 is the protocol's illustration), "
         "300 s. Replications move each arrival by up to 1 s. Quick mode: arrivals 40 s apart.",
-        "The text's '≈ 50 Mb/s each' is read as the two-flow period (B15); with three flows the "
+        "The text's '≈ 50 Mb/s each' is read as the two-flow period; with three flows the "
         "fair share is 33 Mb/s.",
         *NOTES_COMMON[1:2],
     ],

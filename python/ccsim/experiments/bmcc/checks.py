@@ -1,9 +1,10 @@
 """What the BMCC experiments' checks share: check values over the replications,
 confidence-interval text, the notes every report carries, the paper's label, the
-goodput-to-wire factor and Fig. 11's gain and loss table (spec §8, §10).
+goodput-to-wire factor and Fig. 11's gain and loss table (§5.2; docs/models/bmcc.md,
+"Experiment settings" and "Reproduction targets").
 
-Source: Qazi, Znati & Andrew, PFLDNeT 2009; ``specs/bmcc.md`` with ``specs/corrections.md``
-winning.
+Source: Qazi, Znati & Andrew, "Incremental deployment of new ECN-compatible congestion
+control", PFLDNeT 2009; settings and modelling decisions: docs/models/bmcc.md.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def _ci_text(d: Data, metric: str, fmt: str = "{:.3g}", **params) -> str:
 
 
 NOTES_COMMON = [
-    "Settings (spec §7, flagged there): 1000-byte packets (960 B + 40 B), 45 Mb/s "
+    "Settings (the paper's §4, read as docs/models/bmcc.md says): 1000-byte packets (960 B + 40 B), 45 Mb/s "
     "bottleneck, access links 450 Mb/s, every buffer one BDP (225 packets at 40 ms, "
     "1688 at 300 ms), both directions of the bottleneck with the router under test, "
     "bidirectional Pareto cross traffic (mean 30 kB, shape 1.2, 10 % of C each way, on "
@@ -56,7 +57,7 @@ NOTES_COMMON = [
     "queue average's time constant 8·t_p, bit-reversed IP-id hash, VCP's MD freeze "
     "(MD, freeze t_p, AI for one RTT), T = SRTT, initial window 2 with f̂ = 0.15, halving "
     "once per RTT on loss with SACK recovery.",
-    "RED + ECN is ns-2's RED of 2008-09 (corrections.md): byte mode with a 500-byte mean "
+    "RED + ECN is ns-2's RED of 2008-09, when BMCC was simulated: byte mode with a 500-byte mean "
     "packet (with 1000-byte packets the probability doubles), automatic thresholds and "
     "weight, gentle, `use_mark_p` (an ECN-capable packet is marked while p_b ≤ 0.1 and "
     "dropped above), ECN on. The modified BMCC router runs ns-2's automatic Adaptive RED "
@@ -67,7 +68,7 @@ NOTES_COMMON = [
 
 
 def gain_loss(d: Data) -> pd.DataFrame:
-    """Fig. 11 (spec §8): per T, G and L of the BMCC flow and of the 10-ms SACK flow
+    """Fig. 11 (§5.2): per T, G and L of the BMCC flow and of the 10-ms SACK flow
     against a SACK flow of RTT T, from the means over replications; flow 0 is always
     the SACK flow of RTT T (A), flow 1 the more aggressive one (B)."""
     import pandas as pd
@@ -84,7 +85,7 @@ def gain_loss(d: Data) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-PAPER = "Qazi, Znati & Andrew, PFLDNeT 2009; spec bmcc.md §7, §10"
+PAPER = "Qazi, Znati & Andrew, PFLDNeT 2009; settings and targets: docs/models/bmcc.md"
 WIRE = PKT / MSS  # goodput → throughput on the wire
 
 

@@ -2,8 +2,8 @@
 estimate against the load factor (Fig. 2), congestion windows over time (Figs. 3-10,
 12), gain and loss against the RTT (Fig. 11) and the N-flow validation.
 
-Source: Qazi, Znati & Andrew, PFLDNeT 2009; ``specs/bmcc.md`` with ``specs/corrections.md``
-winning.
+Source: Qazi, Znati & Andrew, "Incremental deployment of new ECN-compatible congestion
+control", PFLDNeT 2009; settings and modelling decisions: docs/models/bmcc.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """BMCC sharing with SACK: the experiments ``bmcc-mixes`` (Figs. 6-8),
 ``bmcc-modified`` (Figs. 9-10, the modified router), ``bmcc-gain-loss`` (Fig. 11) and
 ``bmcc-heuristic`` (Fig. 12, the SACK-compatibility heuristic), with their checks
-(spec §10), the explanations of failures, tables and findings.
+(docs/models/bmcc.md, "Reproduction targets"), the explanations of failures, tables and
+findings.
 
-Source: Qazi, Znati & Andrew, PFLDNeT 2009; ``specs/bmcc.md`` with ``specs/corrections.md``
-winning.
+Source: Qazi, Znati & Andrew, "Incremental deployment of new ECN-compatible congestion
+control", PFLDNeT 2009; settings and modelling decisions: docs/models/bmcc.md.
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ EXP_MIXES = Experiment(
     ],
     notes=[
         *NOTES_COMMON,
-        "Fig. 6's SACK flows are ECN-capable over RED + ECN (spec §7, flagged). Figs. 7-8: the "
+        "Fig. 6's SACK flows are ECN-capable over RED + ECN (not stated in §4.1.3). Figs. 7-8: the "
         "BMCC flows start at 0 s, the SACK flows at 10, 11 and 12 s (§4.2.1).",
     ],
     findings=_mix_findings,
@@ -180,7 +181,7 @@ EXP_MODIFIED = Experiment(
     ],
     notes=[
         *NOTES_COMMON,
-        "Modified scheme at both ends (§5.2, B10-B12): the router runs ARED while f ≥ 1, "
+        "Modified scheme at both ends (§5.2): the router runs ARED while f ≥ 1, "
         "the receivers flag CE without moving f̂, BMCC senders back off by β(f̂) only on a flagged "
         "ACK with f̂ ≥ 1 and use AI on unflagged overload (not in the paper; "
         '`unflagged_overload = "hold"` is the alternative).',
@@ -268,7 +269,7 @@ EXP_GAIN = Experiment(
     ],
     notes=[
         *NOTES_COMMON,
-        "Spec §8: BASELINE = two SACK + ECN flows of RTT T; MIX-BMCC = one SACK + ECN and one "
+        "§5.2: BASELINE = two SACK + ECN flows of RTT T; MIX-BMCC = one SACK + ECN and one "
         "BMCC flow, both RTT T; MIX-RTT = SACK + ECN of RTT T and SACK + ECN of RTT 10 ms; all over "
         "the modified BMCC router; G = Thr(B)_mix / Thr(B)_baseline, L = Thr(A)_mix / "
         "Thr(A)_baseline, A = the SACK flow of RTT T (flow 1 of the baseline), B = the other "

@@ -1,10 +1,10 @@
 """What the sweep workers measure in one BMCC run: per-flow goodputs and shares,
 Jain's index, the windows, MI growth, decreases and loss halvings, how closely the
 estimate f̂ tracks the load factor f, the phases of Fig. 1 and the cross traffic
-realised (spec §10).
+realised (docs/models/bmcc.md, "Reproduction targets").
 
-Source: Qazi, Znati & Andrew, PFLDNeT 2009; ``specs/bmcc.md`` with ``specs/corrections.md``
-winning.
+Source: Qazi, Znati & Andrew, "Incremental deployment of new ECN-compatible congestion
+control", PFLDNeT 2009; settings and modelling decisions: docs/models/bmcc.md.
 """
 
 from __future__ import annotations

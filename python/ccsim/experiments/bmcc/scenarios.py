@@ -1,11 +1,12 @@
-"""The BMCC reproductions' settings (spec §7), the scenario builder (a dumbbell with
+"""The BMCC reproductions' settings (docs/models/bmcc.md, "Experiment settings"), the
+scenario builder (a dumbbell with
 long-lived flows over the router under test and the bidirectional Pareto cross traffic)
 and the runs of each experiment: Fig. 1's three flows, the two-flow router comparison,
 the mixes with SACK, the modified router, Fig. 11's RTT grid, the heuristic and the
 N-flow validation sweep.
 
-Source: Qazi, Znati & Andrew, PFLDNeT 2009; ``specs/bmcc.md`` with ``specs/corrections.md``
-winning.
+Source: Qazi, Znati & Andrew, "Incremental deployment of new ECN-compatible congestion
+control", PFLDNeT 2009; settings and modelling decisions: docs/models/bmcc.md.
 """
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ KINDS = {
 
 def router_queue(router: str) -> dict:
     """The bottleneck queue of a router type (without its limit). RED is ns-2's of
-    2008-09 with ECN (corrections.md: its defaults: byte mode with a 500-byte mean
-    packet, automatic thresholds and weight, gentle, ``use_mark_p``)."""
+    2008-09 with ECN (its defaults: byte mode with a 500-byte mean packet, automatic
+    thresholds and weight, gentle, ``use_mark_p``; docs/models/bmcc.md, "Modelling
+    decisions")."""
     return {
         "bmcc": {"kind": "bmcc"},
         "modified": {"kind": "bmcc", "overload": "ared"},
@@ -58,7 +60,7 @@ def transport(kind: str, router: str) -> dict:
     t = {"kind": "tcp", "mss": MSS, "header": HEADER, "conventions": "ns2"}
     if kind in ("bmcc", "bmcc-h"):
         t["cc"] = {"kind": "bmcc", "sack_fallback": True} if kind == "bmcc-h" else "bmcc"
-        # The modified scheme at both ends (spec §6.1): the receiver flags CE.
+        # The modified scheme at both ends (§5.2): the receiver flags CE.
         t["feedback"] = {"kind": "bmcc", "on_ce": "flag" if router == "modified" else "estimate"}
     elif kind in ("sack", "sack-ecn"):
         t.update(cc="newreno", sack=True, ecn=kind == "sack-ecn")
@@ -145,7 +147,8 @@ def _class(kind: str) -> str:
 
 
 def _durations(quick: bool) -> tuple[float, float]:
-    """(duration, warm-up) of the 45-Mb/s runs: 300 s measured from 50 s (spec §7), or
+    """(duration, warm-up) of the 45-Mb/s runs: 300 s measured from 50 s (not stated in
+    the paper), or
     100 s from 30 s in quick mode."""
     return (100.0, 30.0) if quick else (300.0, 50.0)
 
@@ -154,13 +157,14 @@ def _seeds(quick: bool) -> range:
     return range(1, 2 if quick else 4)
 
 
-#: Fig. 1: (RTT ms, arrival s) of the three flows (spec §7: 150/200/250 ms, 100 s apart).
+#: Fig. 1: (RTT ms, arrival s) of the three flows (§3.4: 150/200/250 ms, 100 s apart).
 FIG1 = [(150.0, 0.0), (200.0, 100.0), (250.0, 200.0)]
 
 
 def fig1_scenario(quick: bool = False, seed: int = 1) -> dict:
     """Fig. 1-2: three BMCC flows on a 100 Mb/s BMCC bottleneck, buffer one BDP at the
-    mean RTT (200 ms, spec B16), no cross traffic (the paper's illustration, §3.4).
+    mean RTT (200 ms; docs/models/bmcc.md, "Experiment settings"), no cross traffic (the
+    paper's illustration, §3.4).
     Quick mode: arrivals 40 s apart, 120 s."""
     gap = 40.0 if quick else 100.0
     # Each replication moves every arrival by up to 1 s (without cross traffic the
@@ -244,10 +248,10 @@ def modified_runs(quick: bool) -> list[Run]:
     ]
 
 
-#: Fig. 11's RTT grid (spec §8: not given in the paper).
+#: Fig. 11's RTT grid (not given in the paper).
 GAIN_GRID = (20.0, 40.0, 60.0, 80.0, 100.0, 150.0, 200.0, 300.0)
 GAIN_GRID_QUICK = (20.0, 40.0, 100.0, 300.0)
-#: The three experiments of §8 (the ``case`` label): flows (kind, RTT or None for T).
+#: The three experiments of §5.2 (the ``case`` label): flows (kind, RTT or None for T).
 GAIN_EXPERIMENTS = {
     "baseline": [("sack-ecn", None), ("sack-ecn", None)],
     "mix-bmcc": [("sack-ecn", None), ("bmcc", None)],
@@ -258,7 +262,7 @@ GAIN_EXPERIMENTS = {
 def gain_runs(quick: bool) -> list[Run]:
     """Fig. 11: BASELINE (two SACK flows of RTT T), MIX-BMCC (SACK and BMCC, both T),
     MIX-RTT (SACK of RTT T and SACK of 10 ms) over the modified BMCC router at 45 Mb/s;
-    SACK flows ECN-capable (the captions of Figs. 9-10; spec §8). The buffer is one BDP
+    SACK flows ECN-capable (the captions of Figs. 9-10). The buffer is one BDP
     at T; the cross traffic's pairs have RTT T."""
     dur, warm = _durations(quick)
     out = []

@@ -1,8 +1,8 @@
 """Beyond the paper: ``bmcc-validation``, N = 2-16 BMCC flows over a BMCC
 bottleneck with equal and unequal RTTs, its checks and findings.
 
-Source: Qazi, Znati & Andrew, PFLDNeT 2009; ``specs/bmcc.md`` with ``specs/corrections.md``
-winning.
+Source: Qazi, Znati & Andrew, "Incremental deployment of new ECN-compatible congestion
+control", PFLDNeT 2009; settings and modelling decisions: docs/models/bmcc.md.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def _validation_findings(d: Data) -> list[str]:
 EXP_VALIDATION = Experiment(
     name="bmcc-validation",
     title="Beyond the paper: N = 2-16 BMCC flows over a BMCC bottleneck, equal and unequal RTTs",
-    paper="spec bmcc.md §4-5 (expected behaviour over a BMCC router); issue 22",
+    paper="Qazi, Znati & Andrew, PFLDNeT 2009, §3, §4.1 (behaviour over a BMCC router); issue 22",
     runs=validation_runs,
     metrics=metrics,
     plot=_validation_plot,

@@ -1,11 +1,11 @@
 """Ziegler & Clausen, "Congestion avoidance with BUC (buffer utilization control)
 gateways and RFCN (reverse feedback congestion notification)", IEEE IPCCC 1997.
 
-Spec: ``specs/buc_rfcn.md`` with ``specs/corrections.md`` winning. The paper's figures
-and result tables are lost; the topologies are the spec's inferred defaults (§8.2,
-§9.3), which meet the one recovered constraint 2·C·propagation = 16 000 B.
+The paper's figures and result tables are lost; the topologies are inferred (model
+page docs/models/buc-rfcn.md, "The experiments' settings", decision A1) and meet the one
+constraint the text keeps, 2·C·propagation = 16 000 B (§5 footnote 11).
 
-Both experiments use TCP Tahoe (corrections: the ns default agent of 1997) in packet
+Both experiments use TCP Tahoe (the ns default agent of 1997, decision A2) in packet
 mode: 1000-byte packets on the wire (MSS 960 + 40 B header), 40-byte ACKs, IW 1, one
 ACK per packet, the 1997 ns timers (0.1 s clock tick, RTO floor 0.2 s, initial RTO
 3 s), cwnd += 1/cwnd per ACK. The BUC gateway is the port's fair queue (``kind =

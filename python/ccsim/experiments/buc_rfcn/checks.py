@@ -1,8 +1,10 @@
-"""The BUC + RFCN experiments as checks: the spec's numbers with their tolerances
+"""The BUC + RFCN experiments as checks: the expected results with their tolerances
 (equilibria from :func:`ccsim.theory.buc_equilibrium`), the explanations of failures, the
 reconstructed result tables and the findings, and the two :class:`Experiment` objects.
 
-Source: ``specs/buc_rfcn.md`` §8.3 and §9 (the paper's tables are lost).
+Source: Ziegler & Clausen, IEEE IPCCC 1997, §5 and §6. The paper's figures and tables are
+lost; docs/models/buc-rfcn.md ("Expected results and tolerances") gives what its text says
+they showed.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ if TYPE_CHECKING:  # pandas is imported where first used: the CLI starts fast
     import pandas as pd
 
 
-#: Packets in the pipe of experiment 1: 2 Mbps × 64 ms of 1000-B packets = 16 (spec §8.1).
+#: Packets in the pipe of experiment 1: 2 Mbps × 64 ms of 1000-B packets = 16 (§5 fn. 11).
 PIPE = theory.bdp_packets(2e6, 0.064, PKT)
 #: Per-flow (queue, window) at equilibrium with 1, 2, 3 flows: (48, 64), (30, 38), (20, 25.3).
 EQUILIBRIUM = {n: theory.buc_equilibrium(TBU, n, PIPE, rwnd=64) for n in (1, 2, 3)}
@@ -55,7 +57,7 @@ def _convergence_findings(d: Data) -> list[str]:
             f"|Q − TQL| once settled {g['q2_max_dev_any']:.0f} / {g['q3_max_dev_any']:.0f} pkts"
         )
     out.append(
-        "Expected (theory.buc_equilibrium, spec §8.3): queue and window per flow "
+        "Expected (theory.buc_equilibrium; docs/models/buc-rfcn.md): queue and window per flow "
         + ", ".join(f"N = {n}: ({q:.1f}, {w:.1f})" for n, (q, w) in EQUILIBRIUM.items())
         + " packets."
     )
@@ -79,7 +81,7 @@ def _worst(f):
 CONVERGENCE = Experiment(
     name="buc-convergence",
     title="BUC + RFCN convergence: three FTPs joining at 0/10/20 s (Figs. 6-7)",
-    paper="Ziegler & Clausen, IPCCC 1997, §5 experiment 1; spec buc_rfcn.md §8, §12",
+    paper="Ziegler & Clausen, IPCCC 1997, §5 (experiment 1); docs/models/buc-rfcn.md",
     runs=convergence_runs,
     metrics=convergence_metrics,
     plot=_convergence_plot,
@@ -208,7 +210,7 @@ CONVERGENCE = Experiment(
         ),
         Check(
             "BUC window with two flows (15-20 s mean, packets)",
-            "≈ TQL + pipe / 2 = 38 (spec §8.3; theory.buc_equilibrium)",
+            "≈ TQL + pipe / 2 = 38 (theory.buc_equilibrium)",
             _paper("w2_mean"),
             EQUILIBRIUM[2][1] - 2,
             EQUILIBRIUM[2][1] + 2,
@@ -284,16 +286,16 @@ CONVERGENCE = Experiment(
         ),
     ],
     notes=[
-        "Topology (spec §8.2, inferred): s1..s3 —10 Mbps/1 ms— G —2 Mbps/30 ms— R —10 Mbps/1 ms— "
-        "D; RTT_prop 64 ms, 2 Mbps × 64 ms = 16 000 B = 16 packets. The 'geo' run is the spec's "
+        "Topology (inferred, decision A1): s1..s3 —10 Mbps/1 ms— G —2 Mbps/30 ms— R —10 Mbps/1 "
+        "ms— D; RTT_prop 64 ms, 2 Mbps × 64 ms = 16 000 B = 16 packets. The 'geo' run is the "
         "256 kbps / 250 ms one-way variant with the same product.",
-        "TCP Tahoe (corrections.md: ns default of 1997) with the 1997 ns timers; 'reno' is the "
-        "spec's sensitivity run. 'measure-before' measures Q before the arriving packet (A3), "
+        "TCP Tahoe (decision A2: the ns default of 1997) with the 1997 ns timers; 'reno' is the "
+        "sensitivity run. 'measure-before' measures Q before the arriving packet (A3), "
         "'floor' rounds windows down (A7).",
         "Queues are the conversation's backlog at G's port to R, not counting the packet being "
         "sent (ns convention), recorded at every enqueue/dequeue (the component's event log); "
         "means are time averages of that step function.",
-        "The pipe the spec counts (2 Mbps × 64 ms = 16 packets) leaves out serialization: the "
+        "The pipe the paper counts (2 Mbps × 64 ms = 16 packets) leaves out serialization: the "
         "round trip without queueing is 69.82 ms (64 ms propagation, 4 ms for a data packet at "
         "2 Mbps, 0.8 ms per 10 Mbps hop, 0.03-0.16 ms per ACK hop), so 17.46 packets are in "
         "flight, the one being sent included (the queue, ns convention, does not count it). "
@@ -490,8 +492,8 @@ def _red_ecn_why(d: Data) -> str:
         f"forced drops, against {x['red']['drops']:.0f} drops without ECN) and saves the "
         f"retransmissions ({x['red-ecn']['retransmits']:.0f} against "
         f"{x['red']['retransmits']:.0f}), but each mark still halves a window at RED's "
-        "same low average queue, so the link idles about as often. The spec marks this "
-        "ordering 'not stated; expected'."
+        "same low average queue, so the link idles about as often. The paper does not state "
+        "this ordering; it was only expected."
     )
 
 
@@ -542,7 +544,7 @@ def _red_ecn_between(d: Data) -> float:
 COMPARISON = Experiment(
     name="buc-comparison",
     title="BUC + RFCN vs FIFO drop-tail vs RED vs RED + ECN (Fig. 8 and the lost tables)",
-    paper="Ziegler & Clausen, IPCCC 1997, §5 experiment 2; spec buc_rfcn.md §9, §12",
+    paper="Ziegler & Clausen, IPCCC 1997, §6 (experiment 2); docs/models/buc-rfcn.md",
     runs=comparison_runs,
     metrics=comparison_metrics,
     plot=_comparison_plot,
@@ -691,19 +693,19 @@ COMPARISON = Experiment(
         ),
     ],
     notes=[
-        "Topology (spec §9.3, inferred): 8 FTPs with access links 10 Mbps and one-way delays "
+        "Topology (inferred, decision A1): 8 FTPs with access links 10 Mbps and one-way delays "
         "1, 3, 5, 8, 12, 18, 25, 35 ms → G1 —2 Mbps/30 ms— G2 → receivers (10 Mbps/1 ms). "
         "Buffer 300 packets at G1 for every scheme; receiver window 300 packets; TCP Tahoe, "
         "ECN-capable for RED + ECN only.",
         "RED: w_q 0.002, min_th 40, max_th 80 packets, max_p = 1/linterm = 0.02 ('maxp = 50', "
-        "corrections.md), ns wait_ spreading, not gentle, queue in bytes with mean_pktsize "
+        "ns's linterm_), ns wait_ spreading, not gentle, queue in bytes with mean_pktsize "
         "1000 B, forced drop when avg ≥ max_th (also with ECN).",
         "Every source starts at 0 s as in the paper. The paper's run (no randomness but the "
         "seed's TCP clock phases) is reported in its own table; the replications add a send "
         f"jitter (each window-driven burst waits a random time uniform in [0, {SEND_JITTER}), "
         "ns-2's overhead_) with seeds 1..R, and every N = 8 check reads their means: with "
         "drop-tail the paper's deterministic run measures phase locking (Findings).",
-        "Metrics (spec §9.4): TP = packets delivered in order over the run; Lutil = SumTP · "
+        "Metrics (decision A14): TP = packets delivered in order over the run; Lutil = SumTP · "
         "1000 B · 8 / (2 Mbps · T); MD = mean |TP_i − SumTP/N|; the link busy fraction is the "
         "port's utilization including retransmissions.",
         "On goodput, FIFO loses to RED with 8 flows: after FIFO's burst losses Tahoe goes "

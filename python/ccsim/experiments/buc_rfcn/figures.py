@@ -1,8 +1,9 @@
 """The BUC + RFCN experiments' figures: the per-conversation queues converging
-(Fig. 7, spec §8) and the four schemes side by side (Fig. 8, spec §9).
+(Fig. 7, paper §5) and the four schemes side by side (Fig. 8, paper §6).
 
-Source: Ziegler & Clausen, IEEE IPCCC 1997; ``specs/buc_rfcn.md`` with
-``specs/corrections.md`` winning.
+Source: Ziegler & Clausen, IEEE IPCCC 1997; both figures are lost, and
+docs/models/buc-rfcn.md ("Expected results and tolerances") gives what the text says
+they showed.
 """
 
 from __future__ import annotations

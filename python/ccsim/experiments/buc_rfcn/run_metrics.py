@@ -1,9 +1,9 @@
 """What the sweep workers measure in one run of the BUC + RFCN experiments: the
-per-conversation queues and their convergence (experiment 1, spec §8) and the
-comparison's throughput, queue and fairness numbers (experiment 2, spec §9).
+per-conversation queues and their convergence (experiment 1, paper §5) and the
+comparison's throughput, queue and fairness numbers (experiment 2, paper §6).
 
-Source: Ziegler & Clausen, IEEE IPCCC 1997; ``specs/buc_rfcn.md`` with
-``specs/corrections.md`` winning.
+Source: Ziegler & Clausen, IEEE IPCCC 1997; the metrics' formulas are lost with the
+paper's tables and reconstructed in docs/models/buc-rfcn.md (decision A14).
 """
 
 from __future__ import annotations
@@ -73,7 +73,8 @@ def convergence_metrics(r) -> dict:
     m["buc_windows_ftp1_alone"] = float(alone.sum())
     m["q1_alone"] = mean(q["ftp1"], starts[1] - 5, starts[1])
     m["tql_at_join_max_s"] = max(m[f"tql_{k + 1}_at_s"] - t for k, t in enumerate(starts))
-    # Settled phases: from 5 s (10 s) after the join (spec §12: ±3 after ≈ 2-5 s).
+    # Settled phases: from 5 s (10 s) after the join (±3 after ≈ 2-5 s: docs/models/buc-rfcn.md,
+    # "Expected results and tolerances").
     for n, (a, b) in ((2, (starts[1] + 5, starts[2])), (3, (starts[2] + 10, duration))):
         active = [f"ftp{i + 1}" for i in range(n)]
         means = [mean(q[f], a, b) for f in active]

@@ -1,9 +1,9 @@
 """The BUC + RFCN reproductions' settings and scenarios: TCP Tahoe in packet mode with
 the 1997 ns timers, the BUC router component, experiment 1's convergence network
-(spec §8) and experiment 2's comparison network (spec §9.3), and the runs of each.
+(paper §5) and experiment 2's comparison network (paper §6), and the runs of each.
 
-Source: Ziegler & Clausen, IEEE IPCCC 1997; ``specs/buc_rfcn.md`` §8.2, §9.3 with
-``specs/corrections.md`` winning.
+Source: Ziegler & Clausen, IEEE IPCCC 1997, §5 and §6; the lost topologies (Figs. 6 and
+8) are inferred as docs/models/buc-rfcn.md, "The experiments' settings", describes.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ TBU = 60  # packets (60 000 B)
 JOINS = (0.0, 10.0, 20.0)  # experiment 1: FTP1, FTP2, FTP3
 PORT1 = "G->R"
 PORT2 = "G1->G2"
-#: Experiment 2 access-link delays (ms): heterogeneous RTTs (spec §9.3).
+#: Experiment 2 access-link delays (ms): heterogeneous RTTs (inferred, decision A1).
 ACCESS_MS = (1, 3, 5, 8, 12, 18, 25, 35)
-#: Experiment 2's sweep over the number of conversations (spec §9.3; full mode).
+#: Experiment 2's sweep over the number of conversations (N is not given; full mode).
 SWEEP_FLOWS = (2, 4, 16)
 SCHEMES = {
     "buc": "BUC + RFCN (FQ)",
@@ -42,7 +42,7 @@ def tcp(
     cc: str = "tahoe",
     ecn: bool = False,
 ) -> dict:
-    """A packet-mode FTP source with the 1997 ns timers (corrections.md)."""
+    """A packet-mode FTP source with the 1997 ns timers (docs/models/buc-rfcn.md, A2)."""
     return {
         "name": name,
         "src": src,
@@ -109,7 +109,8 @@ def convergence_scenario(
 
 
 def convergence_runs(quick: bool) -> list[Run]:
-    """The paper's run plus the spec's sensitivity runs (each a fraction of a second)."""
+    """The paper's run plus the sensitivity runs of decisions A2, A3, A7 and the
+    256 kbps variant (each a fraction of a second)."""
     out = [
         Run({"run": "paper", "variant": "2mbps", "cc": "tahoe"}, convergence_scenario()),
         Run({"run": "reno", "variant": "2mbps", "cc": "reno"}, convergence_scenario(cc="reno")),
@@ -168,7 +169,9 @@ def comparison_scenario(
         "limit": "300pkt",
         "min_th": 40,
         "max_th": 80,
-        "max_p": 0.02,  # "maxp = 50" is ns's linterm: max_p = 1/50 (corrections.md)
+        # The paper's "maxp = 50" is ns's linterm_: max_p = 1/50
+        # (docs/models/buc-rfcn.md, "The experiments' settings").
+        "max_p": 0.02,
         "q_weight": 0.002,
         "wait": True,
         "gentle": False,
@@ -215,7 +218,7 @@ def comparison_scenario(
 
 def comparison_runs(quick: bool) -> list[Run]:
     """Each scheme with 8 flows: the paper's run (no jitter, ``rep`` 0) and the
-    replications with ``SEND_JITTER`` (seeds 1..R); in full mode the spec's sweep over
+    replications with ``SEND_JITTER`` (seeds 1..R); in full mode the sweep over
     N = 2, 4, 16 (one jittered replication each). Drop-tail shares are compared on the
     jittered replications only; the paper's run shows the phase locking."""
     duration, reps = (300.0, 3) if quick else (2000.0, 5)

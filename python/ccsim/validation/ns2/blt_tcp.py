@@ -4,11 +4,12 @@
     ccsim validate blt-tcp --quick              # 2 seeds, 100 + 500 connections
     python -m ccsim.validation.ns2.blt_tcp --loads 10 --rates 160,32   # diagnostics
 
-The reference network of the BLT reproduction (``specs/blt.md`` §7.1; 150 Mb/s access
-links, a 30 Mb/s bottleneck with a 75-packet drop-tail buffer, 5 ms per hop, a host pair
-of its own per connection) carries Poisson arrivals of 200-packet transfers with the TCP
-of §6 (Reno, fast retransmit on the first duplicate ACK, IW 1, timestamps, min RTO 2·D
-on a 1-ms clock). ccsim runs the experiment's own scenario
+The reference network of the BLT reproduction (Kim & Farber, MS-CIS-94-55, 1994, §4.1.1
+and §4.2.1; docs/models/blt.md: 150 Mb/s access links, a 30 Mb/s bottleneck with a
+75-packet drop-tail buffer, 5 ms per hop, a host pair of its own per connection) carries
+Poisson arrivals of 200-packet transfers with the paper's TCP (§4: Reno, fast retransmit
+on the first duplicate ACK, IW 1, timestamps; min RTO 2·D on a 1-ms clock, decision L6
+of docs/models/blt.md). ccsim runs the experiment's own scenario
 (:func:`ccsim.experiments.blt.scenario`: its workload, ``pick = "idle"`` pool and TCP
 keys), with a fixed run length instead of its ``complete_first`` stop rule so that
 every simulator measures over the same window. ns-2 replays the arrival times of

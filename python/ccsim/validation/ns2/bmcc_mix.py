@@ -4,8 +4,8 @@
     ccsim validate bmcc-mix --quick                  # 5 seeds, shorter runs
     python -m ccsim.validation.ns2.bmcc_mix --save raw.json   # keep the per-run results
 
-The non-BMCC side of the paper's mixes (Qazi, Znati & Andrew 2009; bmcc.md §7,
-corrections.md): a dumbbell with a 45 Mbps bottleneck, round-trip propagation
+The non-BMCC side of the paper's mixes (Qazi, Znati & Andrew, PFLDNeT 2009, §4;
+docs/models/bmcc.md, "Experiment settings" and "Modelling decisions"): a dumbbell with a 45 Mbps bottleneck, round-trip propagation
 T = 40 ms or 300 ms, 450 Mbps access links, buffers of one BDP of 1000-byte
 packets; three long-lived SACK flows (ns-2 ``Agent/TCP/Sack1``, ccsim ``sack =
 true`` with ``conventions = "ns2"``), with and without ECN, over a drop-tail

@@ -5,8 +5,9 @@
     python -m ccsim.validation.ns2.buc_fifo --conventions | --causes   # the timeouts' tables
     python -m ccsim.validation.ns2.buc_fifo --trace DIR   # per-packet traces of one run (below)
 
-Experiment 2 of Ziegler & Clausen (IPCCC 1997; ``specs/buc_rfcn.md`` §9.3) with the
-FIFO drop-tail gateway, as ``python/ccsim/experiments/buc_rfcn/scenarios.py`` builds
+Experiment 2 of Ziegler & Clausen (IPCCC 1997, §6; the inferred network of
+``docs/models/buc-rfcn.md``, "The experiments' settings") with the FIFO drop-tail
+gateway, as ``python/ccsim/experiments/buc_rfcn/scenarios.py`` builds
 it: eight TCP Tahoe FTPs with access delays 1, 3, 5, 8, 12, 18, 25, 35 ms over
 10 Mbps, a 2 Mbps / 30 ms bottleneck with a 300-packet buffer, 10 Mbps / 1 ms to the
 receivers, every source started at 0 s, receiver window 300 packets, 1000-byte

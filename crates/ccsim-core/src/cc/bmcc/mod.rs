@@ -1,14 +1,15 @@
-//! The BMCC sender (I. A. Qazi, L. L. H. Andrew, T. Znati, "Incremental
+//! The BMCC sender (I. A. Qazi, T. Znati, L. L. H. Andrew, "Incremental
 //! deployment of new ECN-compatible congestion control", PFLDNeT 2009, §3.3,
 //! the modified scheme of §5.2 and the SACK-compatibility heuristic of §5.3;
 //! BMCC: Qazi, Andrew & Znati, INFOCOM 2009; control laws and timers inherited
-//! from VCP, Xia et al., SIGCOMM 2005, ns-2 `vcp-src.cc`). Spec:
-//! `specs/bmcc.md` §4, §6, B6–B9; `corrections.md` (BMCC).
+//! from VCP, Xia et al., SIGCOMM 2005, ns-2 `vcp-src.cc`). Model page:
+//! docs/models/bmcc.md ("Sender"; what the paper leaves open: "Modelling
+//! decisions", Sender and Modified router).
 //!
 //! The window w (packets, a real number) follows the echoed estimate f̂ of the
 //! bottleneck's load factor ([`crate::feedback::bmcc`] fills it into every
 //! ACK; the sender uses the latest; a new flow assumes f̂ = η₀ = 0.15), with T
-//! the flow's smoothed RTT (B7; `rtt = "min"`: the minimum RTT) and
+//! the flow's smoothed RTT (as VCP's sender; `rtt = "min"`: the minimum RTT) and
 //! t_p = 200 ms the routers' measurement interval:
 //!
 //! | load | law per RTT (eqs. 2–6) | per ACK newly acknowledging k packets |
@@ -25,7 +26,8 @@
 //! the growth and the ACK that ends a loss recovery (covering a whole window
 //! of SACKed data) does not multiply the window by what it covers.
 //!
-//! * **MD and the freeze** (corrections.md, VCP's `md_wait_timer_`): the first
+//! * **MD and the freeze** (VCP's `md_wait_timer_`; docs/models/bmcc.md,
+//!   "Modelling decisions: MD freeze"): the first
 //!   overload signal multiplies w by β(f̂); further overload signals are then
 //!   ignored for one t_p (the freeze), and treated as high load (AI) for one
 //!   RTT after it; then MD is possible again. `md_rule = "once-per-rtt"`: after
@@ -33,7 +35,8 @@
 //!   Signals of low or high load apply their law during the freeze (as VCP).
 //!   Increases apply only to ACKs of new data outside loss recovery; signals
 //!   are read from every ACK.
-//! * **Packet loss** (§3.3, B9): like a CE mark but the factor is ½: the
+//! * **Packet loss** (§3.3; docs/models/bmcc.md, "Modelling decisions: Loss
+//!   response"): like a CE mark but the factor is ½: the
 //!   window is halved once per RTT (not again if a reduction was made within
 //!   the last RTT), f̂ is unchanged, SACK recovers (the sender's RFC 6675
 //!   machinery, with BMCC's window as cwnd); a loss response starts the freeze
@@ -81,7 +84,8 @@ use std::sync::Arc;
 /// and counting all of it would multiply the window by what it covers.
 pub const MAX_ACKED_PER_ACK: f64 = 2.0;
 
-/// When MD may happen again after an MD (corrections.md).
+/// When MD may happen again after an MD (docs/models/bmcc.md, "Modelling
+/// decisions: MD freeze").
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum MdRule {
     /// MD, then freeze for t_p, then AI on overload for one RTT (VCP).
@@ -90,7 +94,8 @@ pub enum MdRule {
     OncePerRtt,
 }
 
-/// Which RTT stands for T in the laws (B7).
+/// Which RTT stands for T in the laws (docs/models/bmcc.md, "Modelling
+/// decisions: T in the laws").
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RttSource {
     Smoothed,
@@ -135,9 +140,9 @@ impl Default for Params {
     }
 }
 
-/// BMCC as a configured module: what it asks of its TCP (bmcc.md §4: ECN-capable
-/// packets, SACK recovery, the receiver's load-factor estimate) and the scheme
-/// its receiver's `on_ce` selects for both ends (§6.1).
+/// BMCC as a configured module: what it asks of its TCP (ECN-capable packets,
+/// SACK recovery, the receiver's load-factor estimate: paper §3) and the scheme
+/// its receiver's `on_ce` selects for both ends (the modified scheme of §5.2).
 impl CcSpec for Params {
     fn name(&self) -> &'static str {
         "bmcc"
@@ -441,7 +446,8 @@ impl Bmcc {
         }
     }
 
-    /// The loss response (§3.3, B9), or the switch to SACK mode (§5.3).
+    /// The loss response (§3.3; docs/models/bmcc.md, "Modelling decisions:
+    /// Loss response"), or the switch to SACK mode (§5.3).
     fn on_loss(&mut self, s: &CcState) -> u64 {
         self.sync(s);
         let rtt = self.rtt(s);

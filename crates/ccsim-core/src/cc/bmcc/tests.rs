@@ -1,9 +1,9 @@
-//! Unit tests of the BMCC sender (docs/models/bmcc.md; Qazi, Andrew & Znati,
-//! PFLDNeT 2009 §3.3, §5.2, §5.3; specs/bmcc.md §4, §6, B6–B9; corrections.md,
-//! BMCC): spec §4's derived values, MI (eq. 3) over one window of ACKs and at
-//! most two packets counted per ACK, AI (eq. 4) per ACK, MD (eq. 5) with the
-//! freeze and `md_rule = "once-per-rtt"`, the loss response once per RTT (B9),
-//! CE in the original design and in the modified scheme, the
+//! Unit tests of the BMCC sender (Qazi, Znati & Andrew, PFLDNeT 2009 §3.3,
+//! §5.2, §5.3; docs/models/bmcc.md, "Sender" and "Modelling decisions"): the
+//! model page's table of derived values, MI (eq. 3) over one window of ACKs
+//! and at most two packets counted per ACK, AI (eq. 4) per ACK, MD (eq. 5)
+//! with the freeze and `md_rule = "once-per-rtt"`, the loss response once per
+//! RTT, CE in the original design and in the modified scheme, the
 //! SACK-compatibility heuristic's switches, and following the sender's
 //! timeout.
 
@@ -84,7 +84,8 @@ impl Drive {
     }
 }
 
-/// Spec §4's table of derived values, and §10's analytic rows: the MI
+/// The table of derived values of eqs. 2–6 (docs/models/bmcc.md, "Sender"),
+/// and the analytic rows of its "Reproduction targets": the MI
 /// factor per t_p at η₀ is 2.983; per RTT 1.244 at 40 ms and 5.153 at
 /// 300 ms; α = 0.04 and 2.25; β from 0.875 at f̂ = 1 to 0.65 at u.
 #[test]
@@ -187,7 +188,8 @@ fn once_per_rtt_rule_holds_the_window_for_one_rtt() {
     assert!((d.at(1100).ack(1.0, false, MSS) - 35.0 * 0.875).abs() < 1e-9);
 }
 
-/// B9: a loss halves the window once per RTT and leaves f̂; an overload
+/// The loss response (§3.3; docs/models/bmcc.md, "Modelling decisions: Loss
+/// response"): a loss halves the window once per RTT and leaves f̂; an overload
 /// signal within the freeze that follows does not reduce again.
 #[test]
 fn b9_loss_halves_once_per_rtt() {

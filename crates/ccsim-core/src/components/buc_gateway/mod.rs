@@ -3,14 +3,16 @@
 //! it with the port's data arrivals and the conversation's ACKs passing the
 //! node the other way, and writes the computed window into those ACKs.
 //!
-//! Source: Ziegler & Clausen, IPCCC 1997 (`papers/buc-rfcn-gateway.txt`): §2.1
-//! (forward and backward queue of a conversation, `min(field, window)` at every
-//! gateway), §2.2 (RFCN: silly-window avoidance, the MSS learnt from the data,
-//! window scaling, shrinking), §3.2 (TBU and `TQL = TBU / N`, updated at
-//! conversation setup and release), §4 (only TCP conversations are controlled;
-//! a conversation idle for "some seconds" is terminated). Spec:
-//! `specs/buc_rfcn.md` §2–§6 and A3, A5, A9, A12, A13, A17; the state machine and
-//! window law are in [`super::buc`]; model page `docs/models/buc-rfcn.md`.
+//! Source: Ziegler & Clausen, "Congestion avoidance with BUC (buffer utilization
+//! control) gateways and RFCN (reverse feedback congestion notification)", IEEE
+//! IPCCC 1997: §2.1 (forward and backward queue of a conversation,
+//! `min(field, window)` at every gateway), §2.2 (RFCN: silly-window avoidance,
+//! the MSS learnt from the data, window scaling, shrinking), §3.2 (TBU and
+//! `TQL = TBU / N`, updated at conversation setup and release), §4 (only TCP
+//! conversations are controlled; a conversation idle for "some seconds" is
+//! terminated). The state machine and
+//! window law are in [`super::buc`]. Model page `docs/models/buc-rfcn.md`; the
+//! labels A3, A5, A9, A12, A13, A17 below are its "Modelling decisions".
 //!
 //! The per-conversation queues, their fair-queueing service and the shared
 //! buffer with longest-queue drop are the port's queue discipline (`kind =
@@ -18,7 +20,7 @@
 //! of the port through the node's queue view, so it works over any discipline
 //! (a FIFO under BUC is an ablation the paper did not run).
 //!
-//! Where this implementation decides what the paper and spec leave open:
+//! Where this implementation decides what the paper leaves open:
 //!
 //! * A conversation is a flow id (both directions of a TCP connection share it:
 //!   its data make the forward queue at the port they leave by, its ACKs the
@@ -39,13 +41,14 @@
 //!   packet starts a new conversation (uncontrolled, max_adv forgotten).
 //! * RFCN acts on every ACK of a controlled conversation the node forwards, on
 //!   whichever port it leaves (the backward queue is wherever the ACK goes), at
-//!   the moment it arrives there (spec §6.4: ACKs already queued keep their
-//!   value). The field becomes `min(field, W_cur · MSS)` bytes, MSS being the
-//!   largest payload seen in the conversation's data; `max_adv` is the
-//!   receiver's field over MSS, before the rewrite. `W_cur ≥ 1`, so the value
-//!   written is at least one MSS (silly-window avoidance). ccsim's window field is
-//!   an unscaled byte count (no SYN, no window-scale option), so there is no
-//!   scale to apply; shrinking is the sender's matter (it honours every ACK).
+//!   the moment it arrives there (ACKs already queued keep their value, so the
+//!   first ACK after t_e^i carries W_i; model page, "Modelling decisions"). The
+//!   field becomes `min(field, W_cur · MSS)` bytes, MSS being the largest
+//!   payload seen in the conversation's data; `max_adv` is the receiver's field
+//!   over MSS, before the rewrite. `W_cur ≥ 1`, so the value written is at
+//!   least one MSS (silly-window avoidance). ccsim's window field is an unscaled
+//!   byte count (no SYN, no window-scale option), so there is no scale to apply;
+//!   shrinking is the sender's matter (it honours every ACK).
 //! * The ACK's path is checked at build time: a TCP flow whose data cross a
 //!   controlled port but whose ACKs do not pass the node cannot be signalled,
 //!   and the scenario is rejected.
@@ -293,7 +296,7 @@ impl BucGateway {
         }
     }
 
-    /// RFCN (§2.1, §6): an ACK of `f` about to be queued at the node; returns it
+    /// RFCN (§2.1, §2.2): an ACK of `f` about to be queued at the node; returns it
     /// with its window field lowered to the conversation's window.
     fn on_ack(&mut self, cx: &CompCtx, mut pkt: Packet) -> Packet {
         let f = pkt.flow;

@@ -2,9 +2,11 @@
 //! connections it bottlenecks and lets one leave per token, tokens being the
 //! spare room of its forward data buffer counted in average packets.
 //!
-//! Source: the token F-TCP paper (`papers/token-fast-tcp.txt`, §1 pseudo-code and
-//! §3.1) as reconstructed in `specs/token_ftcp.md` §2; model page
-//! `docs/models/token-gate.md`.
+//! Source: the token-based Fast-TCP paper, an OPNET study of ACK delaying at the
+//! bottleneck whose surviving text lacks title and authors (the model page
+//! `docs/models/token-gate.md`, "Source", identifies it): the pseudo-code of its
+//! introduction, §1.2 and §3.1, as reconstructed on the model page ("What it
+//! implements" and "Modelling decisions", whose labels T2–T5 are cited below).
 //!
 //! ```text
 //! init:      P_c = 0; L_p = packet_length; B_T = N_T = floor(Bf / L_p)
@@ -22,10 +24,10 @@
 //!   queue's backlog (all packets waiting, not the one in service — the engine's
 //!   queue convention), so the 27 648-bit cap of the paper is a backlog of 6.
 //! * L_p is kept as an exact rational (sum of lengths / count) instead of a
-//!   floating running mean, so `floor` is exact (spec T2/T3); the default length
+//!   floating running mean, so `floor` is exact (T2/T3); the default length
 //!   only matters before the first data packet, as in the running-mean formula.
 //! * The release rule is evaluated on ACK arrival and after every token
-//!   recomputation (spec T5), with the strict comparison `N_T > Th` (T4). An ACK
+//!   recomputation (T5), with the strict comparison `N_T > Th` (T4). An ACK
 //!   arriving at an empty FIFO with `N_T > Th` passes at once (and takes a token).
 //! * Only ACKs of *governed* flows are held: TCP flows selected by `flows` whose
 //!   data path crosses the forward link. Everything else passes untouched.
