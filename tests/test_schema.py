@@ -82,15 +82,52 @@ def test_every_experiment_scenario_validates():
     assert bad == {}
 
 
+def _at(s: dict, *keys: str, node: dict | None = None) -> dict:
+    """The subschema at ``keys`` from ``node`` (default: the root ``s``), following
+    ``$ref``s into ``s["$defs"]``."""
+    node = s if node is None else node
+    for k in keys:
+        node = node[k]
+        while isinstance(node, dict) and "$ref" in node:
+            node = s["$defs"][node["$ref"].removeprefix("#/$defs/")]
+    return node
+
+
 def test_descriptions_defaults_and_units_reach_the_editor():
     s = ccsim.scenario_schema()
     d = s["properties"]["duration"]
     assert d["description"].startswith("simulated time") and "pattern" in d
-    tcp = s["properties"]["flows"]["items"]["properties"]
+    tcp = _at(s, "properties", "flows", "items", "properties")
     assert tcp["mss"]["default"] == 1460 and tcp["mss"]["maximum"] == 65495
-    assert "newreno" in json.dumps(tcp["cc"]) and tcp["cc"]["default"] == "newreno"
-    queue = s["properties"]["topology"]["properties"]["bottleneck"]["properties"]["queue"]
-    assert set(queue["properties"]["kind"]["enum"]) >= {"droptail", "red", "fq", "bmcc"}
+    cc = _at(s, "cc", node=tcp)
+    assert "newreno" in json.dumps(cc) and cc["default"] == "newreno"
+    queue = _at(s, "properties", "topology", "properties", "bottleneck", "properties", "queue")
+    kind = _at(s, "properties", "kind", node=queue)
+    assert set(kind["enum"]) >= {"droptail", "red", "fq", "bmcc"}
+
+
+def test_repeated_subschemas_are_written_once():
+    """A queue table, a cc table, RED's keys: each once under $defs, referred to."""
+    s = ccsim.scenario_schema()
+    text = json.dumps(s)
+    assert {"cc", "queue"} <= set(s["$defs"])
+    assert text.count('"$ref"') >= 10
+    # no object of 400 bytes or more occurs twice
+    seen: dict[str, int] = {}
+
+    def walk(v, key=""):
+        if isinstance(v, dict):
+            t = json.dumps(v, sort_keys=True)
+            if len(t) >= 400 and key not in ("properties", "$defs") and "$ref" not in v:
+                seen[t] = seen.get(t, 0) + 1
+            for k, x in v.items():
+                walk(x, k)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    walk(s)
+    assert max(seen.values()) == 1
 
 
 # --------------------------------------------------------------------- the fuzz

@@ -318,7 +318,154 @@ pub fn exemplars() -> Vec<Value> {
 
 /// The scenario schema (JSON Schema draft-07), from exploring [`exemplars`].
 pub fn schema() -> Value {
-    build(&explore(&exemplars()).rec)
+    let mut s = build(&explore(&exemplars()).rec);
+    share(&mut s, SHARE_MIN_BYTES);
+    s
+}
+
+/// Subtrees at least this long (as compact JSON) that occur more than once
+/// are written once, under `$defs`.
+pub const SHARE_MIN_BYTES: usize = 400;
+
+/// Writes each subschema that occurs more than once (the queue table of every
+/// kind of link, a flow's and a workload's `cc`, the RED keys of every queue)
+/// once, under `$defs`, and refers to it with `$ref` wherever it occurred:
+/// the largest saving first, until no repeated subtree of `min_bytes` or
+/// more is left. A definition is named after the key it was found under
+/// (`queue`, `cc`), numbered where names repeat; the result validates the
+/// same documents (a `$ref` replaces a whole subschema, never one with
+/// sibling keywords, which draft-07 would ignore).
+pub fn share(schema: &mut Value, min_bytes: usize) {
+    let mut defs = Map::new();
+    loop {
+        // canonical text -> (occurrences, size, the key of the first)
+        let mut seen: BTreeMap<String, (usize, String)> = BTreeMap::new();
+        let mut order: Vec<String> = Vec::new();
+        visit(schema, "", &mut |v, key| {
+            let t = v.to_string();
+            if t.len() >= min_bytes && v.is_object() && v.get("$ref").is_none() {
+                let e = seen.entry(t.clone()).or_insert_with(|| {
+                    order.push(t.clone());
+                    (0, key.to_string())
+                });
+                e.0 += 1;
+            }
+        });
+        for d in defs.values() {
+            visit(d, "", &mut |v, key| {
+                let t = v.to_string();
+                if let Some(e) = seen.get_mut(&t) {
+                    e.0 += 1;
+                } else if t.len() >= min_bytes && v.is_object() && v.get("$ref").is_none() {
+                    order.push(t.clone());
+                    seen.insert(t, (1, key.to_string()));
+                }
+            });
+        }
+        let best = order
+            .iter()
+            .filter(|t| seen[*t].0 > 1)
+            .max_by_key(|t| (seen[*t].0 - 1) * t.len());
+        let Some(text) = best.cloned() else { break };
+        let key = &seen[&text].1;
+        let base = if key.is_empty() {
+            "scenario".to_string()
+        } else {
+            key.clone()
+        };
+        let mut name = base.clone();
+        let mut n = 1;
+        while defs.contains_key(&name) {
+            n += 1;
+            name = format!("{base}_{n}");
+        }
+        let value: Value = serde_json::from_str(&text).expect("JSON");
+        let reference = json!({ "$ref": format!("#/$defs/{name}") });
+        replace(schema, &text, &reference);
+        for d in defs.values_mut() {
+            replace(d, &text, &reference);
+        }
+        defs.insert(name, value);
+    }
+    if !defs.is_empty() {
+        schema
+            .as_object_mut()
+            .expect("object")
+            .insert("$defs".into(), Value::Object(defs));
+    }
+}
+
+/// JSON Schema's own words, which do not name a definition.
+const KEYWORDS: &[&str] = &[
+    "properties",
+    "items",
+    "anyOf",
+    "allOf",
+    "oneOf",
+    "if",
+    "then",
+    "else",
+    "not",
+    "additionalProperties",
+    "propertyNames",
+    "$defs",
+    "enum",
+    "required",
+];
+
+/// Calls `f` on every object or array below `v` (not `v` itself) with the
+/// name of the scenario key it belongs to: the last step of its path that is
+/// neither a JSON Schema keyword nor an index.
+fn visit(v: &Value, name: &str, f: &mut impl FnMut(&Value, &str)) {
+    let mut step = |x: &Value, k: &str| {
+        if x.is_object() || x.is_array() {
+            let n = if KEYWORDS.contains(&k) || k.starts_with(|c: char| c.is_ascii_digit()) {
+                name
+            } else {
+                k
+            };
+            if is_schema(x, k) {
+                f(x, n);
+            }
+            visit(x, n, f);
+        }
+    };
+    match v {
+        Value::Object(m) => m.iter().for_each(|(k, x)| step(x, k)),
+        Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| step(x, &i.to_string())),
+        _ => {}
+    }
+}
+
+/// Whether `x`, found under key `k`, is a subschema (which a `$ref` may
+/// stand for): an object, but not the map of a `properties` or `$defs`.
+fn is_schema(x: &Value, k: &str) -> bool {
+    x.is_object() && k != "properties" && k != "$defs"
+}
+
+/// Replaces every subschema below `v` whose compact text is `text` by `with`.
+fn replace(v: &mut Value, text: &str, with: &Value) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if is_schema(x, k) && x.to_string() == text {
+                    *x = with.clone();
+                } else {
+                    replace(x, text, with);
+                }
+            }
+        }
+        Value::Array(a) => {
+            for x in a.iter_mut() {
+                if x.is_object() && x.to_string() == text {
+                    *x = with.clone();
+                } else {
+                    replace(x, text, with);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// [`schema`] as pretty JSON text (keys sorted), ending in a newline.
