@@ -1,4 +1,4 @@
-"""The connection-table metrics (``ccsim.connmetrics``, blt.md §8) on hand-made tables
+"""The connection-table metrics (``ccsim.connmetrics``, Kim & Farber 1994, §4.1.4) on hand-made tables
 and on a real run."""
 
 import ccsim

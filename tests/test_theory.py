@@ -1,7 +1,8 @@
-"""Tests of ccsim.theory against the numbers in the specs and hand-worked values.
+"""Tests of ccsim.theory against the papers' numbers and hand-worked values.
 
-Spec references: westwood_buffer_sizing.md §2 and §6, token_ftcp.md §3, §5, §6, §8,
-baseline.md §8.
+Sources: Mascolo & Vacirca, CDC-ECC 2005, §III-IV (docs/theory.md §1); the token-based
+Fast-TCP paper, §2-4 (docs/theory.md §2); queueing theory (§3); the fairness metrics
+(§4) and Student-t intervals (§5). The tables below are those of docs/theory.md.
 """
 
 import itertools
@@ -13,7 +14,7 @@ from ccsim import theory as th
 
 B_GRID = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 
-# westwood_buffer_sizing.md §2.1: U_Reno lower bound (9), rows n, columns B_GRID.
+# docs/theory.md §1.1: U_Reno lower bound (9), computed to 3 decimals; rows n, columns B_GRID.
 U_RENO_TABLE = {
     1: (0.021, 0.041, 0.099, 0.187, 0.335, 0.614, 0.806),
     10: (0.065, 0.128, 0.304, 0.545, 0.829, 0.994, 1.000),
@@ -21,7 +22,7 @@ U_RENO_TABLE = {
     200: (0.284, 0.529, 0.920, 0.9992, 1.000, 1.000, 1.000),
 }
 
-# westwood_buffer_sizing.md §2.2: single-flow NewReno fluid model, U in %.
+# docs/theory.md §1.2: single-flow NewReno fluid model (derived, not in the paper), U in %.
 FLUID_TABLE = {
     0.01: 75.7,
     0.05: 78.6,
@@ -37,7 +38,7 @@ FLUID_TABLE = {
     1.0: 100.0,
 }
 
-WS_576 = 32768 / 576  # ssthresh in 576-byte datagrams (token_ftcp.md §5)
+WS_576 = 32768 / 576  # ssthresh in 576-byte datagrams (docs/theory.md §2.1)
 U_TOKEN = 2e6 / 4608  # 2 Mbps bottleneck in 4608-bit packets
 
 
@@ -120,7 +121,7 @@ def test_util_bound_reno_table(n):
 
 def test_util_bound_reno_n200_b01():
     assert round(th.util_bound_reno(0.1, 200), 4) == 0.9992
-    # spec §3.4 / §6: bound predicts >= 92 % at 0.05 BDP and >= 99.9 % at 0.1 BDP
+    # the bound gives >= 92 % at 0.05 BDP and >= 99.9 % at 0.1 BDP (docs/theory.md §1.1)
     assert round(th.util_bound_reno(0.05, 200), 2) == 0.92
     assert th.util_bound_reno(0.1, 200) >= 0.999
 
@@ -244,15 +245,15 @@ def test_token_eq13_ca_packets():
 
 def test_token_eq14_paper_value():
     assert th.token_ftcp_throughput(WS_576, 0.28) == pytest.approx(276.877, abs=0.001)
-    # intermediate numbers of spec §5
+    # the paper's value step by step (hand-worked; docs/theory.md §2.1)
     assert WS_576 == pytest.approx(56.889, abs=5e-4)
     assert math.log2(WS_576) == pytest.approx(5.830, abs=5e-4)
     assert WS_576 + th.token_ftcp_ca_packets(WS_576) == pytest.approx(4939.85, abs=0.005)
     assert 0.28 * (math.log2(WS_576) + 1) + 0.28 * WS_576 == pytest.approx(17.841, abs=5e-4)
 
 
-# spec token_ftcp.md §5 table: (ws, T, lambda). The "0.2874" row is T = 0.2874496 s, the
-# exact RTT of the path (284 ms propagation + serialization of a 4608-bit data packet and
+# Eq. (14) under several readings of w_s and T (the table of docs/theory.md §2):
+# (ws, T, lambda). The T = 0.2874496 s row is the exact RTT of the path (284 ms propagation + serialization of a 4608-bit data packet and
 # a 320-bit ACK on 10/2/10 Mbps); T = 0.2874 exactly would give 269.748.
 RTT_TRUE = 0.284 + (4608 + 320) * (2 / 10e6 + 1 / 2e6)
 
@@ -422,7 +423,7 @@ def test_mathis():
 
 
 def test_jain_index():
-    assert th.jain_index([1, 1, 0, 0]) == 0.5  # baseline.md self-test, exact
+    assert th.jain_index([1, 1, 0, 0]) == 0.5  # k = 2 equal shares of n = 4: k/n, exact
     assert th.jain_index([5.0, 5.0, 5.0]) == 1.0
     assert th.jain_index([7.0]) == 1.0
     assert th.jain_index([1, 2, 3]) == pytest.approx(36 / 42)

@@ -20,7 +20,7 @@ def dumbbell(
 
 
 def blt_run(kind, queue="prio_discard"):
-    # blt.md §7.1 in small: 10 Mbps access links into a 15 Mbps... here 150 Mbps
+    # Kim & Farber §4.1.1 in small: 10 Mbps access links into a 15 Mbps... here 150 Mbps
     # access links into a 15 Mbps bottleneck with a 20-packet buffer, two 1 MB
     # files of 500 B packets starting together.
     topo = dumbbell(2, rate="15Mbps", access="150Mbps", delay="5ms", limit="20pkt")
@@ -36,7 +36,7 @@ def blt_run(kind, queue="prio_discard"):
 
 
 def test_blt_completes_files_through_a_priority_discard_switch():
-    # blt.md §2–4: each burst is sent at the access rate (10× the bottleneck's);
+    # Kim & Farber §3.3: each burst is sent at the access rate (10× the bottleneck's);
     # losses restart it at the hole with priority 0, which the switch keeps
     # by discarding the less important tail of earlier bursts.
     r = blt_run("blt")
@@ -59,7 +59,7 @@ def test_blt_completes_files_through_a_priority_discard_switch():
 
 
 def test_bully_tyrant_melts_down_where_blt_does_not():
-    # blt.md §5, §9.4: the same sender without priorities meets the same
+    # Kim & Farber §4.2.6: the same sender without priorities meets the same
     # switch as a drop-tail FIFO; the queue stays full of the tails of its
     # bursts and a restarted burst's first packet finds no room ("congestion
     # meltdown"). With drop-tail BLT is Bully-Tyrant.
@@ -256,7 +256,7 @@ def test_connection_table_saves_and_loads(tmp_path):
 
 
 def test_pareto_cross_traffic_in_both_directions_reports_its_offered_load():
-    # bmcc.md §7: 10 % of a 45 Mbps bottleneck per direction (4.5 Mbps),
+    # docs/models/bmcc.md, "Experiment settings": 10 % of a 45 Mbps bottleneck per direction (4.5 Mbps),
     # Pareto sizes of mean 30 kB and shape 1.2 ⇒ 18.75 arrivals/s per direction.
     sc = {
         "seed": 2,

@@ -1,10 +1,11 @@
 //! Packets: plain structs moved by value through the network.
 //!
-//! Fields are the ones the five papers need (DESIGN.md "Packet"): the 2-bit ECN
-//! codepoint of RFC 3168 §5, a 16-bit IP id (BMCC's ADPM hashes it), a priority
-//! (BLT), TCP byte sequence/ack numbers, flags including ECE/CWR, the
-//! advertised-window field (rewritten by RFCN), up to four SACK blocks
-//! (RFC 2018) and ccsim's typed feedback option (an echoed load factor).
+//! Fields are the ones the five papers need (docs/architecture.md, "Decisions
+//! taken so far": packets are plain values): the 2-bit ECN codepoint of RFC
+//! 3168 §5, a 16-bit IP id (BMCC's ADPM hashes it), a priority (BLT), TCP byte
+//! sequence/ack numbers, flags including ECE/CWR, the advertised-window field
+//! (rewritten by RFCN), up to four SACK blocks (RFC 2018) and ccsim's typed
+//! feedback option (an echoed load factor).
 
 use crate::units::Time;
 
@@ -86,9 +87,11 @@ pub const MAX_SACK: usize = 4;
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Feedback {
     /// An echoed load-factor estimate in units of 2⁻¹⁴ (so [0, 4) in steps of
-    /// 6.1·10⁻⁵), if the mechanism sends one (BMCC's f̂, bmcc.md §3).
+    /// 6.1·10⁻⁵), if the mechanism sends one (BMCC's f̂: Qazi, Znati & Andrew,
+    /// PFLDNeT 2009, §3.2; docs/models/bmcc.md, "Receiver").
     pub load: Option<u16>,
-    /// The data packet that triggered this ACK carried CE (bmcc.md §3 `ce_seen`).
+    /// The data packet that triggered this ACK carried CE (BMCC's `ce_seen`,
+    /// docs/models/bmcc.md, "Receiver").
     pub ce_seen: bool,
 }
 

@@ -1,8 +1,9 @@
 //! Deterministic pseudo-random numbers: xoshiro256** seeded through SplitMix64.
 //!
-//! One generator per stochastic object (baseline.md §0), derived from the
-//! scenario seed and a stream number, so adding a component never changes the
-//! random numbers another component sees. Source: Blackman & Vigna,
+//! One generator per stochastic object, derived from the scenario seed and a
+//! stream number (the streams are listed in docs/architecture.md, "Decisions
+//! taken so far": deterministic by construction), so adding a component never
+//! changes the random numbers another component sees. Source: Blackman & Vigna,
 //! "Scrambled linear pseudorandom number generators" (2021).
 
 #[derive(Clone, Debug)]
@@ -66,7 +67,7 @@ impl Rng {
     }
 
     /// Pareto with shape `a` and mean `m` (a > 1): x_m = m(a-1)/a, x = x_m / U^(1/a)
-    /// (baseline.md §9).
+    /// by inversion, U uniform on (0, 1] (docs/models/workloads.md, "Sizes").
     pub fn pareto(&mut self, shape: f64, mean: f64) -> f64 {
         let xm = mean * (shape - 1.0) / shape;
         xm / self.uniform_pos().powf(1.0 / shape)
@@ -101,7 +102,8 @@ mod tests {
         assert!((mean_u - 0.5).abs() < 0.005);
         let mean_e: f64 = (0..n).map(|_| r.exp(3.0)).sum::<f64>() / n as f64;
         assert!((mean_e - 3.0).abs() < 0.05);
-        // Pareto(1.2, 30 kB): scale x_m = 5 kB (baseline.md §9); median = x_m 2^(1/a).
+        // Pareto(1.2, 30 kB), BMCC's cross traffic: scale x_m = 30·0.2/1.2 = 5 kB;
+        // median = x_m 2^(1/a) (hand-worked).
         let mut v: Vec<f64> = (0..n).map(|_| r.pareto(1.2, 30_000.0)).collect();
         v.sort_by(|a, b| a.partial_cmp(b).unwrap());
         let median = v[n / 2];

@@ -1,10 +1,10 @@
-//! Static routing computed at build time (DESIGN.md "Routing"): shortest
-//! paths by hop count, as forwarding state per node. Ties go to the lower link
-//! id, or, with equal-cost multipath (`ecmp`), to one of the equal-cost links
-//! chosen per flow by a hash, as data-centre switches spread flows (RFC 2992,
-//! "hash-threshold"; here modulo-N on a seeded 64-bit mix of the flow id and
-//! the node): every packet of a flow, in one direction, takes one path, so
-//! ECMP never reorders a flow.
+//! Static routing computed at build time (docs/architecture.md, "Decisions
+//! taken so far": static routing): shortest paths by hop count, as forwarding
+//! state per node. Ties go to the lower link id, or, with equal-cost multipath
+//! (`ecmp`), to one of the equal-cost links chosen per flow by a hash, as
+//! data-centre switches spread flows (RFC 2992, "hash-threshold"; here modulo-N
+//! on a seeded 64-bit mix of the flow id and the node): every packet of a flow,
+//! in one direction, takes one path, so ECMP never reorders a flow.
 //!
 //! Memory grows with routers × nodes, not nodes²: hosts (one output link)
 //! keep no table, so a dumbbell of 100 000 pairs needs two tables.

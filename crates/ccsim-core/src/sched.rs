@@ -8,23 +8,23 @@
 //! time it was scheduled: `at - now` for a timer, but for a packet's arrival at
 //! the end of a link the time since the packet started across it (ns-2
 //! schedules the arrival then) although this engine inserts the event later
-//! (one pending arrival per link) or earlier (a link folded behind its
-//! feeder); the larger lead comes first. Ties of both are broken by insertion
-//! order (a 32-bit sequence, which can only misorder two events scheduled for
-//! one instant with one lead four billion insertions apart). Components
-//! keep at most one pending wakeup each (htsim style, see STYLE.md), which keeps
-//! the heap small: at most 17–464 entries in the benchmark scenarios
-//! (`benches/engine.rs`, docs/performance.md), where a pop+push costs 23–33 ns.
-//! Entries compare as one 128-bit (time, seq) number. A pop does not remove its
-//! entry at once: the next schedule overwrites it and sifts it down (one sift
-//! instead of a pop and a push, since handling an event usually schedules
-//! another). A 4-ary heap was tried and was no faster. So was a calendar queue
-//! (Brown 1988, with the bucket width adapted to the time between pops): more
-//! instructions on the 8- and 200-flow dumbbells and a third slower on 10 000
-//! flows, where its buckets are scattered in memory while the heap's top levels
-//! stay in cache (docs/performance.md, "Tried and dropped"). Timers are
-//! cancelled lazily: the owner remembers the time of its live wakeup and ignores
-//! stale ones.
+//! (one pending arrival per link) or earlier (a link folded behind its feeder);
+//! the larger lead comes first. Ties of both are broken by insertion order (a
+//! 32-bit sequence, which can only misorder two events scheduled for one
+//! instant with one lead four billion insertions apart). Components keep at
+//! most one pending wakeup each (as in htsim: docs/architecture.md, "Decisions
+//! taken so far"), which keeps the heap small: at most 17–464 entries in the
+//! benchmark scenarios (`benches/engine.rs`, docs/performance.md), where a
+//! pop+push costs 23–33 ns. Entries compare as one 128-bit (time, seq) number.
+//! A pop does not remove its entry at once: the next schedule overwrites it and
+//! sifts it down (one sift instead of a pop and a push, since handling an event
+//! usually schedules another). A 4-ary heap was tried and was no faster. So was
+//! a calendar queue (Brown 1988, with the bucket width adapted to the time
+//! between pops): more instructions on the 8- and 200-flow dumbbells and a
+//! third slower on 10 000 flows, where its buckets are scattered in memory
+//! while the heap's top levels stay in cache (docs/performance.md, "Tried and
+//! dropped"). Timers are cancelled lazily: the owner remembers the time of its
+//! live wakeup and ignores stale ones.
 
 use crate::units::Time;
 use std::cmp::Ordering;

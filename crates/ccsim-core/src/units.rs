@@ -1,8 +1,9 @@
 //! Units: integer time (ns), rates (bit/s), sizes (bytes) and their text forms.
 //!
-//! Conventions follow `specs/baseline.md` §0: decimal prefixes (1 KB = 1000 B,
-//! 1 Mbps = 10^6 bit/s); `KiB`/`MiB` are binary. Times are integer nanoseconds
-//! so that event ordering is exact and runs are reproducible bit for bit.
+//! Decimal prefixes (1 KB = 1000 B, 1 Mbps = 10^6 bit/s), as the papers
+//! reproduced count (docs/user-guide.md, "Units"); `KiB`/`MiB` are binary.
+//! Times are integer nanoseconds so that event ordering is exact and runs are
+//! reproducible bit for bit.
 
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
@@ -338,7 +339,8 @@ pub fn parse_buffer(s: &str) -> Result<BufferSize, ParseError> {
     }
 }
 
-/// A queue limit (a [`BufferSize`] resolved for one link). ns-2 convention (baseline.md §0): the limit counts packets
+/// A queue limit (a [`BufferSize`] resolved for one link). ns-2's convention
+/// (docs/models/links-and-queues.md, "Conventions"): the limit counts packets
 /// waiting, not the one being serialized.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Limit {

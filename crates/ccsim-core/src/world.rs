@@ -127,7 +127,7 @@ impl Flow {
     }
 
     /// Initial IP ids for flow `index`: a random 16-bit start per direction, as
-    /// a host's counter (bmcc.md §2.3), from the flow's own stream.
+    /// a host's counter (docs/models/bmcc.md, "Modelling decisions": IP ids), from the flow's own stream.
     pub fn initial_ip_ids(seed: u64, index: usize) -> [u16; 2] {
         let mut r = Rng::new(seed, STREAM_IP_ID + index as u64);
         [r.next_u64() as u16, r.next_u64() as u16]

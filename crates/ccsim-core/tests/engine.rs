@@ -30,7 +30,8 @@ fn sender_stat(sim: &ccsim_core::Sim) -> (u64, u64) {
 
 #[test]
 fn slow_start_doubles_every_rtt() {
-    // baseline.md table: 1, 2, 4, 8, ... packets per RTT from IW = 1, exact.
+    // Slow start (RFC 5681 §3.1) with one ACK per segment: 1, 2, 4, 8, ...
+    // packets per RTT from IW = 1, exact (hand-worked).
     let (mut sim, _) = build(&long_fat("inf").to_string()).unwrap();
     let rtt = 0.1;
     let mut prev = 0;
@@ -44,7 +45,8 @@ fn slow_start_doubles_every_rtt() {
 
 #[test]
 fn congestion_avoidance_adds_one_segment_per_rtt() {
-    // baseline.md: +1 packet per RTT without delayed ACKs, ±2 % over 100 RTTs.
+    // Congestion avoidance (RFC 5681 §3.1, cwnd += SMSS·SMSS/cwnd per ACK):
+    // +1 packet per RTT without delayed ACKs, checked to ±2 % over 100 RTTs.
     let (mut sim, _) = build(&long_fat("8000B").to_string()).unwrap();
     sim.run_until(Time::from_secs(2));
     let (_, w0) = sender_stat(&sim);
@@ -190,7 +192,8 @@ fn ip_ids_count_up_per_flow_and_direction_like_a_host_counter() {
 
 #[test]
 fn one_bdp_buffer_keeps_a_single_newreno_flow_at_full_utilization() {
-    // Rule of thumb (Villamizar & Song; westwood spec eq. 1): B = BDP ⇒ ≈ 100 %.
+    // Rule of thumb (Villamizar & Song, CCR 1994; Mascolo & Vacirca, CDC-ECC
+    // 2005, eq. (1)): B = BDP ⇒ ≈ 100 %.
     let s = json!({
         "seed": 1, "duration": "120s", "warmup": "20s",
         "topology": {"kind": "dumbbell", "pairs": 1,

@@ -51,7 +51,7 @@ fn assert_every_seed(what: &str, u: &[f64], floor: f64) {
 }
 
 /// One NewReno flow with a buffer of one BDP or more fills the link on every
-/// one of 20 seeds (rule of thumb, westwood spec eq. 1).
+/// one of 20 seeds (rule of thumb, Mascolo & Vacirca 2005, eq. (1)).
 #[test]
 fn single_newreno_flow_one_bdp_buffer_full_on_every_seed() {
     for (rate, delay, buffer) in [

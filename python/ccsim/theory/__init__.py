@@ -9,7 +9,7 @@ corrections); every name is importable from ``ccsim.theory`` itself:
 
 * Westwood+ / router buffer sizing (:mod:`~ccsim.theory.buffer_sizing`) -- Mascolo &
   Vacirca, "Congestion Control and Sizing Router Buffers in the Internet", IEEE
-  CDC-ECC 2005, with the corrections in ``specs/westwood_buffer_sizing.md`` §2:
+  CDC-ECC 2005, with the corrections of ``docs/theory.md`` §1.1:
   :func:`bdp_packets`, :func:`buffer_rule_of_thumb`, :func:`idle_time_newreno`,
   :func:`idle_time_westwood`, :func:`sigma_q_bound`,
   :func:`gaussian_window_utilization`, :func:`util_bound_reno`,
@@ -17,20 +17,20 @@ corrections); every name is importable from ``ccsim.theory`` itself:
   :func:`fluid_utilization_newreno`, :func:`fluid_phases_newreno`,
   :func:`fluid_utilization_westwood`.
 * Token-based Fast-TCP (:mod:`~ccsim.theory.token_ftcp`; the ACK-delaying gateway
-  paper, reconstructed in ``specs/token_ftcp.md`` §3): :func:`token_ftcp_ca_packets`,
+  paper, §2-§3, reconstructed in ``docs/models/token-gate.md``): :func:`token_ftcp_ca_packets`,
   :func:`token_ftcp_throughput`, :func:`token_ftcp_tcp_peak_buffer`,
   :func:`token_ftcp_gate_cap`, :func:`token_ftcp_conditions`.
-* BUC gateways (:mod:`~ccsim.theory.buc_rfcn`; Ziegler & Clausen 1997,
-  ``specs/buc_rfcn.md`` §5.5, §8.3): :func:`buc_equilibrium`.
-* BMCC (:mod:`~ccsim.theory.bmcc`; Qazi, Znati & Andrew 2009, ``specs/bmcc.md`` §4,
-  §7): :func:`bmcc_mi_factor`, :func:`bmcc_ai_increment`, :func:`bmcc_md_factor`,
+* BUC gateways (:mod:`~ccsim.theory.buc_rfcn`; Ziegler & Clausen, IPCCC 1997, §3.2,
+  §3.4, §5; ``docs/models/buc-rfcn.md``): :func:`buc_equilibrium`.
+* BMCC (:mod:`~ccsim.theory.bmcc`; Qazi, Znati & Andrew, PFLDNeT 2009, §3.3 and §4):
+  :func:`bmcc_mi_factor`, :func:`bmcc_ai_increment`, :func:`bmcc_md_factor`,
   :func:`bmcc_cross_arrival_rate`.
-* BLT (:mod:`~ccsim.theory.blt`; Kim & Farber 1994, ``specs/blt.md`` §9):
+* BLT (:mod:`~ccsim.theory.blt`; Kim & Farber 1994, §4; ``docs/models/blt.md``):
   :func:`idle_path_transfer`, :func:`processor_sharing_response_time`.
 * Queueing theory (:mod:`~ccsim.theory.queueing`): :func:`mm1k_distribution`,
   :func:`mm1k_loss`, :func:`mm1k_mean_number`, :func:`md1_mean_wait`,
   :func:`mg1_mean_wait`, :func:`mathis_throughput`, :func:`mathis_window_packets`.
-* Metrics (:mod:`~ccsim.theory.fairness`, ``specs/baseline.md`` §8):
+* Metrics (:mod:`~ccsim.theory.fairness`, ``docs/theory.md`` §4):
   :func:`jain_index`, :func:`mean_deviation`.
 * Statistics (:mod:`~ccsim.theory.stats`): :func:`confidence_interval`, with the
   Student-t helpers :func:`student_t_ppf`, :func:`student_t_sf`, :func:`normal_ppf`

@@ -1,5 +1,5 @@
 """Fairness metrics of a set of throughputs: Jain's index and the mean deviation
-(``specs/baseline.md`` §8; ``docs/theory.md`` §4).
+(``docs/theory.md`` §4: the BLT and BUC papers' fairness measures).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def jain_index(xs: Iterable[float]) -> float:
 
     ``J = (sum x_i)^2 / (n * sum x_i^2)``, in ``[1/n, 1]``; k equal shares and
     ``n - k`` zeros give ``k/n`` (Jain, Chiu & Hawe, DEC-TR-301, 1984;
-    ``specs/baseline.md`` §8).
+    ``docs/theory.md`` §4).
 
     All-zero input returns ``nan``: the index is 0/0 there. Returning 1.0
     ("perfectly fair") would let a run in which every flow starved pass a
@@ -59,7 +59,7 @@ def mean_deviation(xs: Iterable[float], normalized: bool = False) -> float:
     """Mean absolute deviation, the BUC paper's fairness measure.
 
     ``MD = (1/N) * sum |x_i - mean(x)|``; with ``normalized=True`` returns
-    ``MD / mean(x)`` (``specs/baseline.md`` §8; the BUC paper's own formula is
+    ``MD / mean(x)`` (``docs/theory.md`` §4; the BUC paper's own formula is
     lost, this is the standard definition). Lower is fairer.
 
     Parameters

@@ -323,8 +323,9 @@ def confidence_interval(values: Iterable[float], level: float = 0.95) -> tuple[f
 
     ``mean +- t_{(1+level)/2, n-1} * s / sqrt(n)`` with ``s`` the sample
     standard deviation (n - 1 denominator); any textbook, e.g. Law & Kelton,
-    *Simulation Modeling and Analysis*, §4.5. ``specs/baseline.md`` §8: t-based
-    CIs over seeds; BLT uses 90 % CIs over 3 runs (``t_{0.95, 2} = 2.920``).
+    *Simulation Modeling and Analysis*, §4.5; t-based CIs over seeds
+    (``docs/theory.md`` §5). The BLT paper uses 90 % CIs over 3 runs (Kim &
+    Farber 1994, §4.2.1 and footnote 13: ``t_{0.95, 2} = 2.920``).
 
     Parameters
     ----------

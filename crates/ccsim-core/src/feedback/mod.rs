@@ -4,7 +4,7 @@
 //! [`Feedback`] option; the sender's congestion-control module sees it in
 //! [`crate::cc::AckSample::feedback`]. One file per mechanism:
 //!
-//! * [`bmcc`]: BMCC's load-factor estimate f̂ from ADPM marks (bmcc.md §3).
+//! * [`bmcc`]: BMCC's load-factor estimate f̂ from ADPM marks (docs/models/bmcc.md, "Receiver").
 
 pub mod bmcc;
 

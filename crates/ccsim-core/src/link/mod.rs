@@ -1,10 +1,11 @@
 //! Unidirectional channels: an egress queue discipline, a transmitter that
 //! serializes one packet at a time at the link rate, and a propagation pipe.
 //!
-//! Store-and-forward model of baseline.md §0: a packet of L bits on a link of
-//! rate C takes L/C to serialize, then `delay` to propagate. Following htsim,
-//! each link keeps at most one pending wakeup per stage, so the event queue
-//! grows with the number of links, not of packets:
+//! Store-and-forward (docs/models/links-and-queues.md, "Conventions"): a
+//! packet of L bits on a link of rate C takes L/C to serialize, then `delay`
+//! to propagate. Following htsim, each link keeps at most one pending wakeup
+//! per stage, so the event queue grows with the number of links, not of
+//! packets:
 //!
 //! * the transmitter knows when it is next free (`busy_until`). A packet that
 //!   starts its serialization goes straight into the propagation pipe with its

@@ -176,11 +176,12 @@ impl<K: Ord + Copy> IndexedHeap<K> {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Longest(std::cmp::Reverse<u64>, u32);
 
-/// Finds the longest queue of a shared buffer (buc_rfcn.md §3.4, baseline.md
-/// §7.2) from the per-conversation byte counts kept by the discipline. A change
-/// is only noted (`touch`, O(1)); the indexed heap is brought up to date when
-/// a victim is asked for, so a buffer that rarely overflows costs no heap work
-/// per packet, and one that overflows at every arrival O(log n) per change.
+/// Finds the longest queue of a shared buffer (the BUC gateway's overflow rule,
+/// Ziegler & Clausen, IPCCC 1997, §4; ns-2's `queue/drr.cc`) from the
+/// per-conversation byte counts kept by the discipline. A change is only noted
+/// (`touch`, O(1)); the indexed heap is brought up to date when a victim is
+/// asked for, so a buffer that rarely overflows costs no heap work per packet,
+/// and one that overflows at every arrival O(log n) per change.
 #[derive(Clone, Debug, Default)]
 pub struct LongestQueue {
     heap: IndexedHeap<Longest>,
@@ -205,8 +206,8 @@ impl LongestQueue {
     }
     /// The conversation to drop from: the one holding the most bytes; on a tie
     /// the arriving packet's conversation `arrival` loses, otherwise the lowest
-    /// flow id (buc_rfcn.md §3.4). `current(slot)` gives a slot's flow and
-    /// bytes now (None for a freed slot).
+    /// flow id (docs/models/fair-queueing.md, "Shared buffer"). `current(slot)`
+    /// gives a slot's flow and bytes now (None for a freed slot).
     pub fn victim(
         &mut self,
         arrival: Option<(usize, u64)>,

@@ -1,6 +1,7 @@
-//! Drop-tail FIFO (baseline.md §5): an arriving packet that does not fit is
-//! dropped. The limit is in packets or bytes and counts packets waiting, not
-//! the one being serialized (ns-2 convention).
+//! Drop-tail FIFO (docs/models/links-and-queues.md, "DropTail"): an arriving
+//! packet that does not fit is dropped. The limit is in packets or bytes and
+//! counts packets waiting, not the one being serialized (ns-2's convention:
+//! docs/models/links-and-queues.md, "Conventions").
 
 use super::PacketFifo;
 use super::{DropReason, Limit, LinkInfo, Qdisc, QdiscCtx, QdiscSpec};

@@ -1,6 +1,6 @@
 //! Deficit Round Robin (Shreedhar & Varghese, "Efficient Fair Queuing using
 //! Deficit Round Robin", SIGCOMM 1995) as ns-2.35's `queue/drr.cc` runs it, in
-//! one shared buffer with longest-queue drop (spec: baseline.md §7.2).
+//! one shared buffer with longest-queue drop (ns-2's `blimit_` overflow rule).
 //! Model page: docs/models/drr.md.
 //!
 //! * Conversations are flows (flow id), each a FIFO with a deficit counter.
@@ -17,9 +17,9 @@
 //!
 //! Deviations from ns-2.35:
 //! * Conversations are flows, not ns-2's hash of the source address into
-//!   `buckets_` (which merges the flows of one host, baseline.md §7.2).
+//!   `buckets_` (which merges the flows of one host).
 //! * Ties for the longest queue go to the arrival's conversation, then the
-//!   lowest flow id (buc_rfcn.md §3.4); ns-2 takes the first in round order
+//!   lowest flow id, as in `fq.rs`; ns-2 takes the first in round order
 //!   from the current conversation.
 //! * A conversation emptied by a drop leaves with its state reset (ns-2 keeps
 //!   its deficit and turn flag until it is next activated, then zeroes the
@@ -291,7 +291,8 @@ mod tests {
 
     #[test]
     fn quantum_of_one_packet_alternates_two_backlogged_flows() {
-        // baseline.md: Q = 1000 B, two backlogged flows of 1000-B packets alternate.
+        // Hand-worked from Shreedhar & Varghese's algorithm: with Q = 1000 B each
+        // turn sends one 1000-B packet, so two backlogged flows alternate.
         let mut d = drr(1000, Limit::Packets(100), DropEnd::Head);
         for i in 0..5 {
             d.enq(pkt(10 + i, 0, 1000));

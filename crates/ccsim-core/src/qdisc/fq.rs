@@ -1,7 +1,9 @@
 //! Fair queueing with bid numbers (Demers, Keshav & Shenker, "Analysis and
 //! Simulation of a Fair Queueing Algorithm", SIGCOMM 1989) in one shared
 //! buffer with longest-queue drop, the BUC paper's gateway discipline
-//! (specs: baseline.md §7.1, buc_rfcn.md §3). Model page: docs/models/fair-queueing.md.
+//! (Ziegler & Clausen, IPCCC 1997, §3.1–3.2 and §4: per-conversation queues,
+//! a shared buffer per output port, drop from the longest queue). Model page:
+//! docs/models/fair-queueing.md.
 //!
 //! * Conversations are flows (flow id). Packet i of conversation α arriving at
 //!   t with P bits gets `S = max(F_α, R(t))`, `F = S + P`, `F_α ← F`.
@@ -17,8 +19,9 @@
 //! * Shared buffer (`limit`, packets or bytes): the arrival is queued, then
 //!   while the buffer is over its limit a packet is dropped from the
 //!   conversation holding the most bytes (ties: the arrival's, else the lowest
-//!   flow id), from its tail (default, buc_rfcn.md A10) or head (`drop =
-//!   "head"`, ns-2 DRR's choice).
+//!   flow id), from its tail (default: the BUC paper does not say which end;
+//!   docs/models/fair-queueing.md, "Head or tail") or head (`drop = "head"`,
+//!   ns-2 DRR's choice).
 //!
 //! Choices where the sources are silent:
 //! * A dropped packet's bid is withdrawn: the conversation's later tags are
@@ -436,7 +439,9 @@ mod tests {
 
     #[test]
     fn equal_bit_rates_for_500_and_1000_byte_packets() {
-        // baseline.md: both backlogged, equal bit rates ±1 % over 1000 packets.
+        // Bit-by-bit round robin gives backlogged conversations equal bit rates
+        // whatever their packet sizes (Demers, Keshav & Shenker 1989); checked to
+        // ±1 % over 1000 packets.
         let mut d = fq(Limit::Packets(100), DropEnd::Tail);
         let mut uid = 0;
         let mut sent = [0u64; 2];

@@ -1,4 +1,4 @@
-//! Priority discard, the BLT switch discipline (blt.md §4; the BLT paper's
+//! Priority discard, the BLT switch discipline (docs/models/blt.md, L13–L15; the BLT paper's
 //! §4 switch and its "future work" fix). Model page: docs/models/priority-discard.md.
 //!
 //! A FIFO (priorities never reorder service) whose overflow rule looks at the

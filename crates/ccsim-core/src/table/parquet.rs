@@ -2,7 +2,7 @@
 //!
 //! Source: the Parquet format specification (apache/parquet-format, `README.md`,
 //! `Encodings.md` and `src/main/thrift/parquet.thrift`, format 2.x) and the Thrift
-//! compact protocol (Apache Thrift, `doc/specs/thrift-compact-protocol.md`).
+//! compact protocol (the Apache Thrift compact protocol specification).
 //!
 //! Why here: a run's tables are already columns of plain numbers and strings, so
 //! writing them needs no Arrow library; the command line then saves a run without

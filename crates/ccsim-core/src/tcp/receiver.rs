@@ -486,7 +486,7 @@ mod tests {
     }
 
     /// A receiver-side mechanism sees each data packet's IP fields and fills
-    /// the ACK's feedback option (BMCC, bmcc.md §3): IP id 1 hashes to h =
+    /// the ACK's feedback option (BMCC, docs/models/bmcc.md, "Receiver"): IP id 1 hashes to h =
     /// 1.0, marked ECT(1) raises f̂ from 0.15 to 1.0; a CE packet sets f̂ = u
     /// and `ce_seen`.
     #[test]

@@ -13,7 +13,9 @@
 //!   RTTVAR does not collapse to the spread of back-to-back samples.
 //!
 //! Samples can be rounded to a clock tick (nearest whole tick, at least one),
-//! for period simulators described that way (corrections.md, BUC).
+//! for period simulators described that way: the ns of 1997 that the BUC
+//! experiments ran had a 0.1 s tick with RTT samples in whole ticks
+//! (`ccsim.experiments.buc_rfcn`, `rtt_tick = "100ms"`).
 //!
 //! [`Estimator::Ns2`], ns-2.35's `TcpAgent::rtt_update`, `rtt_timeout` and
 //! `rtt_backoff` (the BSD fixed-point estimator of Jacobson 1988, appendix A),

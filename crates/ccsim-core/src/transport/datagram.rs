@@ -1,7 +1,7 @@
 //! Unreliable packet sources for cross traffic and queueing tests: constant
 //! bit rate (CBR) and Poisson (exponential inter-departure times), with fixed
-//! or exponentially distributed packet sizes (baseline.md §9). The mean bit
-//! rate is the configured rate in both cases. With `ecn` the packets are sent
+//! or exponentially distributed packet sizes (docs/user-guide.md, "Flows":
+//! datagram sources). The mean bit rate is the configured rate in both cases. With `ecn` the packets are sent
 //! ECN-capable (ECT(0), RFC 3168 §5) and the receiver counts those arriving
 //! with CE; the source does not react (an unresponsive ECN-capable flow).
 //!

@@ -6,9 +6,9 @@
 //! | `kind` | module | source |
 //! |---|---|---|
 //! | `tcp` | [`crate::tcp`] (adapters in [`tcp`]) | RFC 5681, 6582, 6675, 6298, 3168 |
-//! | `cbr`, `poisson` | [`datagram`] | baseline.md §9 |
-//! | `blt` | [`blt`] | Kim & Farber 1994; blt.md §2–3 |
-//! | `bully-tyrant` | [`bully_tyrant`] | Kim & Farber 1994 §5; blt.md §5 |
+//! | `cbr`, `poisson` | [`datagram`] | docs/user-guide.md, "Flows" |
+//! | `blt` | [`blt`] | Kim & Farber 1994, §3.3; docs/models/blt.md |
+//! | `bully-tyrant` | [`bully_tyrant`] | Kim & Farber 1994, §4.2.6; docs/models/blt.md |
 
 pub mod blt;
 pub mod bully_tyrant;

@@ -137,7 +137,7 @@ impl Receiver for TcpReceiver {
 }
 
 /// A receiver with the ACK scheme BLT and Bully-Tyrant share with TCP
-/// (blt.md §3): infinite buffer, out-of-order data kept, duplicates discarded,
+/// (Kim & Farber 1994, §3.3.3 and §4.1.1): infinite buffer, out-of-order data kept, duplicates discarded,
 /// one immediate cumulative ACK per data packet echoing its timestamp, no SACK.
 pub fn plain_receiver(ack_size: u32, env: &Env) -> TcpReceiver {
     let p = RecvParams {

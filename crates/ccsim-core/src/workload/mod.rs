@@ -5,9 +5,9 @@
 //! Sources: the Poisson arrival and exponential/Pareto file sizes of web and
 //! cross-traffic models (Paxson & Floyd, "Wide area traffic: the failure of
 //! Poisson modeling", IEEE/ACM ToN 3(3), 1995, §§3, 7: Poisson session
-//! arrivals, heavy-tailed sizes); BLT's workload (blt.md §7.2: Poisson
+//! arrivals, heavy-tailed sizes); BLT's workload (Kim & Farber 1994, §4.1.3: Poisson
 //! connection arrivals, fixed F bytes, complete on the last ACK) and BMCC's
-//! cross traffic (bmcc.md §7: Pareto sizes, shape 1.2, mean 30 kB, offered load
+//! cross traffic (docs/models/bmcc.md, "Experiment settings": Pareto sizes, shape 1.2, mean 30 kB, offered load
 //! 10 % of C in each direction). Model page: docs/models/workloads.md.
 //!
 //! * **Arrival processes.** A workload has one process per direction
@@ -31,13 +31,13 @@
 //!   uniformly; `"idle"`: the pair idle longest (no live connection of the
 //!   process), so that with more pairs than connections alive at once every
 //!   connection has its own hosts and access links, as "a new pair per
-//!   connection" (BLT's model, blt.md §7.1 L2); when every pair is busy, a
+//!   connection" (BLT's model, docs/models/blt.md, L2); when every pair is busy, a
 //!   uniform pick (counted as `busy_picks`).
 //! * **Stop rules.** Arrivals end at `stop`; with `completions = K` the run
 //!   ends at the K-th completion of that workload; with `complete_first = K`
 //!   it ends once the first K connections to arrive have all completed
 //!   (arrivals go on meanwhile, so those K see a steady load to the end: the
-//!   measurement of blt.md §7.2 without the bias of stopping at the K-th
+//!   measurement of Kim & Farber §4.1.3 without the bias of stopping at the K-th
 //!   completion, which leaves the slowest out); with `max_alive = N` it ends
 //!   when an arrival finds N connections of the workload alive (a diverging
 //!   system: the summary's `stopped_by` says so). `duration` bounds them all.

@@ -15,7 +15,7 @@ fn sizes_read_and_their_means() {
     assert_eq!(size(json!("100KB")).unwrap(), FileSize::Fixed(100_000));
     let e = size(json!({"dist": "exponential", "mean": "30KB"})).unwrap();
     assert_eq!(e.mean(), 30_000.0);
-    // bmcc.md §7: shape 1.2, mean 30 kB ⇒ x_m = 5 kB.
+    // BMCC's cross traffic (docs/models/bmcc.md): shape 1.2, mean 30 kB ⇒ x_m = 5 kB.
     let p = size(json!({"dist": "pareto", "shape": 1.2, "mean": "30KB"})).unwrap();
     let FileSize::Pareto { min, .. } = p else { panic!() };
     assert!((min - 5000.0).abs() < 1e-9);

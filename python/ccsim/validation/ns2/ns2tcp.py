@@ -77,7 +77,7 @@ def have_ns() -> bool:
 
 @dataclasses.dataclass(frozen=True)
 class CrossTraffic:
-    """Bidirectional short transfers over the bottleneck (bmcc.md §7).
+    """Bidirectional short transfers over the bottleneck (docs/models/bmcc.md, "Experiment settings").
 
     In each direction files arrive as a Poisson process of rate
     ``load_bps / (8 · mean_bytes)``; sizes are Pareto with ``shape`` and mean

@@ -50,7 +50,7 @@ PROTOCOLS = ("newreno", "westwood")
 
 
 def scenario(rtt_ms: int = 300, b: float = 0.05, quick: bool = False) -> Case:
-    """Fig. 8 (``experiments/westwood.py`` ``many_flows``; spec §3.4, W11): 200 flows,
+    """Fig. 8 (``experiments/westwood.py`` ``many_flows``; docs/models/westwood.md W11): 200 flows,
     200 Mb/s bottleneck with one-way delay RTT/2, access links of 2 Gb/s whose delay
     (the same on both sides of a pair) is uniform in [0, 10] ms, starts uniform in
     [0, 10] s, 1000-byte packets (MSS 960 + 40), no delayed ACKs, IW 2, minimum RTO

@@ -117,7 +117,7 @@ fn controlled_bench() -> (Bench, Vec<Packet>) {
 
 #[test]
 fn tql_is_tbu_over_the_conversations_at_the_port() {
-    // §3.2 / spec §4: 60 → 30 → 20 as conversations join; from their first packet (A17).
+    // §3.2 / docs/models/buc-rfcn.md: 60 → 30 → 20 as conversations join; from their first packet (A17).
     let mut b = Bench::new(gateway(3, 60.0));
     b.arrive(0);
     assert_eq!((b.g.conversations(0), b.g.tql(0)), (1, 60.0));
@@ -143,7 +143,7 @@ fn rfcn_writes_min_of_field_and_window_and_never_raises_it() {
     assert_eq!(b.logged("rfcn_window", Some(0)).first(), Some(&64.0));
 }
 
-/// Spec §6: the field after RFCN is exactly min(field, W_cur · MSS), for
+/// docs/models/buc-rfcn.md (RFCN): the field after RFCN is exactly min(field, W_cur · MSS), for
 /// every window the law can produce and fields on both sides of it.
 #[test]
 fn rfcn_never_raises_any_field_for_any_window() {

@@ -202,7 +202,7 @@ fn threshold_comparison_is_strict() {
     assert_eq!(b.g.tokens(), 3);
 }
 
-/// Spec §2 / paper §3.1 eqs. (18)–(20), B = 8, Th = 3, one step at a time.
+/// docs/models/token-gate.md (the algorithm) / paper §3.1 eqs. (18)–(20), B = 8, Th = 3, one step at a time.
 #[test]
 fn section_3_1_release_at_4_hold_at_5_release_at_4() {
     let mut b = Bench::new(gate(3, 1));
@@ -223,7 +223,7 @@ fn section_3_1_release_at_4_hold_at_5_release_at_4() {
     assert_eq!((b.q, b.g.tokens()), (6, 2), "q = B − Th + 1 = 6 again");
 }
 
-/// Spec §2: in slow start (each ACK brings two packets before the next
+/// docs/models/token-gate.md (the algorithm): in slow start (each ACK brings two packets before the next
 /// departure; ACKs arrive at the service rate) q oscillates between
 /// B − Th − 1 = 4 and B − Th + 1 = 6, N between Th − 1 and Th + 1, and the
 /// held ACKs pile up.

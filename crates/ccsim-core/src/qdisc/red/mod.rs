@@ -1,9 +1,10 @@
 //! RED (Floyd & Jacobson 1993) as ns-2.35 runs it (`queue/red.cc`,
 //! `tcl/lib/ns-default.tcl`), with gentle RED (Floyd 2000), ECN marking
 //! (RFC 3168 §5, ns-2 `setbit_`), and Adaptive RED (Floyd, Gummadi & Shenker
-//! 2001, ns-2 `adaptive_ 1`). Specs: baseline.md §3, §6; corrections.md (ns-2
-//! `use_mark_p_`, byte mode, automatic parameters, ARED's lower bound).
-//! Model page: docs/models/red.md.
+//! 2001, ns-2 `adaptive_ 1`), with ns-2.35's defaults (`use_mark_p_`, byte
+//! mode, automatic parameters, gentle) and ARED's lower bound of max_p
+//! (`REDQueue::initialize_params`). Model pages: docs/models/red.md,
+//! docs/models/adaptive-red.md.
 //!
 //! The algorithm is [`Red`], a reusable helper (average, count, adaptation and
 //! the per-arrival decision, Params separate from Vars) that other disciplines

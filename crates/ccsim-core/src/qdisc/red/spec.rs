@@ -2,10 +2,10 @@
 //! `{kind = "ared"}`, with ns-2.35's defaults from `tcl/lib/ns-default.tcl`)
 //! and their resolution for one link: ns-2's automatic thresholds (from
 //! `target_delay`), `q_weight` (codes 0 and -1) and ARED's lower bound of
-//! max_p (`REDQueue::initialize_params`; Floyd, Gummadi & Shenker 2001;
-//! corrections.md: automatic parameters, ARED's lower bound). Also the
-//! readers other disciplines that embed [`Red`](super::Red) use for their
-//! RED table, and [`resolve`] for tests and tools.
+//! max_p (0.01 in Floyd, Gummadi & Shenker 2001; min(0.01, 80000 / C[bit/s])
+//! in ns-2's `REDQueue::initialize_params`: docs/models/adaptive-red.md).
+//! Also the readers other disciplines that embed [`Red`](super::Red) use for
+//! their RED table, and [`resolve`] for tests and tools.
 
 use super::{Adaptive, Params, RedQueue};
 use crate::cfg::{Res, ScenarioError, Tab};

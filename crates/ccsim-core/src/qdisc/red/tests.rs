@@ -1,11 +1,11 @@
 //! Unit tests of RED, gentle RED and Adaptive RED (docs/models/red.md,
 //! docs/models/adaptive-red.md; values hand-worked from ns-2.35
-//! `queue/red.cc` and baseline.md §3, §6): the average after given arrivals
-//! and after an idle period, the first crossing of min_th, `wait` spreading,
-//! the probability function, forced drops, `use_mark_p`, byte mode, ns-2's
-//! automatic `q_weight` and thresholds, ARED's max_p steps and bounds, the
-//! queue's drops, marks and trace, the signalled fraction at a fixed average,
-//! and the configuration errors.
+//! `queue/red.cc`, Floyd & Jacobson 1993 and Floyd, Gummadi & Shenker 2001):
+//! the average after given arrivals and after an idle period, the first
+//! crossing of min_th, `wait` spreading, the probability function, forced
+//! drops, `use_mark_p`, byte mode, ns-2's automatic `q_weight` and thresholds,
+//! ARED's max_p steps and bounds, the queue's drops, marks and trace, the
+//! signalled fraction at a fixed average, and the configuration errors.
 
 use super::super::testutil::{build, link, pkt, Drive};
 use super::*;
@@ -135,7 +135,9 @@ fn wait_spreading_keeps_at_least_one_over_p_b_arrivals_between_drops() {
 
 #[test]
 fn drop_probability_function_hand_worked() {
-    // baseline.md: linterm 50, min_th 40, max_th 80, avg 60 ⇒ p_b = 0.01.
+    // p_b = max_p·(avg − min_th)/(max_th − min_th) (Floyd & Jacobson 1993, §4;
+    // ns-2 `calculate_p_new`) with max_p = 1/linterm_: linterm 50, min_th 40,
+    // max_th 80, avg 60 ⇒ p_b = 0.01, hand-worked.
     let mut p = classic();
     (p.min_th, p.max_th, p.max_p) = (40.0, 80.0, 0.02);
     assert!((Red::new(p).p_b(60.0) - 0.01).abs() < 1e-15);
@@ -198,8 +200,10 @@ fn byte_mode_counts_bytes_and_scales_by_size() {
 
 #[test]
 fn adaptive_red_automatic_parameters_at_45_mbps() {
-    // baseline.md: 45 Mbps, 1000-B packets: min_th = max(5, 0.005·5625/2)
-    // = 14.0625, max_th = 42.1875, w_q = 1 − e^(−1/5625); bottom = 80000/C.
+    // ARED's automatic parameters (Floyd, Gummadi & Shenker 2001; ns-2
+    // `initialize_params`), hand-worked at 45 Mbps with 1000-B packets
+    // (5625 packets/s): min_th = max(5, 0.005·5625/2) = 14.0625, max_th =
+    // 3·min_th = 42.1875, w_q = 1 − e^(−1/5625); bottom = 80000/C.
     let l = link("45Mbps", Limit::Packets(100));
     let p = resolve(
         &json!({"kind": "ared", "mean_pktsize": 1000, "queue_in_bytes": false}),

@@ -1,6 +1,7 @@
 # RED with ECN (setbit_) and four NewReno flows with ECN, 1000-B segments; gentle,
-# thresholds 5/15 packets, max_p 0.1, w 0.002, packet mode, use_mark_p off (the
-# ns-2 behaviour of corrections.md: forced drops above 2 max_th even for ECT),
+# thresholds 5/15 packets, max_p 0.1, w 0.002, packet mode, use_mark_p off (ns-2's
+# behaviour before use_mark_p_: forced drops above 2 max_th even for ECT,
+# docs/models/red.md),
 # buffer 100. Starts at 0, 0.5, 1, 1.5 s.
 # ccsim: scenarios/red_ecn_tcp.toml.
 source [file join [file dirname [info script]] common.tcl]
