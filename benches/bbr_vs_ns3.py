@@ -2,7 +2,7 @@
 
 Not part of ``ccsim validate``: a measurement, printed per seed. Needs the ns-3
 wheel (``pip install ns3``) and a C++ compiler (the harness of
-:mod:`ccsim.validation.ns3.ns3tcp`, with ``ns3::TcpBbr`` as the congestion control).
+:mod:`ccsim.validation.ns3.bulk_tcp`, with ``ns3::TcpBbr`` as the congestion control).
 
 Usage: ``python benches/bbr_vs_ns3.py PAIRS BUFFER_BDP SEEDS``, e.g. ``2 2 1,2``:
 10 Mbps, bottleneck 20 ms, access 1 ms and 100 Mbps (RTT 44 ms, BDP 57 packets
@@ -15,8 +15,8 @@ from __future__ import annotations
 import sys
 
 import ccsim
-from ccsim.validation.ns2 import ns2tcp
-from ccsim.validation.ns3 import ns3tcp
+from ccsim.validation.ns2 import tcp_scenario
+from ccsim.validation.ns3 import bulk_tcp
 
 #: Keys of ns-2's conventions that ns-3 does not share (ccsim's defaults instead).
 NS2_ONLY = [
@@ -34,8 +34,8 @@ def jain(g: list[float]) -> float:
 
 
 def main(pairs: int, buffer_bdp: float, seeds: list[int]) -> None:
-    ns3tcp.NS3_CC["bbr"] = "ns3::TcpBbr"
-    case = ns2tcp.Case(
+    bulk_tcp.NS3_CC["bbr"] = "ns3::TcpBbr"
+    case = tcp_scenario.Case(
         name="bbr",
         cc="bbr",
         pairs=pairs,
@@ -51,7 +51,7 @@ def main(pairs: int, buffer_bdp: float, seeds: list[int]) -> None:
         start_max_s=1.0 if pairs > 1 else 0.0,
     )
     for seed in seeds:
-        s = ns2tcp.ccsim_scenario(case, seed)
+        s = tcp_scenario.ccsim_scenario(case, seed)
         for f in s["flows"]:
             for k in NS2_ONLY:
                 f.pop(k, None)
@@ -64,7 +64,7 @@ def main(pairs: int, buffer_bdp: float, seeds: list[int]) -> None:
             f"retx {int(r.flows.retransmits.sum())} rto {int(r.flows.timeouts.sum())} "
             f"queueing delay {delay_ms:.1f} ms goodput {[round(x, 2) for x in g]} jain {jain(g):.3f}"
         )
-        m = ns3tcp.run_ns3(case, seed, ns3tcp.Ns3Options(cc="bbr", sack=True))
+        m = bulk_tcp.run_ns3(case, seed, bulk_tcp.Ns3Options(cc="bbr", sack=True))
         g = [x / 1e6 for x in m["window_goodputs"]]
         print(
             f"ns-3  seed {seed}: util {m['utilization']:.4f} drops {m['drops']} "

@@ -12,7 +12,7 @@ available, or all of them where none is). Each scenario is run in ccsim and in t
 references whose table lists it; a scenario in both tables is run in ccsim once.
 
 ns-2 (``ns``, Debian package ``ns2``): the ns-2 script and the ccsim scenario come
-from the same description (the dumbbells from ``ccsim.validation.ns2.ns2tcp``, with
+from the same description (the dumbbells from ``ccsim.validation.ns2.tcp_scenario``, with
 ns-2's TCP conventions on both sides; the parking lot written here), so both
 simulators carry the same traffic.
 
@@ -95,7 +95,7 @@ import time
 from pathlib import Path
 
 from ccsim.validation.mdblock import replace_block
-from ccsim.validation.ns2.ns2tcp import Case, ccsim_scenario, tcl
+from ccsim.validation.ns2.tcp_scenario import Case, ccsim_scenario, tcl
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -242,7 +242,7 @@ def parking_lot(duration_s: float) -> Bench:
 
 
 def _ns2_tcp_defaults() -> list[str]:
-    """ns-2 agent settings matching ccsim's ``conventions = "ns2"`` (see ns2tcp.py)."""
+    """ns-2 agent settings matching ccsim's ``conventions = "ns2"`` (see tcp_scenario.py)."""
     return [
         "Agent/TCP set packetSize_ 960",
         "Agent/TCP set tcpip_base_hdr_size_ 40",

@@ -12,7 +12,8 @@ import pytest
 from _tools import needs_ns
 from ccsim import cli, validation
 from ccsim.validation import framework
-from ccsim.validation.ns2 import queues
+from ccsim.validation.ns2 import queue_disciplines
+from ccsim.validation.ns2 import reference as ns2_reference
 
 
 def test_unknown_suite_is_refused_with_the_list(capsys):
@@ -39,7 +40,7 @@ def test_missing_reference_skips_with_one_line(monkeypatch, tmp_path, capsys):
 def _fake_queues(monkeypatch, ccsim_value: float, explained: str = ""):
     """The queue suite with one case whose comparison is given (no simulator runs)."""
 
-    class Check(queues.Check):
+    class Check(queue_disciplines.Check):
         def verdict(self):
             v = super().verdict()
             return framework.Verdict(
@@ -47,10 +48,12 @@ def _fake_queues(monkeypatch, ccsim_value: float, explained: str = ""):
             )
 
     monkeypatch.setattr(shutil, "which", lambda name: "/bin/true")
-    monkeypatch.setattr(validation.ns2, "version", lambda: "2.35-test")
-    monkeypatch.setattr(queues, "run_ns2", lambda case, d: None)
+    monkeypatch.setattr(ns2_reference, "version", lambda: "2.35-test")
+    monkeypatch.setattr(queue_disciplines, "run_ns2", lambda case, d: None)
     monkeypatch.setattr(
-        queues, "CASES", {"fake": lambda ns: [Check("fake", "mean queue", 10.0, ccsim_value, 0.05)]}
+        queue_disciplines,
+        "CASES",
+        {"fake": lambda ns: [Check("fake", "mean queue", 10.0, ccsim_value, 0.05)]},
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from _tools import needs_ns
-from ccsim.validation.ns2.ns2tcp import Case, run_ccsim, run_ns2
+from ccsim.validation.ns2.tcp_scenario import Case, run_ccsim, run_ns2
 
 pytestmark = needs_ns
 

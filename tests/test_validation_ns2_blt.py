@@ -36,7 +36,8 @@ def test_ns2_script_matches_the_experiment():
         "Agent/TCP set minrto_ 0.06",
         "Agent/TCP set rtxcur_init_ 1.0",
         "$ns queue-limit $r1 $r2 76",  # 75 waiting = 37 500 B, plus the one in service
-        "$t advanceby 200",
+        "set pkts 200",
+        "$t advanceby $pkts",
         '"arrive 1 3"',
         "$t target $null",  # a finished connection sends nothing more
     ):

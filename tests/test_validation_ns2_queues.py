@@ -1,15 +1,15 @@
-"""The ns-2.35 comparison of the queue disciplines (ccsim.validation.ns2.queues).
+"""The ns-2.35 comparison of the queue disciplines (ccsim.validation.ns2.queue_disciplines).
 
 Runs every case when ``ns`` is installed: the open-loop ones check the disciplines
 alone, the TCP-driven ones (RED + ECN, DRR with NewReno) the disciplines with ccsim's TCP.
 """
 
 from _tools import needs_ns
-from ccsim.validation.ns2 import queues
+from ccsim.validation.ns2 import queue_disciplines
 
 
 def _load():
-    return queues
+    return queue_disciplines
 
 
 def test_skips_with_one_line_without_ns(monkeypatch, capsys):

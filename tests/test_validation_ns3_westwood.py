@@ -15,22 +15,24 @@ import sys
 import pytest
 from _tools import needs_ns
 
-from ccsim.validation.ns2.ns2linux import run_ns2_linux
-from ccsim.validation.ns3 import ns3tcp, westwood
+from ccsim.validation.ns2.tcp_linux import run_ns2_linux
+from ccsim.validation.ns3 import reference, westwood_buffer_sizing
 
 
 def _plan(monkeypatch, quick):
-    monkeypatch.setattr(westwood, "have_ns", lambda: True)
-    monkeypatch.setattr(westwood, "have_ns3", lambda: True)
-    return westwood.suite_runs(quick, None)
+    monkeypatch.setattr(westwood_buffer_sizing, "have_ns", lambda: True)
+    monkeypatch.setattr(westwood_buffer_sizing, "have_ns3", lambda: True)
+    return westwood_buffer_sizing.suite_runs(quick, None)
 
 
 def test_quick_runs_one_flow_full_adds_200_flows_with_one_ns3_seed(monkeypatch):
     quick = _plan(monkeypatch, True)
     assert {k for k, _, _, _ in quick} == {"single"} and {s for _, _, s, _ in quick} == {1}
-    for p in westwood.PROTOCOLS:
+    for p in westwood_buffer_sizing.PROTOCOLS:
         labels = {lab for _, q, _, lab in quick if q == p}
-        assert labels == set(westwood.SUITE_CCSIM) | set(westwood.reference_labels(p))
+        assert labels == set(westwood_buffer_sizing.SUITE_CCSIM) | set(
+            westwood_buffer_sizing.reference_labels(p)
+        )
     full = _plan(monkeypatch, False)
     big = [(p, s, lab) for k, p, s, lab in full if k == "200"]
     assert {s for _, s, lab in big if lab.startswith("ns-3")} == {1}
@@ -39,9 +41,9 @@ def test_quick_runs_one_flow_full_adds_200_flows_with_one_ns3_seed(monkeypatch):
 
 
 def test_only_the_references_installed_are_planned(monkeypatch):
-    monkeypatch.setattr(westwood, "have_ns", lambda: False)
-    monkeypatch.setattr(westwood, "have_ns3", lambda: True)
-    labels = {lab for *_, lab in westwood.suite_runs(True, None)}
+    monkeypatch.setattr(westwood_buffer_sizing, "have_ns", lambda: False)
+    monkeypatch.setattr(westwood_buffer_sizing, "have_ns3", lambda: True)
+    labels = {lab for *_, lab in westwood_buffer_sizing.suite_runs(True, None)}
     assert not any(lab.startswith("ns-2") for lab in labels)
     assert any(lab.startswith("ns-3") for lab in labels)
 
@@ -58,14 +60,14 @@ def _metrics(u, drops, timeouts=0.0):
 
 
 def test_verdicts_check_the_references_and_show_what_is_not_one():
-    ww = westwood.reference_labels("westwood")
+    ww = westwood_buffer_sizing.reference_labels("westwood")
     res = {("single", "westwood"): {1: {}}, ("200", "westwood"): {1: {}}}
     for kind in ("single", "200"):
         row = res[(kind, "westwood")][1]
         for ref, cc in ww.items():
             row[ref] = _metrics(0.95, 30.0)
             row[cc] = _metrics(0.99, 10.0)
-    vs = westwood.suite_verdicts(res)
+    vs = westwood_buffer_sizing.suite_verdicts(res)
     by = {(v.case, v.quantity): v for v in vs}
     linux = next(r for r in ww if r.startswith("ns-2"))
     one = f"Fig. 4: 1 flow, Westwood+: {linux} vs {ww[linux]}"
@@ -86,7 +88,7 @@ def test_verdicts_check_the_references_and_show_what_is_not_one():
 
 
 def test_validate_names_what_to_install_without_ns3(monkeypatch, tmp_path):
-    monkeypatch.setattr(ns3tcp, "ns3_prefix", lambda: None)
+    monkeypatch.setattr(reference, "ns3_prefix", lambda: None)
     from ccsim import cli
 
     assert cli.main(["validate", "westwood", "--out", str(tmp_path)]) == 0
@@ -100,15 +102,17 @@ def test_tcp_linux_westwood_keeps_one_flow_at_line_rate_as_ccsim_does():
     """ns-2's TCP-Linux running Linux's westwood module and ccsim's Westwood+ (ns-2's
     conventions, SACK) on Fig. 4's setting at 0.1 BDP: both keep the link full, with
     about one drop per congestion episode."""
-    case = westwood.single_flow(quick=True)
-    ns2 = westwood.finish(case, run_ns2_linux(case, 1, "westwood"))
-    cc = westwood.finish(case, westwood.ccsim_run(case, 1, "westwood", "ns2", True))
+    case = westwood_buffer_sizing.single_flow(quick=True)
+    ns2 = westwood_buffer_sizing.finish(case, run_ns2_linux(case, 1, "westwood"))
+    cc = westwood_buffer_sizing.finish(
+        case, westwood_buffer_sizing.ccsim_run(case, 1, "westwood", "ns2", True)
+    )
     assert ns2["utilization"] > 0.99 and cc["utilization"] > 0.99
     assert abs(ns2["utilization"] - cc["utilization"]) < 0.005
     assert 3 <= ns2["drops"] and abs(ns2["drops"] - cc["drops"]) <= 3
 
 
-@pytest.mark.skipif(not ns3tcp.have_ns3(), reason="ns-3 is not installed (pip install ns3)")
+@pytest.mark.skipif(not reference.have_ns3(), reason="ns-3 is not installed (pip install ns3)")
 def test_quick_suite_through_the_cli(tmp_path):
     out = subprocess.run(
         [

@@ -84,17 +84,17 @@ def papers(quick: bool):
 def validation(quick: bool):
     import dataclasses
 
-    from ccsim.validation.ns2 import blt_tcp, bmcc_mix, buc_fifo, queues, tcp
-    from ccsim.validation.ns2.ns2tcp import ccsim_scenario
-    from ccsim.validation.ns3 import modern, westwood
+    from ccsim.validation.ns2 import blt_tcp, bmcc_mix, buc_fifo, queue_disciplines, tcp_suite
+    from ccsim.validation.ns2.tcp_scenario import ccsim_scenario
+    from ccsim.validation.ns3 import modern_cc_aqm, westwood_buffer_sizing
 
     def first(xs):
         return list(xs)[:1] if quick else list(xs)
 
-    for i, c in enumerate(first(tcp.cases(True))):
+    for i, c in enumerate(first(tcp_suite.cases(True))):
         for seed in (1, 2) if c.pairs <= 2 else (1,):
             yield f"3-valid-ns2-tcp-{i:02d}-s{seed}-{_slug(c.name)}", ccsim_scenario(c, seed)
-    for p in first(sorted((queues.HERE / "scenarios").glob("*.toml"))):
+    for p in first(sorted(queue_disciplines.CASE_FILES.glob("*.toml"))):
         yield f"3-valid-ns2-queues-{_slug(p.stem)}", str(p)
     for i, c in enumerate(first(bmcc_mix.cases(True))):
         yield f"3-valid-ns2-bmcc-mix-{i:02d}-{_slug(c.name)}", ccsim_scenario(c, 1)
@@ -105,25 +105,25 @@ def validation(quick: bool):
             yield f"3-valid-ns2-blt-tcp-{_slug(lam, v)}", sc
     for r in first(r for r in buc_fifo.cases(True) if r.seed == 1):
         yield f"3-valid-ns2-buc-fifo-{_slug(r.variant)}", buc_fifo.scenario(r)
-    # ns-3 Westwood+: the ccsim variants of the suite, as westwood.ccsim_run builds them.
+    # ns-3 Westwood+: the suite's ccsim variants, as westwood_buffer_sizing.ccsim_run builds them.
     variants = [("fig8", False)] + [
         (conv, sack)
-        for lab, conv, sack, _ in westwood.CCSIM_VARIANTS
-        if lab in westwood.SUITE_CCSIM
+        for lab, conv, sack, _ in westwood_buffer_sizing.CCSIM_VARIANTS
+        if lab in westwood_buffer_sizing.SUITE_CCSIM
     ]
-    case = westwood.single_flow(quick=True)
-    for p in first(westwood.PROTOCOLS):
+    case = westwood_buffer_sizing.single_flow(quick=True)
+    for p in first(westwood_buffer_sizing.PROTOCOLS):
         for conv, sack in first(variants):
             s = ccsim_scenario(dataclasses.replace(case, sack=sack), 1)
-            keys = westwood.CCSIM_CONVENTIONS[conv]
+            keys = westwood_buffer_sizing.CCSIM_CONVENTIONS[conv]
             for f in s["flows"]:
                 f["cc"], f["min_rto"] = p, "200ms"
                 for k in ("conventions", "rtt_tick") if "conventions" in keys else ():
                     f.pop(k, None)
                 f.update(keys)
             yield f"3-valid-ns3-westwood-{_slug(p, conv, 'sack' if sack else '')}", s
-    for i, c in enumerate(first(modern.suite_cases(True))):
-        yield f"3-valid-ns3-modern-{i:02d}-{_slug(c.name)}", modern.ccsim_scenario(c, 1)
+    for i, c in enumerate(first(modern_cc_aqm.suite_cases(True))):
+        yield f"3-valid-ns3-modern-{i:02d}-{_slug(c.name)}", modern_cc_aqm.ccsim_scenario(c, 1)
 
 
 # Feature scenarios: overrides of BASE (a 3-s run over a 10-Mbps dumbbell with unequal

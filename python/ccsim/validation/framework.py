@@ -12,12 +12,16 @@ half-width of the confidence interval of the mean per-seed difference; so a
 difference counts only where it stands out of the seed-to-seed noise. A difference
 outside its tolerance whose cause is known and is not a ccsim defect carries its
 explanation (``explained``): it is reported, and does not fail the run.
+
+The simulators of a comparison see one scenario: each pair's start time and access
+delay are drawn once, from the case and the seed (:func:`draw_pairs`), and given to all.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import random
 import statistics
 from collections.abc import Callable, Sequence
 
@@ -44,6 +48,24 @@ def paired_tolerance(
     hw = confidence_interval(diffs, level)[1] if len(diffs) > 1 else 0.0
     hw = 0.0 if hw != hw else hw
     return max(floor, rel_floor * abs(statistics.fmean(reference)), hw)
+
+
+def draw_pairs(
+    key: str, pairs: int, start_max_s: float, access_ms: tuple[float, float]
+) -> tuple[list[float], list[float]]:
+    """Per-pair start times (s, uniform in [0, ``start_max_s``]) and access delays (ms,
+    uniform in ``access_ms``), drawn from the text ``key`` (a case and a seed) and
+    rounded to the microsecond and the nanosecond: what every simulator of a comparison
+    gets, so that they see one scenario.
+
+    >>> draw_pairs("case/1", 2, 0.0, (1.0, 1.0))
+    ([0.0, 0.0], [1.0, 1.0])
+    """
+    rng = random.Random(key)
+    starts = [round(rng.uniform(0, start_max_s), 6) for _ in range(pairs)]
+    lo, hi = access_ms
+    delays = [round(rng.uniform(lo, hi), 6) for _ in range(pairs)]
+    return starts, delays
 
 
 @dataclasses.dataclass(frozen=True)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.resources
 import math
 import random
 import statistics
@@ -47,7 +48,11 @@ from ccsim.theory import confidence_interval
 from ccsim.validation import framework
 from ccsim.validation.framework import SuiteResult
 from ccsim.validation.mdblock import replace_block
-from ccsim.validation.ns2.ns2tcp import have_ns, ns2_stdout
+from ccsim.validation.ns2.reference import have_ns, ns2_stdout
+
+#: The ns-2 program of the network's host pairs and connections (package data), which
+#: :func:`tcl` completes.
+CONNECTIONS = importlib.resources.files("ccsim.validation.ns2") / "programs" / "blt_connections.tcl"
 
 MARK_BEGIN = "<!-- ns2-blt-tcp:begin -->"
 MARK_END = "<!-- ns2-blt-tcp:end -->"
@@ -227,67 +232,13 @@ def tcl(
         f"set npairs {pairs}",
     ]
     lines += [f"set dl({i}) {x}" for i, x in enumerate(delays)]
-    lines.append(
-        f"""for {{set i 0}} {{$i < $npairs}} {{incr i}} {{
-  set src($i) [$ns node]
-  set dst($i) [$ns node]
-  $ns simplex-link $src($i) $r1 {c.bw_n:g}Mb $dl($i)ms DropTail
-  $ns simplex-link $r1 $src($i) {c.bw_n:g}Mb $dl($i)ms DropTail
-  $ns simplex-link $r2 $dst($i) {c.bw_n:g}Mb {d}ms DropTail
-  $ns simplex-link $dst($i) $r2 {c.bw_n:g}Mb {d}ms DropTail
-  $ns queue-limit $src($i) $r1 {access_pkts + 1}
-  $ns queue-limit $r2 $dst($i) {access_pkts + 1}
-  $ns queue-limit $r1 $src($i) 1000000
-  $ns queue-limit $dst($i) $r2 1000000
-  set live($i) 0
-}}
-set qm [$ns monitor-queue $r1 $r2 [open /dev/null w] 0.1]
-set null [new Agent/Null]
-set busy 0
-# A connection: a fresh agent pair on host pair p.
-proc arrive {{k p}} {{
-  global ns src dst tcp sink pair start busy live
-  if {{$live($p)}} {{ incr busy }}
-  incr live($p)
-  set t [new Agent/TCP/Reno]
-  $t set fid_ $k
-  $ns attach-agent $src($p) $t
-  set s [new Agent/TCPSink]
-  $ns attach-agent $dst($p) $s
-  $ns connect $t $s
-  set tcp($k) $t
-  set sink($k) $s
-  set pair($k) $p
-  set start($k) [$ns now]
-  $t proc done {{}} "conn_done $k"
-  $t advanceby {PKTS}
-}}
-# TcpAgent::finish() calls `done` when the ACK of the last packet arrives.
-proc conn_done {{k}} {{
-  global ns tcp sink pair start done live null
-  if {{[info exists done($k)]}} return
-  set done($k) 1
-  set t $tcp($k)
-  puts "D $k $start($k) [$ns now] [$t set nrexmitpack_] [$t set nrexmit_] $pair($k)"
-  incr live($pair($k)) -1
-  # Both ends close, as in ccsim (whose closed connections discard what still
-  # arrives): a finished agent would answer a late duplicate ACK with a fast
-  # retransmit of packet {PKTS}, and its sink would acknowledge late data.
-  $t target $null
-  $sink($k) target $null
-  # reset cancels the agent's timers (newack() re-armed the retransmission timer).
-  $ns at [$ns now] "$t reset"
-}}
-proc snap {{}} {{
-  global ns qm
-  puts "S [$ns now] [$qm set parrivals_] [$qm set pdrops_] [$qm set bdepartures_]"
-}}
-proc finish {{}} {{
-  global ns busy
-  puts "E [$ns now] $busy"
-  exit 0
-}}"""
-    )
+    lines += [
+        f"set bw_n {c.bw_n:g}",
+        f"set hop_ms {d}",
+        f"set access_limit {access_pkts + 1}",
+        f"set pkts {PKTS}",
+        CONNECTIONS.read_text().rstrip("\n"),
+    ]
     if trace:
         lines += [
             f"set tf [open {trace} w]",

@@ -13,7 +13,7 @@ bottleneck and over RED as ns-2.35 runs it by default with ECN marking
 (``setbit_ true``); each with and without the paper's bidirectional cross
 traffic (Poisson arrivals of Pareto-sized SACK transfers, 10 % of C per
 direction). Start times, access delays and the cross-traffic files are drawn
-from the seed and given to both simulators (``ns2tcp.py``).
+from the seed and given to both simulators (``tcp_scenario.py``).
 
 Every metric is compared over the seeds: the mean of the per-seed differences
 (ccsim − ns-2) must lie within its tolerance, the 99 % confidence half-width of
@@ -39,7 +39,8 @@ from pathlib import Path
 from ccsim.theory import confidence_interval, jain_index
 from ccsim.validation.framework import SuiteResult, Verdict
 from ccsim.validation.mdblock import replace_block
-from ccsim.validation.ns2.ns2tcp import Case, CrossTraffic, Outcome, have_ns, run_ccsim, run_ns2
+from ccsim.validation.ns2.reference import have_ns
+from ccsim.validation.ns2.tcp_scenario import Case, CrossTraffic, Outcome, run_ccsim, run_ns2
 
 MARK_BEGIN = "<!-- ns2-bmcc-mix:begin -->"
 MARK_END = "<!-- ns2-bmcc-mix:end -->"

@@ -15,7 +15,7 @@ packets (960 + 40), one ACK per packet, IW 1, the 1997 ns timers (0.1-s tick, RT
 floor 0.2 s, initial RTO 3 s), no limited transmit. ccsim runs the experiment's own
 scenario (``comparison_scenario("droptail", ...)``) with ``send_jitter`` added; ns-2
 runs the script :func:`tcl` writes with the matching settings (docs/validation.md's
-conventions; ``ns2tcp.py``'s dumbbell has symmetric access delays and limited
+conventions; ``tcp_scenario.py``'s dumbbell has symmetric access delays and limited
 transmit, so this case writes its own script and reuses the runner):
 
 * ns-2 ``Agent/TCP`` (Tahoe, ``bugFix_ true``) with ``window_ 300``, ``windowInit_
@@ -61,7 +61,7 @@ from ccsim.experiments.buc_rfcn import ACCESS_MS, MSS, PKT, PORT2, comparison_sc
 from ccsim.theory import confidence_interval, jain_index, mean_deviation
 from ccsim.validation import framework
 from ccsim.validation.framework import SuiteResult
-from ccsim.validation.ns2.ns2tcp import have_ns, ns2_stdout
+from ccsim.validation.ns2.reference import have_ns, ns2_stdout
 
 MARK_BEGIN = "<!-- ns2-buc-fifo:begin -->"
 MARK_END = "<!-- ns2-buc-fifo:end -->"
@@ -84,7 +84,7 @@ _TICK = (("tcpTick_", "0.01"),), (("rtt_tick", "10ms"),)
 #: Explanatory settings for the timeouts (``--conventions``): name -> (ns-2
 #: ``Agent/TCP`` defaults, ccsim flow keys) applied over the matched case. The
 #: experiment (and the matched case) has no limited transmit and a 0.1-s tick;
-#: ns-2.35's defaults and ``ns2tcp.py`` have ``singledup_ 1`` and ``ns2tcp.py``
+#: ns-2.35's defaults and ``tcp_scenario.py`` have ``singledup_ 1`` and ``tcp_scenario.py``
 #: a 10-ms tick.
 SETTINGS = {
     "matched": ((), ()),

@@ -6,8 +6,9 @@
     python -m ccsim.validation.ns2.drops_trace --seeds none --sweep 200 # 200 untraced seeds
     python -m ccsim.validation.ns2.drops_trace --case "100 flows SACK" --seeds 1,2
 
-For a case of the ``tcp`` suite (``ccsim.validation.ns2.tcp``) and a seed, both simulators run the same scenario
-(``ns2tcp``) with a trace of the bottleneck R1->R2 and of the senders:
+For a case of the ``tcp`` suite (``ccsim.validation.ns2.tcp_suite``) and a seed, both
+simulators run the same scenario (``tcp_scenario``) with a trace of the bottleneck R1->R2
+and of the senders:
 
 * ns-2: ``$ns trace-queue $r1 $r2`` (``+`` arrival, ``d`` drop; times printed
   to the microsecond) and, per agent, the traced variables ``cwnd_`` (every
@@ -45,7 +46,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ccsim.validation.ns2.ns2tcp import Case, ccsim_scenario, have_ns, tcl
+from ccsim.validation.ns2.reference import have_ns
+from ccsim.validation.ns2.tcp_scenario import Case, ccsim_scenario, tcl
 
 
 @dataclasses.dataclass
@@ -521,7 +523,7 @@ def sweep(case: Case, seeds: list[int], shift_s: float = 1.0) -> dict:
     from run import jain
 
     from ccsim.theory import confidence_interval
-    from ccsim.validation.ns2.ns2tcp import run_ccsim, run_ns2
+    from ccsim.validation.ns2.tcp_scenario import run_ccsim, run_ns2
 
     runs = {
         "ns-2": [run_ns2(case, s) for s in seeds],
@@ -601,7 +603,7 @@ def report(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ccsim.validation.ns2.tcp import cases
+    from ccsim.validation.ns2.tcp_suite import cases
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
