@@ -96,7 +96,7 @@ BAD = [
     ("topology.bottleneck.queue.limit", "0.00001bdp", "at least one packet"),
     ("topology.bottleneck.queue.kind", "fifo", "droptail"),
     ("topology.bottlenck", {"rate": "1Mbps"}, "unknown key"),
-    ("flows[0].cc", "scalable", "newreno"),
+    ("flows[0].cc", "no-such-module", "newreno"),
     ("flows[0].colour", "red", "unknown key"),
     ("duration", "0s", "positive"),
     ("warmup", "5s", "shorter than duration"),

@@ -139,6 +139,8 @@ pub struct Tab<'a> {
     pub out: Map<String, Value>,
     /// Every key is accepted ([`Tab::rest`] was called).
     open: bool,
+    /// The reader's documentation of its keys ([`Tab::docs`]).
+    docs: &'static [(&'static str, &'static str)],
 }
 
 impl<'a> Tab<'a> {
@@ -151,6 +153,7 @@ impl<'a> Tab<'a> {
                 chosen: Vec::new(),
                 out: Map::new(),
                 open: false,
+                docs: &[],
             }),
             other => Err(ScenarioError {
                 path,
@@ -209,7 +212,19 @@ impl<'a> Tab<'a> {
     /// Tells the schema recorder (when one is on) that this table accepts `key`
     /// as `spec`, with `default`.
     fn note(&self, key: &'static str, spec: Spec, default: Option<Value>) {
-        record::key(&self.path, key, spec, default, &self.chosen);
+        let doc = self.docs.iter().find(|(k, _)| *k == key).map(|(_, d)| *d);
+        record::key(&self.path, key, spec, default, &self.chosen, doc);
+    }
+
+    /// The reader's one line of documentation for each of its keys, next to
+    /// the reads (`(key, line)`; a model's `const DOCS`, given as the reader's
+    /// first statement): the scenario schema's descriptions, and the reason a
+    /// new model touches no file but its own. A later call replaces the
+    /// lines (a helper two readers share reads under its caller's). Keys
+    /// without a line here are looked up in `schema/docs.rs` (the keys common
+    /// to the whole format). Costs nothing unless the schema recorder is on.
+    pub fn docs(&mut self, docs: &'static [(&'static str, &'static str)]) {
+        self.docs = docs;
     }
 
     pub fn has(&self, key: &str) -> bool {

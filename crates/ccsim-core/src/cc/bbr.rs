@@ -104,9 +104,32 @@ impl Default for Params {
     }
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    ("high_gain", "BBR STARTUP pacing and cwnd gain (> 0; 2/ln 2)"),
+    ("drain_gain", "BBR DRAIN pacing gain (> 0; ln 2 / 2)"),
+    ("cwnd_gain", "BBR PROBE_BW cwnd gain (> 0; 2)"),
+    ("probe_gain", "BBR PROBE_BW probing pacing gain (> 0; 1.25)"),
+    ("probe_drain_gain", "BBR PROBE_BW draining pacing gain (> 0; 0.75)"),
+    ("bw_window", "BBR BtlBw max-filter window, round trips (10)"),
+    ("min_rtt_window", "BBR RTprop min-filter window (10 s)"),
+    ("probe_rtt_time", "BBR PROBE_RTT minimum duration (200 ms)"),
+    (
+        "full_bw_thresh",
+        "BBR full pipe: BtlBw growth factor per round still counted as growth (1.25)",
+    ),
+    ("full_bw_rounds", "BBR full pipe: rounds without that growth (3)"),
+    (
+        "pacing_margin",
+        "BBR paces this fraction below gain × BtlBw (0.01, Linux bbr_pacing_margin_percent)",
+    ),
+];
+
 impl Params {
     /// Reads the module's keys; every gain must be > 0 (in [0.01, 100]).
     pub fn read(t: &mut Tab) -> Res<Params> {
+        t.docs(DOCS);
         let d = Params::default();
         let gain = |t: &mut Tab, key, v| t.float(key, Some(v), 0.01, 100.0);
         let p = Params {

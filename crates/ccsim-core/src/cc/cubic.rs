@@ -111,10 +111,37 @@ impl Default for Params {
     }
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    (
+        "c",
+        "CUBIC: the constant C of W_cubic(t) = C(t − K)³ + W_max, segments/s³, > 0 (RFC 9438: 0.4)",
+    ),
+    (
+        "beta",
+        "CUBIC: β_cubic, the window kept at a reduction, in the open interval (0, 1) (RFC 9438: 0.7)",
+    ),
+    ("fast_convergence", "CUBIC: fast convergence (RFC 9438 §4.7)"),
+    (
+        "hystart",
+        "CUBIC: slow start \"off\" (RFC 5681) or \"hystart++\" (RFC 9406) in the initial slow start",
+    ),
+    (
+        "timeout_w_max",
+        "CUBIC after a timeout: \"reset\" (K = 0, RFC 9438 §4.8, Linux) or \"keep\" the timeout's W_max (ns-3)",
+    ),
+    (
+        "variant",
+        "CUBIC's arithmetic: \"rfc9438\" (real-valued window), \"linux\" (tcp_cubic.c: whole segments, one segment per cnt ACKs) or \"ns3\" (TcpCubic: Linux's, with ns-3's ACK count)",
+    ),
+];
+
 impl Params {
     /// Reads `cc = {kind = "cubic", c, beta, fast_convergence, hystart,
     /// timeout_w_max, variant}`.
     pub fn read(t: &mut Tab) -> Res<Params> {
+        t.docs(DOCS);
         let d = Params::default();
         let c = t.float("c", Some(d.c), 0.0, 1000.0)?;
         if c <= 0.0 {

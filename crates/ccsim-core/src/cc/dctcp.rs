@@ -72,8 +72,20 @@ impl Default for Params {
     }
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    ("g", "DCTCP: the gain g of the α estimate, in (0, 1] (RFC 8257: 1/16)"),
+    ("alpha_init", "DCTCP: the initial α, in [0, 1] (Linux and ns-3: 1)"),
+    (
+        "variant",
+        "DCTCP's growth: \"rfc8257\" (Reno's, as the sender counts) or \"ns3\" (TcpDctcp: TcpLinuxReno's count, kept through reductions)",
+    ),
+];
+
 impl Params {
     pub fn read(t: &mut Tab) -> Res<Params> {
+        t.docs(DOCS);
         let d = Params::default();
         let g = t.float("g", Some(d.g), 0.0, 1.0)?;
         if g <= 0.0 {

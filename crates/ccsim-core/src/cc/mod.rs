@@ -19,6 +19,7 @@ pub mod foreign;
 pub mod hystart;
 pub mod rate;
 pub mod reno;
+pub mod scalable;
 pub mod vegas;
 pub mod westwood;
 
@@ -384,6 +385,7 @@ pub const MODULES: &[(&str, Reader)] = &[
     ("dctcp", dctcp::read),
     ("vegas", vegas::read),
     ("bbr", bbr::read),
+    ("scalable", scalable::read),
     ("python", foreign::read),
 ];
 
@@ -457,7 +459,7 @@ mod tests {
         let v = serde_json::json!({});
         let mut t = Tab::new("cc".into(), &v).unwrap();
         assert_eq!(bmcc::Params::read(&mut t).unwrap(), bmcc::Params::default());
-        let e = by_name("scalable").err().unwrap();
+        let e = by_name("no-such-module").err().unwrap();
         assert!(e.contains("\"newreno\"") && e.contains("\"bmcc\""), "{e}");
     }
 

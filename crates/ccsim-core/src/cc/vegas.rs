@@ -64,8 +64,21 @@ impl Default for Params {
     }
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    ("alpha", "Vegas: below this Diff (segments) cwnd grows by one segment per RTT"),
+    ("beta", "Vegas: above this Diff (segments) cwnd shrinks by one segment per RTT"),
+    ("gamma", "Vegas: above this Diff (segments) slow start ends"),
+    (
+        "loss",
+        "Vegas: the reduction at a loss, \"halve\" (Reno, Linux) or \"one_segment\" (ns-3's TcpVegas: ssthresh = cwnd - 1 segment)",
+    ),
+];
+
 impl Params {
     pub fn read(t: &mut Tab) -> Res<Params> {
+        t.docs(DOCS);
         let d = Params::default();
         let alpha = t.uint("alpha", Some(d.alpha), 0, 10_000)?;
         let beta = t.uint("beta", Some(d.beta), 0, 10_000)?;

@@ -45,6 +45,9 @@ pub struct Key {
     pub spec: Spec,
     pub default: Option<Value>,
     pub chosen: Vec<(String, String)>,
+    /// Its line of documentation, where the reader gave one
+    /// ([`crate::cfg::Tab::docs`]).
+    pub doc: Option<&'static str>,
 }
 
 /// A required key found missing in table `path`, under `chosen`.
@@ -68,12 +71,13 @@ pub struct Recording {
 impl Recording {
     fn add_key(&mut self, k: Key) {
         let sig = format!(
-            "K{}\0{}\0{:?}\0{:?}\0{:?}",
+            "K{}\0{}\0{:?}\0{:?}\0{:?}\0{:?}",
             pattern(&k.path),
             k.key,
             k.spec,
             k.default,
-            k.chosen
+            k.chosen,
+            k.doc
         );
         if self.seen.insert(sig) {
             self.keys.push(k);
@@ -117,7 +121,14 @@ fn chosen(c: &[(&'static str, String)]) -> Vec<(String, String)> {
     c.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
 }
 
-pub(crate) fn key(path: &str, key: &str, spec: Spec, default: Option<Value>, c: &[(&'static str, String)]) {
+pub(crate) fn key(
+    path: &str,
+    key: &str,
+    spec: Spec,
+    default: Option<Value>,
+    c: &[(&'static str, String)],
+    doc: Option<&'static str>,
+) {
     ON.with(|r| {
         if let Some(rec) = r.borrow_mut().as_mut() {
             rec.add_key(Key {
@@ -126,6 +137,7 @@ pub(crate) fn key(path: &str, key: &str, spec: Spec, default: Option<Value>, c: 
                 spec,
                 default,
                 chosen: chosen(c),
+                doc,
             });
         }
     });

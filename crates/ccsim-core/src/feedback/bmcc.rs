@@ -35,8 +35,19 @@ pub struct Params {
     pub ce_flag_only: bool,
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    (
+        "hash",
+        "BMCC feedback: ADPM hash of the IP id (\"plain\": IP id / 65536); the routers' must match",
+    ),
+    ("on_ce", "BMCC feedback: a CE mark sets the estimate or a flag"),
+];
+
 impl Params {
     pub fn read(t: &mut Tab) -> Res<Params> {
+        t.docs(DOCS);
         let hash = Hash::read(t)?;
         let on_ce = t.choice("on_ce", Some("estimate"), &["estimate", "flag"])?;
         Ok(Params {

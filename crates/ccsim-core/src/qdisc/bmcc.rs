@@ -308,9 +308,38 @@ struct Spec {
     ared: Option<red::Spec>,
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    ("inner", "bmcc router: the queue discipline it marks for"),
+    (
+        "interval",
+        "bmcc router: the measurement interval t_p of the load factor, in (0, 60 s]",
+    ),
+    ("gamma", "bmcc router: the target utilization γ, in (0, 1]"),
+    ("kappa1", "BMCC router constant κ1 (queue drain)"),
+    (
+        "q_weight",
+        "bmcc router: the queue average's weight per interval, in (0, 1] (1 − e^(−1/8): time constant 8·t_p)",
+    ),
+    (
+        "hash",
+        "bmcc router: ADPM hash of the IP id (\"plain\": IP id / 65536); the receivers' must match",
+    ),
+    (
+        "overload",
+        "bmcc router: on overload set CE (\"ce\") or run Adaptive RED (\"ared\")",
+    ),
+    (
+        "ared",
+        "bmcc router: the Adaptive RED table used with overload = \"ared\"",
+    ),
+];
+
 /// Reads `queue = {kind = "bmcc", inner = {...}, interval, gamma, kappa1,
 /// q_weight, hash, overload = "ce" | "ared", ared = {...}}`.
 pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
+    t.docs(DOCS);
     let inner = match t.table("inner")? {
         Some(mut it) => {
             if it.get("kind").and_then(Value::as_str) == Some("bmcc") {

@@ -318,8 +318,28 @@ pub fn read_params(t: &mut Tab, ecn_default: bool) -> Res<CodelParams> {
     })
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    (
+        "target",
+        "CoDel: acceptable standing queue delay (RFC 8289, default 5 ms, below interval)",
+    ),
+    (
+        "interval",
+        "CoDel: window the sojourn must stay above target before drops start (default 100 ms)",
+    ),
+    ("mtu", "CoDel: no drop while the queue holds at most this many bytes"),
+    ("ecn", "CoDel: mark ECN-capable packets instead of dropping them"),
+    (
+        "inv_sqrt",
+        "CoDel: interval/sqrt(count) \"exact\" (RFC 8289) or by Linux's and ns-3's one Newton step per count (\"newton\")",
+    ),
+];
+
 /// `kind = "codel"`.
 pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
+    t.docs(DOCS);
     Ok(Arc::new(Spec(read_params(t, false)?)))
 }
 

@@ -266,9 +266,20 @@ impl QdiscSpec for Spec {
     }
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    ("quantum", "DRR quantum: bytes a queue sends per round"),
+    (
+        "drop",
+        "DRR: drop from the head (default, ns-2) or the tail of the longest queue",
+    ),
+];
+
 /// `kind = "drr"`: `quantum` (bytes per turn, default 1500 B), `drop = "head"`
 /// (default, ns-2) or `"tail"`.
 pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
+    t.docs(DOCS);
     let quantum = t.size("quantum", Some("1500B"))?;
     if quantum == 0 {
         return Err(t.error("quantum", &Value::from(0), "a positive size such as \"1500B\""));

@@ -318,8 +318,16 @@ impl QdiscSpec for Spec {
     }
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[(
+    "drop",
+    "fair queueing: drop from the tail (default) or the head of the longest queue",
+)];
+
 /// `kind = "fq"`: `drop = "tail"` (default) or `"head"`.
 pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
+    t.docs(DOCS);
     Ok(Arc::new(Spec {
         drop_end: read_drop_end(t, "tail")?,
     }))

@@ -309,9 +309,45 @@ impl QdiscSpec for Spec {
     }
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    (
+        "target",
+        "FQ-CoDel: acceptable standing queue delay of each flow queue (RFC 8289, default 5 ms, below interval)",
+    ),
+    (
+        "interval",
+        "FQ-CoDel: window the sojourn must stay above target before drops start (default 100 ms)",
+    ),
+    (
+        "mtu",
+        "FQ-CoDel: no drop while the backlog mtu_backlog names holds at most this many bytes",
+    ),
+    (
+        "ecn",
+        "FQ-CoDel: mark ECN-capable packets instead of dropping them (on by default)",
+    ),
+    (
+        "inv_sqrt",
+        "CoDel: interval/sqrt(count) \"exact\" (RFC 8289) or by Linux's and ns-3's one Newton step per count (\"newton\")",
+    ),
+    ("flows", "FQ-CoDel: number of flow queues (hash buckets), default 1024"),
+    ("quantum", "FQ-CoDel quantum: bytes a queue sends per round"),
+    (
+        "drop_batch",
+        "FQ-CoDel: most packets dropped from the fattest queue at one overflow (Linux: 64)",
+    ),
+    (
+        "mtu_backlog",
+        "FQ-CoDel: whose backlog CoDel's one-MTU rule tests: \"total\" (Linux) or the flow's \"queue\" (ns-3)",
+    ),
+];
+
 /// `kind = "fq_codel"`: CoDel's keys (with `ecn` on by default), `flows`,
 /// `quantum`, `drop_batch`, `mtu_backlog`.
 pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
+    t.docs(DOCS);
     let codel = read_params(t, true)?;
     let flows = t.uint("flows", Some(1024), 1, 65536)? as usize;
     let quantum = t.size("quantum", Some("1514B"))?;

@@ -294,11 +294,35 @@ impl QdiscSpec for Spec {
     }
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    ("target", "PIE: target queue delay (RFC 8033, default 15 ms)"),
+    ("t_update", "PIE: period of the drop-probability update (default 15 ms)"),
+    ("alpha", "PIE: weight of the delay error, 1/s (default 0.125)"),
+    ("beta", "PIE: weight of the delay trend, 1/s (default 1.25)"),
+    ("max_burst", "PIE: burst allowance before early drops (default 150 ms)"),
+    (
+        "ecn",
+        "PIE: mark ECN-capable packets instead of dropping them while the drop probability is at most 10 % (RFC 8033 §5.1)",
+    ),
+    ("mtu", "PIE: no early drop below twice this"),
+    (
+        "derandomize",
+        "PIE: de-randomized early drops (RFC 8033 §5.1, Linux; default true); false: with probability p alone (ns-3)",
+    ),
+    (
+        "burst",
+        "PIE: when the burst allowance is restored: \"rfc8033\" (at every light update, Linux) or \"ns3\" (ns-3's burst periods)",
+    ),
+];
+
 /// `kind = "pie"`: `target`, `t_update`, `alpha`, `beta`, `max_burst`, `ecn`,
 /// `mtu`, `derandomize`, `burst`. Ranges: positive target and t_update; alpha and beta in [0, 32]
 /// (Linux accepts 0–32 in steps of 1/16, i.e. the RFC's "between 0 and 2");
 /// max_burst may be 0.
 pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
+    t.docs(DOCS);
     let target = t.time("target", Some("15ms"))?;
     let t_update = t.time("t_update", Some("15ms"))?;
     let alpha = t.float("alpha", Some(0.125), 0.0, 32.0)?;

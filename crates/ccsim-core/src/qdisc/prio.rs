@@ -121,8 +121,16 @@ impl QdiscSpec for Spec {
     }
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[(
+    "variant",
+    "priority discard: \"paper\" or \"fixed\" (docs/models/priority-discard.md)",
+)];
+
 /// `kind = "prio_discard"`: `variant = "paper"` (default) or `"fixed"`.
 pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
+    t.docs(DOCS);
     let variant = match t.choice("variant", Some("paper"), &["paper", "fixed"])?.as_str() {
         "fixed" => Variant::Fixed,
         _ => Variant::Paper,

@@ -33,7 +33,21 @@ pub struct Spec {
     drop_non_ect: bool,
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    (
+        "threshold",
+        "step: mark ECN-capable arrivals finding at least this many packets waiting (DCTCP's K)",
+    ),
+    (
+        "non_ect",
+        "step: a Not-ECT arrival above the threshold is dropped or let in",
+    ),
+];
+
 pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
+    t.docs(DOCS);
     let threshold = t.uint("threshold", Some(20), 1, 1_000_000)? as usize;
     let drop_non_ect = t.choice("non_ect", Some("drop"), &["drop", "pass"])? == "drop";
     Ok(Arc::new(Spec {

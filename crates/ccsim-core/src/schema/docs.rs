@@ -1,10 +1,17 @@
-//! One line of documentation per scenario key (and per table), for the
-//! schema's `description`s; the wording follows docs/user-guide.md and
-//! docs/models/. An entry names a key by the end of its table path pattern:
-//! `queue.limit` documents the `limit` of every queue, `flows[].cc` only the
-//! flows' `cc`; the longest matching entry wins. A key without an entry is
-//! described by what it accepts alone; the test `every_key_has_a_doc_line`
-//! fails on any key the engine reads without an entry here.
+//! One line of documentation per scenario key common to the whole format,
+//! for the schema's `description`s: the top level, the topology and its
+//! links, the `kind`, `class` and `limit` of a queue (and the `kind` of the
+//! other tables), a flow's TCP keys (tcp/params.rs), workloads, the token
+//! gate, monitor, capture and trace. A model's own keys are not here: each
+//! reader documents its keys next to their reads (`const DOCS` and
+//! `t.docs(DOCS)` in the module's file, [`crate::cfg::Tab::docs`]), and a
+//! reader's line wins over this table's. The wording follows
+//! docs/user-guide.md and docs/models/. An entry names a key by the end of its
+//! table path pattern: `queue.limit` documents the `limit` of every queue,
+//! `flows[].cc` only the flows' `cc`; the longest matching entry wins. A key
+//! without a line is described by what it accepts alone; the test
+//! `every_key_has_a_doc_line` fails on any key the engine reads without a
+//! line in its reader or here.
 
 pub const DOCS: &[(&str, &str)] = &[
     // top level
@@ -99,7 +106,7 @@ pub const DOCS: &[(&str, &str)] = &[
     ("reverse_queue", "queue of the reverse direction (default: as queue)"),
     (
         "queue.kind",
-        "queue discipline: droptail, red, ared, fq, drr, prio_discard, bmcc, codel, fq_codel, pie (docs/models/), or python (a class of your own, docs/extending.md)",
+        "queue discipline: one of the engine's (docs/models/), or python (a class of your own, docs/extending.md)",
     ),
     (
         "queue.class",
@@ -115,110 +122,11 @@ pub const DOCS: &[(&str, &str)] = &[
     ),
     (
         "reverse_queue.kind",
-        "queue discipline of the reverse direction: droptail, red, ared, fq, drr, prio_discard, bmcc, codel, fq_codel, pie, python",
+        "queue discipline of the reverse direction (docs/models/), or python",
     ),
     (
         "reverse_queue.limit",
         "buffer of the reverse direction: packets waiting, bytes, a multiple of the BDP, or \"inf\"",
-    ),
-    ("inner", "bmcc router: the queue discipline it marks for"),
-    (
-        "min_th",
-        "RED minimum threshold, packets (\"auto\" or 0: ns-2's automatic setting)",
-    ),
-    ("max_th", "RED maximum threshold, packets (\"auto\" or 0: 3 · min_th)"),
-    ("max_p", "RED maximum drop probability at max_th"),
-    (
-        "q_weight",
-        "RED averaging weight; 0: from the link rate; -1: ns-2's RTT-based rule",
-    ),
-    ("mean_pktsize", "RED mean packet size (idle-time decay, byte mode)"),
-    ("target_delay", "Adaptive RED target queueing delay"),
-    ("wait", "RED: wait between drops (ns-2 wait_)"),
-    ("gentle", "RED gentle mode between max_th and 2 · max_th"),
-    ("byte_mode", "RED: drop probability scaled by packet size"),
-    ("queue_in_bytes", "RED: average queue in bytes"),
-    ("use_mark_p", "RED: mark_p used for marking"),
-    ("interval", "period"),
-    ("top", "Adaptive RED: upper bound of max_p"),
-    (
-        "mark_p",
-        "RED with use_mark_p: below this drop probability an ECN packet is marked, above it dropped (ns-2's mark_p_)",
-    ),
-    (
-        "alpha",
-        "Adaptive RED: additive increase of max_p per interval (Floyd, Gummadi & Shenker 2001); PIE: weight of the delay error, 1/s (default 0.125)",
-    ),
-    (
-        "beta",
-        "Adaptive RED: multiplicative decrease factor of max_p per interval, in (0, 1); PIE: weight of the delay trend, 1/s (default 1.25)",
-    ),
-    (
-        "bottom",
-        "Adaptive RED: lower bound of max_p (\"auto\": from the link rate)",
-    ),
-    ("quantum", "DRR / FQ-CoDel quantum: bytes a queue sends per round"),
-    (
-        "target",
-        "CoDel / FQ-CoDel: acceptable standing queue delay (RFC 8289, default 5 ms, below interval); PIE: target queue delay (RFC 8033, default 15 ms)",
-    ),
-    (
-        "queue.interval",
-        "CoDel / FQ-CoDel: window the sojourn must stay above target before drops start (default 100 ms); Adaptive RED: period of the max_p adaptation",
-    ),
-    (
-        "mtu",
-        "CoDel / FQ-CoDel: no drop while the queue holds at most this many bytes; PIE: no early drop below twice this",
-    ),
-    (
-        "queue.ecn",
-        "CoDel / FQ-CoDel / PIE: mark ECN-capable packets instead of dropping them (FQ-CoDel: on by default)",
-    ),
-    (
-        "queue.flows",
-        "FQ-CoDel: number of flow queues (hash buckets), default 1024",
-    ),
-    (
-        "reverse_queue.flows",
-        "FQ-CoDel: number of flow queues (hash buckets), default 1024",
-    ),
-    (
-        "drop_batch",
-        "FQ-CoDel: most packets dropped from the fattest queue at one overflow (Linux: 64)",
-    ),
-    (
-        "inv_sqrt",
-        "CoDel: interval/sqrt(count) \"exact\" (RFC 8289) or by Linux's and ns-3's one Newton step per count (\"newton\")",
-    ),
-    (
-        "mtu_backlog",
-        "FQ-CoDel: whose backlog CoDel's one-MTU rule tests: \"total\" (Linux) or the flow's \"queue\" (ns-3)",
-    ),
-    (
-        "derandomize",
-        "PIE: de-randomized early drops (RFC 8033 §5.1, Linux; default true); false: with probability p alone (ns-3)",
-    ),
-    ("t_update", "PIE: period of the drop-probability update (default 15 ms)"),
-    ("max_burst", "PIE: burst allowance before early drops (default 150 ms)"),
-    (
-        "burst",
-        "PIE: when the burst allowance is restored: \"rfc8033\" (at every light update, Linux) or \"ns3\" (ns-3's burst periods)",
-    ),
-    (
-        "drop",
-        "fair queueing: drop from the tail or the head of the longest queue",
-    ),
-    (
-        "variant",
-        "priority discard: \"paper\" or \"fixed\" (docs/models/priority-discard.md)",
-    ),
-    (
-        "overload",
-        "bmcc router: on overload set CE (\"ce\") or run Adaptive RED (\"ared\")",
-    ),
-    (
-        "ared",
-        "bmcc router: the Adaptive RED table used with overload = \"ared\"",
     ),
     // flows
     (
@@ -330,86 +238,11 @@ pub const DOCS: &[(&str, &str)] = &[
         "prr_bound",
         "when PRR lets one segment more out below ssthresh: \"safe-ack\" (RFC 9937, Linux), \"retransmitted\" (ns-3.44), \"slow-start\" (RFC 6937, every ACK)",
     ),
-    ("cc.high_gain", "BBR STARTUP pacing and cwnd gain (> 0; 2/ln 2)"),
-    ("cc.drain_gain", "BBR DRAIN pacing gain (> 0; ln 2 / 2)"),
-    ("cc.cwnd_gain", "BBR PROBE_BW cwnd gain (> 0; 2)"),
-    ("cc.probe_gain", "BBR PROBE_BW probing pacing gain (> 0; 1.25)"),
-    ("cc.probe_drain_gain", "BBR PROBE_BW draining pacing gain (> 0; 0.75)"),
-    ("cc.bw_window", "BBR BtlBw max-filter window, round trips (10)"),
-    ("cc.min_rtt_window", "BBR RTprop min-filter window (10 s)"),
-    ("cc.probe_rtt_time", "BBR PROBE_RTT minimum duration (200 ms)"),
-    (
-        "cc.pacing_margin",
-        "BBR paces this fraction below gain × BtlBw (0.01, Linux bbr_pacing_margin_percent)",
-    ),
-    (
-        "cc.full_bw_thresh",
-        "BBR full pipe: BtlBw growth factor per round still counted as growth (1.25)",
-    ),
-    ("cc.full_bw_rounds", "BBR full pipe: rounds without that growth (3)"),
-    ("packet_size", "packet size"),
-    ("size_dist", "datagram sizes: fixed or exponential"),
-    ("gamma", "BLT: growth factor of the priority classes"),
-    ("md_rule", "BMCC multiplicative decrease rule"),
-    ("kappa1", "BMCC router constant κ1"),
-    ("kappa2", "BMCC constant κ2"),
-    ("beta_max", "BMCC largest multiplicative decrease factor"),
-    ("beta_min", "BMCC smallest multiplicative decrease factor"),
-    ("sack_fallback", "BMCC: fall back to SACK recovery"),
-    (
-        "unflagged_overload",
-        "BMCC: on overload without a flag, additive increase or hold",
-    ),
     (
         "feedback.kind",
         "the receiver feedback mechanism (bmcc: the receiver estimate of the BMCC paper, docs/models/bmcc.md)",
     ),
-    (
-        "cc.rtt",
-        "BMCC: the RTT that scales the MI/AI/MD updates: the smoothed RTT (srtt) or the minimum (min)",
-    ),
-    ("cc.c", "CUBIC: the constant C of W_cubic(t) = C(t − K)³ + W_max, segments/s³, > 0 (RFC 9438: 0.4)"),
-    (
-        "cc.beta",
-        "CUBIC: β_cubic, the window kept at a reduction, in the open interval (0, 1) (RFC 9438: 0.7); Vegas: above this Diff (segments) cwnd shrinks by one segment per RTT",
-    ),
-    ("cc.fast_convergence", "CUBIC: fast convergence (RFC 9438 §4.7)"),
-    (
-        "cc.timeout_w_max",
-        "CUBIC after a timeout: \"reset\" (K = 0, RFC 9438 §4.8, Linux) or \"keep\" the timeout's W_max (ns-3)",
-    ),
-    (
-        "cc.variant",
-        "CUBIC's arithmetic: \"rfc9438\" (real-valued window), \"linux\" (tcp_cubic.c: whole segments, one segment per cnt ACKs) or \"ns3\" (TcpCubic: Linux's, with ns-3's ACK count). DCTCP's growth: \"rfc8257\" (Reno's, as the sender counts) or \"ns3\" (TcpDctcp: TcpLinuxReno's count, kept through reductions)",
-    ),
-    (
-        "cc.hystart",
-        "CUBIC: slow start \"off\" (RFC 5681) or \"hystart++\" (RFC 9406) in the initial slow start",
-    ),
-    ("cc.g", "DCTCP: the gain g of the α estimate, in (0, 1] (RFC 8257: 1/16)"),
-    ("cc.alpha_init", "DCTCP: the initial α, in [0, 1] (Linux and ns-3: 1)"),
-    ("cc.alpha", "Vegas: below this Diff (segments) cwnd grows by one segment per RTT"),
-    ("cc.gamma", "Vegas: above this Diff (segments) slow start ends"),
-    (
-        "cc.loss",
-        "Vegas: the reduction at a loss, \"halve\" (Reno, Linux) or \"one_segment\" (ns-3's TcpVegas: ssthresh = cwnd - 1 segment)",
-    ),
-    (
-        "queue.threshold",
-        "step: mark ECN-capable arrivals finding at least this many packets waiting (DCTCP's K)",
-    ),
-    (
-        "reverse_queue.threshold",
-        "step: mark ECN-capable arrivals finding at least this many packets waiting (DCTCP's K)",
-    ),
-    ("queue.non_ect", "step: a Not-ECT arrival above the threshold is dropped or let in"),
-    (
-        "reverse_queue.non_ect",
-        "step: a Not-ECT arrival above the threshold is dropped or let in",
-    ),
     ("transport.kind", "the connections' transport: tcp, blt or bully-tyrant"),
-    ("on_ce", "BMCC feedback: a CE mark sets the estimate or a flag"),
-    ("hash", "ADPM hash of the IP id"),
     // workloads
     ("workloads[].name", "name in the result tables (default w<index>)"),
     (
@@ -460,17 +293,11 @@ pub const DOCS: &[(&str, &str)] = &[
     ("buffer", "token gate buffer"),
     ("packet_length", "token gate packet length"),
     ("threshold", "token gate threshold"),
+    (
+        "components[].flows",
+        "token gate: \"all\" or the names of the flows whose ACKs it governs",
+    ),
     ("in_transit", "token gate: count packets in transit or not"),
-    ("ports", "BUC: \"all\" or output link names"),
-    ("tbu", "BUC: the buffer"),
-    ("w_init", "BUC: initial window"),
-    ("up", "BUC: window increase factor"),
-    ("down", "BUC: window decrease factor"),
-    ("idle", "BUC: idle time before a window is dropped"),
-    ("rounding", "BUC: rounding of windows"),
-    ("measure", "BUC: measure before or after the queue"),
-    ("w_init_from_ack", "BUC: take the initial window from the ACK"),
-    ("events", "keep an event log (timeseries component_events)"),
     // monitor, capture, trace
     ("monitor.interval", "sampling interval (0s: off)"),
     ("queues", "\"all\" or link direction names (\"R1->R2\")"),

@@ -443,12 +443,19 @@ fn is_schema(x: &Value, k: &str) -> bool {
     x.is_object() && k != "properties" && k != "$defs"
 }
 
+/// Whether `x`'s compact text is `text` (not `*x == *text`, which asks
+/// whether `x` is the JSON string `text`).
+fn written_as(x: &Value, text: &str) -> bool {
+    let written = x.to_string();
+    written == text
+}
+
 /// Replaces every subschema below `v` whose compact text is `text` by `with`.
 fn replace(v: &mut Value, text: &str, with: &Value) {
     match v {
         Value::Object(m) => {
             for (k, x) in m.iter_mut() {
-                if is_schema(x, k) && x.to_string() == text {
+                if is_schema(x, k) && written_as(x, text) {
                     *x = with.clone();
                 } else {
                     replace(x, text, with);
@@ -457,7 +464,7 @@ fn replace(v: &mut Value, text: &str, with: &Value) {
         }
         Value::Array(a) => {
             for x in a.iter_mut() {
-                if x.is_object() && x.to_string() == text {
+                if x.is_object() && written_as(x, text) {
                     *x = with.clone();
                 } else {
                     replace(x, text, with);
@@ -587,7 +594,17 @@ impl Tables<'_> {
             .map(|k| spec_words(&k.spec))
             .find(|w| !w.is_empty())
             .unwrap_or_default();
-        let text = docs::doc(&here).map_or(words.clone(), |d| {
+        // each reader's own line (`Tab::docs`), else the common table's; a key
+        // several readers document (a queue's `ecn`) gets all their lines,
+        // and each variant's branch its own
+        let mut lines: Vec<&str> = Vec::new();
+        for d in recs.iter().filter_map(|k| k.doc.or_else(|| docs::doc(&here))) {
+            if !lines.contains(&d) {
+                lines.push(d);
+            }
+        }
+        let doc = (!lines.is_empty()).then(|| lines.join("; "));
+        let text = doc.map_or(words.clone(), |d| {
             if words.is_empty() {
                 d.to_string()
             } else {

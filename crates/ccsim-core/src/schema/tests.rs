@@ -136,12 +136,12 @@ fn every_key_has_a_doc_line() {
         .rec
         .keys
         .iter()
-        .filter(|k| k.spec != Spec::Open)
+        .filter(|k| k.spec != Spec::Open && k.doc.is_none())
         .map(|k| join(&pattern(&k.path), &k.key))
         .filter(|here| docs::doc(here).is_none())
         .collect();
     assert!(
         undocumented.is_empty(),
-        "keys without a line in schema/docs.rs: {undocumented:#?}"
+        "keys without a line (in their reader's `Tab::docs`, or schema/docs.rs): {undocumented:#?}"
     );
 }

@@ -131,11 +131,29 @@ pub struct BltSpec {
     pub p: BurstParams,
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    (
+        "size",
+        "BLT / Bully-Tyrant: bytes of the file (finite; the sender sends it as one burst)",
+    ),
+    (
+        "rate",
+        "BLT / Bully-Tyrant pacing rate: \"access\" (the rate of the source's first link) or a rate",
+    ),
+    (
+        "gamma",
+        "BLT: growth factor of the priority classes: 1, γ, γ², … packets",
+    ),
+];
+
 impl BltSpec {
     /// Reads `mss`, `header`, `ack_size`, `size` (unless `in_workload`: the
     /// workload draws it), `rate`, `init_rto`, `min_rto`, `max_rto`, and for BLT
     /// `gamma`.
     pub fn read(t: &mut Tab, flat: bool, in_workload: bool) -> Res<BltSpec> {
+        t.docs(DOCS);
         let mss = t.uint("mss", Some(1460), 1, 65_495)? as u32;
         let header = t.uint("header", Some(40), 0, 1000)? as u32;
         let ack_size = t.uint("ack_size", Some(40), 1, 1500)? as u32;

@@ -57,9 +57,29 @@ pub struct DatagramSpec {
     pub ecn: bool,
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    ("rate", "cbr / poisson: mean sending rate"),
+    (
+        "packet_size",
+        "cbr / poisson: packet size (the mean with size_dist = \"exponential\")",
+    ),
+    ("size_dist", "datagram sizes: fixed or exponential"),
+    (
+        "stop",
+        "cbr / poisson: no packet leaves at or after this time (default: the end of the run)",
+    ),
+    (
+        "ecn",
+        "cbr / poisson: send ECT(0) packets and count CE arrivals (ce_received); the source does not react",
+    ),
+];
+
 impl DatagramSpec {
     /// Reads `rate`, `packet_size`, `size_dist`, `stop`, `ecn`.
     pub fn read(kind: &str, t: &mut Tab, cx: &ReadCtx) -> Res<DatagramSpec> {
+        t.docs(DOCS);
         let rate = t.rate("rate", None)?;
         let psize = t.size("packet_size", Some("1000B"))?;
         if psize == 0 || psize > 65_535 {

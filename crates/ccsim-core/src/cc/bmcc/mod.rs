@@ -167,9 +167,32 @@ impl CcSpec for Params {
     }
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    (
+        "interval",
+        "BMCC: the routers' measurement interval t_p (their interval), in (0, 60 s]: T/t_p in the MI and AI laws, the length of the MD freeze",
+    ),
+    ("kappa2", "BMCC constant κ2"),
+    ("beta_max", "BMCC largest multiplicative decrease factor"),
+    ("beta_min", "BMCC smallest multiplicative decrease factor"),
+    ("md_rule", "BMCC multiplicative decrease rule"),
+    (
+        "rtt",
+        "BMCC: the RTT that scales the MI/AI/MD updates: the smoothed RTT (srtt) or the minimum (min)",
+    ),
+    ("sack_fallback", "BMCC: fall back to SACK recovery"),
+    (
+        "unflagged_overload",
+        "BMCC: on overload without a flag, additive increase or hold",
+    ),
+];
+
 impl Params {
     /// Reads the keys of `cc = {kind = "bmcc", ...}` (`kind` already read).
     pub fn read(t: &mut Tab) -> Res<Params> {
+        t.docs(DOCS);
         let d = Params::default();
         let interval = t.time("interval", Some("200ms"))?;
         if interval == Time::ZERO || interval > Time::from_secs(60) {

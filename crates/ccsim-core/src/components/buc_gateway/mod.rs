@@ -414,6 +414,22 @@ impl Component for BucGateway {
 
 // ----- scenario
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    ("ports", "BUC: \"all\" or output link names"),
+    ("packet_size", "BUC: packet size converting a tbu in bytes to packets"),
+    ("tbu", "BUC: the buffer"),
+    ("w_init", "BUC: initial window"),
+    ("up", "BUC: window increase factor"),
+    ("down", "BUC: window decrease factor"),
+    ("idle", "BUC: idle time before a window is dropped"),
+    ("rounding", "BUC: rounding of windows"),
+    ("measure", "BUC: measure before or after the queue"),
+    ("w_init_from_ack", "BUC: take the initial window from the ACK"),
+    ("events", "BUC: keep an event log (timeseries component_events)"),
+];
+
 /// Reads `[[components]] kind = "buc"` for `node`: `ports` ("all" output links
 /// of the node, default, or a list of their names), `tbu` (packets "60pkt" or a
 /// size, default "60000B"), `packet_size` (converts a TBU in bytes, default
@@ -421,6 +437,34 @@ impl Component for BucGateway {
 /// ("5s"), `rounding` ("half_up" or "floor"), `measure` ("after" or "before"),
 /// `w_init_from_ack` (false), `events` (false: keep the event log).
 pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<BucGateway> {
+    t.docs(DOCS);
+    let ports = read_ports(t, net, node)?;
+    let tbu = read_tbu(t)?;
+    let w_init = t.uint("w_init", Some(64), 1, u32::MAX as u64)?;
+    let (law, idle) = read_law(t)?;
+    let measure_before = t.choice("measure", Some("after"), &["after", "before"])? == "before";
+    let w_init_from_ack = t.boolean("w_init_from_ack", false)?;
+    let events = t.boolean("events", false)?;
+    let tcp: Vec<bool> = (0..net.flow_count())
+        .map(|i| net.flow(FlowId(i as u32)).kind == "tcp")
+        .collect();
+    check_ack_paths(t, net, node, &ports)?;
+    Ok(BucGateway::new(Params {
+        ports,
+        tbu,
+        w_init,
+        law,
+        idle,
+        measure_before,
+        w_init_from_ack,
+        events,
+        tcp,
+    }))
+}
+
+/// `ports`: the output links of `node` BUC controls ("all", or a list of
+/// their names; at least one), written back as given or as "all".
+fn read_ports(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<Vec<LinkId>> {
     let node_name = net.node_name(node);
     let outputs: Vec<LinkId> = net.outputs(node);
     let names = super::quoted(outputs.iter().map(|&l| net.link(l).name));
@@ -466,7 +510,12 @@ pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<BucGateway> {
         _ => Value::String("all".into()),
     };
     t.put("ports", canon);
+    Ok(ports)
+}
 
+/// `packet_size` and `tbu`: the target buffer use in packets (a `tbu` in bytes
+/// divided by `packet_size`).
+fn read_tbu(t: &mut Tab) -> Res<f64> {
     let packet_size = t.size("packet_size", Some("1000B"))?;
     if packet_size == 0 {
         return Err(t.error(
@@ -475,7 +524,7 @@ pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<BucGateway> {
             "a positive packet size such as \"1000B\"",
         ));
     }
-    let tbu = match t.buffer("tbu", Some("60000B"))? {
+    Ok(match t.buffer("tbu", Some("60000B"))? {
         BufferSize::Packets(n) if n > 0 => n as f64,
         BufferSize::Bytes(b) if b > 0 => b as f64 / packet_size as f64,
         _ => {
@@ -485,8 +534,12 @@ pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<BucGateway> {
                 "a positive target in packets (\"60pkt\") or bytes (\"60000B\")",
             ))
         }
-    };
-    let w_init = t.uint("w_init", Some(64), 1, u32::MAX as u64)?;
+    })
+}
+
+/// `up`, `down`, `idle` and `rounding`: the window law and the idle time after
+/// which a window is dropped.
+fn read_law(t: &mut Tab) -> Res<(Law, Time)> {
     let up = t.float("up", Some(1.25), 1.0, 1e6)?;
     let down = t.float("down", Some(0.5), 1e-6, 1.0)?;
     let idle = t.time("idle", Some("5s"))?;
@@ -497,14 +550,13 @@ pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<BucGateway> {
         "floor" => Rounding::Floor,
         _ => Rounding::HalfUp,
     };
-    let measure_before = t.choice("measure", Some("after"), &["after", "before"])? == "before";
-    let w_init_from_ack = t.boolean("w_init_from_ack", false)?;
-    let events = t.boolean("events", false)?;
+    Ok((Law { up, down, rounding }, idle))
+}
 
-    // RFCN needs the ACKs of every TCP flow whose data BUC controls.
-    let tcp: Vec<bool> = (0..net.flow_count())
-        .map(|i| net.flow(FlowId(i as u32)).kind == "tcp")
-        .collect();
+/// RFCN needs the ACKs of every TCP flow whose data BUC controls: each such
+/// flow's ACKs must pass through `node`.
+fn check_ack_paths(t: &Tab, net: &dyn Network, node: NodeId, ports: &[LinkId]) -> Res<()> {
+    let node_name = net.node_name(node);
     for f in (0..net.flow_count()).map(|i| net.flow(FlowId(i as u32))) {
         if f.kind != "tcp" {
             continue;
@@ -526,17 +578,7 @@ pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<BucGateway> {
             }
         }
     }
-    Ok(BucGateway::new(Params {
-        ports,
-        tbu,
-        w_init,
-        law: Law { up, down, rounding },
-        idle,
-        measure_before,
-        w_init_from_ack,
-        events,
-        tcp,
-    }))
+    Ok(())
 }
 
 #[cfg(test)]

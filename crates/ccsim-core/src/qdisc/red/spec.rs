@@ -79,9 +79,57 @@ fn auto_value(a: Auto) -> Value {
     }
 }
 
+/// Each key's line of documentation, next to its read: the scenario
+/// schema's description of the key ([`Tab::docs`]).
+const DOCS: &[(&str, &str)] = &[
+    (
+        "min_th",
+        "RED minimum threshold, packets (\"auto\" or 0: ns-2's automatic setting)",
+    ),
+    ("max_th", "RED maximum threshold, packets (\"auto\" or 0: 3 · min_th)"),
+    ("max_p", "RED maximum drop probability at max_th"),
+    (
+        "q_weight",
+        "RED averaging weight; 0: from the link rate; -1: ns-2's RTT-based rule",
+    ),
+    ("mean_pktsize", "RED mean packet size (idle-time decay, byte mode)"),
+    (
+        "target_delay",
+        "RED / Adaptive RED target queueing delay: the automatic min_th is max(5, target_delay · link rate in packets/s / 2) (ns-2 targetdelay_)",
+    ),
+    ("wait", "RED: wait between drops (ns-2 wait_)"),
+    ("gentle", "RED gentle mode between max_th and 2 · max_th"),
+    ("byte_mode", "RED: drop probability scaled by packet size"),
+    ("queue_in_bytes", "RED: average queue in bytes"),
+    (
+        "ecn",
+        "RED: mark ECN-capable packets instead of dropping them (RFC 3168; unforced decisions only, ns-2 setbit_)",
+    ),
+    ("use_mark_p", "RED: mark_p used for marking"),
+    (
+        "mark_p",
+        "RED with use_mark_p: below this drop probability an ECN packet is marked, above it dropped (ns-2's mark_p_)",
+    ),
+    (
+        "alpha",
+        "Adaptive RED: additive increase of max_p per interval (Floyd, Gummadi & Shenker 2001)",
+    ),
+    (
+        "beta",
+        "Adaptive RED: multiplicative decrease factor of max_p per interval, in (0, 1)",
+    ),
+    ("interval", "Adaptive RED: period of the max_p adaptation"),
+    ("top", "Adaptive RED: upper bound of max_p"),
+    (
+        "bottom",
+        "Adaptive RED: lower bound of max_p (\"auto\": from the link rate)",
+    ),
+];
+
 /// Reads RED's keys (with ARED's when `adaptive`) from `t`; other disciplines
 /// that embed [`Red`](super::Red) read their RED table with it.
 pub(crate) fn read_spec(t: &mut Tab, kind: &'static str, adaptive: bool) -> Res<Spec> {
+    t.docs(DOCS);
     let min_th = threshold(t, "min_th")?;
     let max_th = threshold(t, "max_th")?;
     let max_p = open_closed(t, "max_p", 0.1, 0.0, 1.0)?;
