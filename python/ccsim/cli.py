@@ -473,6 +473,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", parser_class=_Parser)
 
+    _add_run_parser(sub)
+    _add_sweep_parsers(sub)
+    _add_saved_run_parsers(sub)
+    _add_utility_parsers(sub)
+    _add_paper_parsers(sub)
+    return p
+
+
+def _add_run_parser(sub) -> None:
+    """``ccsim run``: one scenario file."""
     r = sub.add_parser(
         "run",
         help="run one scenario file",
@@ -507,6 +517,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--format", choices=["png", "svg"], default="png", help="plot format")
     r.set_defaults(fn=cmd_run)
 
+
+def _add_sweep_parsers(sub) -> None:
+    """``ccsim sweep`` and ``ccsim results``: sweeps and their results store."""
     sw = sub.add_parser(
         "sweep",
         help="run a sweep described in a TOML file",
@@ -539,6 +552,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--parquet", type=Path, metavar="FILE", help="write the rows to Parquet")
     rs.set_defaults(fn=cmd_results)
 
+
+def _add_saved_run_parsers(sub) -> None:
+    """``ccsim plot`` and ``ccsim compare``: saved runs (and a sweep's plot)."""
     pl = sub.add_parser(
         "plot",
         help="plot a saved run, or a sweep",
@@ -575,6 +591,10 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--csv", type=Path, help="also write the table as CSV")
     cp.set_defaults(fn=cmd_compare)
 
+
+def _add_utility_parsers(sub) -> None:
+    """``ccsim bench``, ``ccsim list`` and ``ccsim schema``: engine speed, the
+    reproductions, the scenario format."""
     b = sub.add_parser(
         "bench",
         help="measure engine speed on a scenario",
@@ -603,6 +623,10 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--out", metavar="FILE", help="write it to FILE instead of stdout")
     sc.set_defaults(fn=cmd_schema)
 
+
+def _add_paper_parsers(sub) -> None:
+    """``ccsim reproduce`` and ``ccsim validate``: papers' experiments and the
+    reference simulators."""
     rp = sub.add_parser(
         "reproduce",
         help="reproduce papers' experiments (figures + report.md)",
@@ -661,7 +685,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="regenerate this file's validation blocks (docs/validation.md)",
     )
     va.set_defaults(fn=cmd_validate)
-    return p
 
 
 def _user_modules_importable(a: argparse.Namespace) -> None:

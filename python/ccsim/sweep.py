@@ -205,6 +205,38 @@ def run_sweep(
     On platforms that start workers with ``spawn``, a script that calls
     :func:`run_sweep` must guard it with ``if __name__ == "__main__":``.
     """
+    points, jobs = _checked(points, jobs, metrics, scheduler)
+    engine = fingerprint()
+    store = Store(results_dir).open_for_writing()
+    ran = 0
+    try:
+        todo, invalid, seen = _todo(store, points)
+        bar = ProgressBar("sweep", total=len(todo) + len(invalid), enabled=progress)
+        if progress and (len(points) - len(todo) - len(invalid)):
+            bar.message(
+                f"sweep: {len(seen)} of {len(points)} points to run "
+                f"({len(points) - len(seen)} already done or duplicates) in {results_dir}"
+            )
+        rec = Recorder(store, __version__, engine, bar)
+        if invalid:
+            rec.fail([(p, p.error, None) for p in invalid])
+        _run_todo(
+            todo, len(todo) + len(invalid), jobs, metrics, keep_timeseries, scheduler, rec, bar
+        )
+        bar.close()
+        ran = rec.done + len(rec.failed)
+        if rec.failed:
+            _report_failures(rec.failed)
+    finally:
+        store.close()
+    df = _collect(points, results_dir)
+    df.attrs["ccsim_ran"] = ran
+    return df
+
+
+def _checked(points, jobs: int | None, metrics, scheduler) -> tuple[list[Point], int]:
+    """The points as a list and the number of worker processes, checked (a local run's
+    ``metrics`` must be importable by the workers)."""
     if isinstance(points, Sweep):
         points = points.points()
     points = list(points)
@@ -216,76 +248,79 @@ def run_sweep(
         jobs = os.cpu_count() or 1
     if jobs < 1:
         raise SweepError(f"jobs must be >= 1, got {jobs}")
-    engine = fingerprint()
-    store = Store(results_dir).open_for_writing()
-    ran = 0
-    try:
-        done: set[tuple[str, str]] = set()
-        for exp in sorted({p.experiment for p in points}):
-            ids = store.done_ids(exp) & {p.point_id for p in points if p.experiment == exp}
-            damaged = store.damaged_points(exp, ids)
-            if damaged:
-                store.forget_points(exp, sorted(damaged))
-                pid, why = next(iter(sorted(damaged.items())))
-                print(
-                    f"sweep: {len(damaged)} done point(s) of {exp!r} have missing or damaged "
-                    f"files and will be computed again (e.g. {pid}: {why})",
-                    file=sys.stderr,
-                    flush=True,
-                )
-            done.update((exp, pid) for pid in ids - set(damaged))
-        todo: list[Point] = []
-        invalid: list[Point] = []
-        seen: set[tuple[str, str]] = set()
-        for p in points:
-            key = (p.experiment, p.point_id)
-            if key in done or key in seen:
-                continue
-            seen.add(key)
-            (invalid if p.error else todo).append(p)
-        bar = ProgressBar("sweep", total=len(todo) + len(invalid), enabled=progress)
-        if progress and (len(points) - len(todo) - len(invalid)):
-            bar.message(
-                f"sweep: {len(seen)} of {len(points)} points to run "
-                f"({len(points) - len(seen)} already done or duplicates) in {results_dir}"
-            )
-        rec = Recorder(store, __version__, engine, bar)
-        if invalid:
-            rec.fail([(p, p.error, None) for p in invalid])
-        try:
-            if todo and scheduler is not None:
-                run_dask(todo, scheduler, metrics, keep_timeseries, rec)
-            elif todo:
-                run_local(todo, jobs, metrics, keep_timeseries, rec)
-        except (KeyboardInterrupt, Exception) as e:
-            if not isinstance(e, KeyboardInterrupt) and not _interrupted_query(e):
-                raise
-            bar.close()
-            left = len(todo) + len(invalid) - rec.done - len(rec.failed)
+    return points, jobs
+
+
+def _done(store, points: list[Point]) -> set[tuple[str, str]]:
+    """The (experiment, point id) of the points already done in ``store``; done points
+    with missing or damaged files are forgotten (to be computed again), with a note."""
+    done: set[tuple[str, str]] = set()
+    for exp in sorted({p.experiment for p in points}):
+        ids = store.done_ids(exp) & {p.point_id for p in points if p.experiment == exp}
+        damaged = store.damaged_points(exp, ids)
+        if damaged:
+            store.forget_points(exp, sorted(damaged))
+            pid, why = next(iter(sorted(damaged.items())))
             print(
-                f"sweep interrupted: {rec.done} points finished this run and are kept; "
-                f"{left} not run. Run the sweep again to resume.",
+                f"sweep: {len(damaged)} done point(s) of {exp!r} have missing or damaged "
+                f"files and will be computed again (e.g. {pid}: {why})",
                 file=sys.stderr,
                 flush=True,
             )
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            raise KeyboardInterrupt from e
+        done.update((exp, pid) for pid in ids - set(damaged))
+    return done
+
+
+def _todo(store, points: list[Point]):
+    """The points to run (not done, duplicates dropped), those whose scenario is invalid
+    (recorded as failed without a run), and the keys of both."""
+    done = _done(store, points)
+    todo: list[Point] = []
+    invalid: list[Point] = []
+    seen: set[tuple[str, str]] = set()
+    for p in points:
+        key = (p.experiment, p.point_id)
+        if key in done or key in seen:
+            continue
+        seen.add(key)
+        (invalid if p.error else todo).append(p)
+    return todo, invalid, seen
+
+
+def _run_todo(todo, pending: int, jobs, metrics, keep_timeseries, scheduler, rec, bar) -> None:
+    """Runs ``todo`` on the Dask ``scheduler`` or in ``jobs`` local processes, ``rec``
+    recording each outcome. On Ctrl-C (or the store's query interrupted) it says how many
+    of the ``pending`` points finished and raises KeyboardInterrupt."""
+    try:
+        if todo and scheduler is not None:
+            run_dask(todo, scheduler, metrics, keep_timeseries, rec)
+        elif todo:
+            run_local(todo, jobs, metrics, keep_timeseries, rec)
+    except (KeyboardInterrupt, Exception) as e:
+        if not isinstance(e, KeyboardInterrupt) and not _interrupted_query(e):
+            raise
         bar.close()
-        ran = rec.done + len(rec.failed)
-        if rec.failed:
-            lines = [f"sweep: {len(rec.failed)} point(s) failed (see the 'failures' table):"]
-            for p, err in rec.failed[:20]:
-                first = (err or "").strip().splitlines()[0] if err else ""
-                lines.append(f"  {p.point_id} {canonical_json(p.params)}: {first}")
-            if len(rec.failed) > 20:
-                lines.append(f"  ... and {len(rec.failed) - 20} more")
-            print("\n".join(lines), file=sys.stderr, flush=True)
-    finally:
-        store.close()
-    df = _collect(points, results_dir)
-    df.attrs["ccsim_ran"] = ran
-    return df
+        left = pending - rec.done - len(rec.failed)
+        print(
+            f"sweep interrupted: {rec.done} points finished this run and are kept; "
+            f"{left} not run. Run the sweep again to resume.",
+            file=sys.stderr,
+            flush=True,
+        )
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        raise KeyboardInterrupt from e
+
+
+def _report_failures(failed) -> None:
+    """The failed points on stderr (the first 20, each with its error's first line)."""
+    lines = [f"sweep: {len(failed)} point(s) failed (see the 'failures' table):"]
+    for p, err in failed[:20]:
+        first = (err or "").strip().splitlines()[0] if err else ""
+        lines.append(f"  {p.point_id} {canonical_json(p.params)}: {first}")
+    if len(failed) > 20:
+        lines.append(f"  ... and {len(failed) - 20} more")
+    print("\n".join(lines), file=sys.stderr, flush=True)
 
 
 def _collect(points: list[Point], results_dir) -> pd.DataFrame:

@@ -188,20 +188,11 @@ pub fn route(n: usize, links: &[(usize, usize)], ecmp: bool) -> Vec<Route> {
             }
         }
         for k in touched.drain(..) {
-            let mut c = std::mem::take(&mut cand[k]);
-            if c.len() > 1 {
-                c.sort_unstable();
-                c.dedup();
-                let key: Box<[u32]> = c.as_slice().into();
-                let next = groups[k].len() as u32;
-                let g = *interned[k].entry(key.clone()).or_insert_with(|| {
-                    groups[k].push(key);
-                    next
-                });
+            let c = &mut cand[k];
+            if let Some(g) = intern_group(c, &mut groups[k], &mut interned[k]) {
                 tables[k][dst] = GROUP | g;
             }
             c.clear();
-            cand[k] = c;
         }
     }
     for h in 0..n {
@@ -218,11 +209,39 @@ pub fn route(n: usize, links: &[(usize, usize)], ecmp: bool) -> Vec<Route> {
             }
         }
     }
+    assemble(&outgoing, tables, groups)
+}
+
+/// A router's equal-cost links towards one destination (`c`, unsorted, with
+/// repeats) as the number of its group, interned among the router's groups;
+/// `None` for a single link (no group).
+fn intern_group(
+    c: &mut Vec<u32>,
+    groups: &mut Vec<Box<[u32]>>,
+    interned: &mut std::collections::HashMap<Box<[u32]>, u32>,
+) -> Option<u32> {
+    c.sort_unstable();
+    c.dedup();
+    if c.len() < 2 {
+        return None;
+    }
+    let key: Box<[u32]> = c.as_slice().into();
+    let next = groups.len() as u32;
+    Some(*interned.entry(key.clone()).or_insert_with(|| {
+        groups.push(key);
+        next
+    }))
+}
+
+/// Each node's route: nowhere, its only link, or (routers, in order) its
+/// table with its ECMP groups if it has any.
+fn assemble(outgoing: &[Vec<usize>], tables: Vec<Vec<u32>>, groups: Vec<Vec<Box<[u32]>>>) -> Vec<Route> {
     let mut tables = tables
         .into_iter()
         .zip(groups.into_iter().map(Some).chain(std::iter::repeat_with(|| None)));
-    (0..n)
-        .map(|u| match outgoing[u].as_slice() {
+    outgoing
+        .iter()
+        .map(|out| match out.as_slice() {
             [] => Route::Nowhere,
             [only] => Route::Only(LinkId(*only as u32)),
             _ => match tables.next().expect("one table per router") {

@@ -294,125 +294,16 @@ pub fn read(
     let mut out = Vec::new();
     for (i, v) in arr.iter().enumerate() {
         let mut t = Tab::new(format!("{path}[{i}]"), v)?;
-        let link = t.string("link")?;
-        let node = t.string("node")?;
-        let (points, name): (Vec<(LinkId, Side)>, String) = match (&link, &node) {
-            (Some(l), None) => {
-                let li = links.iter().position(|x| &x.name == l).ok_or_else(|| {
-                    let names: Vec<String> = links.iter().map(|x| x.name.clone()).collect();
-                    t.error(
-                        "link",
-                        &Value::String(l.clone()),
-                        format!("one of the links: {}", cfg::names_hint(l, &names)),
-                    )
-                })?;
-                (vec![(LinkId(li as u32), Side::Egress)], l.clone())
-            }
-            (None, Some(n)) => {
-                let ni = nodes.iter().position(|x| &x.name == n).ok_or_else(|| {
-                    let names: Vec<String> = nodes.iter().map(|x| x.name.clone()).collect();
-                    t.error(
-                        "node",
-                        &Value::String(n.clone()),
-                        format!("one of the nodes: {}", cfg::names_hint(n, &names)),
-                    )
-                })?;
-                let id = NodeId(ni as u32);
-                let mut p = Vec::new();
-                for l in links {
-                    if l.from == id {
-                        p.push((l.id, Side::Egress));
-                    }
-                    if l.to == id {
-                        p.push((l.id, Side::Ingress));
-                    }
-                }
-                (p, n.clone())
-            }
-            _ => {
-                return Err(ScenarioError {
-                    path: t.path.clone(),
-                    value: String::new(),
-                    expected: "exactly one of link = \"R1->R2\" (a link's name) or node = \"s0\" (a node's name)"
-                        .into(),
-                })
-            }
-        };
-        let file = match t.string("file")? {
-            Some(f) => f,
-            None => {
-                let f = default_file(&name);
-                t.put("file", Value::String(f.clone()));
-                f
-            }
-        };
-        check_file(&t, "file", &file, &[".pcap", ".pcapng"])?;
-        if taken.contains(&file) {
-            return Err(t.error(
-                "file",
-                &Value::String(file),
-                "a file name no other capture or trace of the scenario uses",
-            ));
-        }
-        taken.push(file.clone());
-        let snap = match t.size_or_inf("snaplen", "inf")? {
-            None => MAX_SNAPLEN,
-            Some(b) if (20..=MAX_SNAPLEN).contains(&b) => b,
-            Some(b) => {
-                return Err(t.error(
-                    "snaplen",
-                    &Value::from(b),
-                    "a size from 20B (the IP header) to 262144B, or \"inf\" (whole packets)",
-                ))
-            }
-        } as u32;
+        let (points, name) = read_points(&mut t, nodes, links)?;
+        let file = read_file(&mut t, &name, taken)?;
+        let snap = read_snaplen(&mut t)?;
         let (start, stop) = t.time_window(end)?;
         let handshake = t.boolean("handshake", true)?;
         out.push(t.finish()?);
-        let mut iface = Vec::new();
-        let writer = if file.ends_with(".pcapng") {
-            let mut w = PcapNgWriter::new(Vec::new()).expect("in memory");
-            for (k, &(l, side)) in points.iter().enumerate() {
-                let link = &links[l.idx()];
-                let desc = match side {
-                    Side::Egress => format!("ccsim link {} leaving {}", link.name, nodes[link.from.idx()].name),
-                    Side::Ingress => format!("ccsim link {} reaching {}", link.name, nodes[link.to.idx()].name),
-                };
-                let mut b = InterfaceDescriptionBlock::new(link_type(true, points.len()), snap);
-                b.options = vec![
-                    InterfaceDescriptionOption::IfName(Cow::Owned(link.name.clone())),
-                    InterfaceDescriptionOption::IfDescription(Cow::Owned(desc)),
-                    InterfaceDescriptionOption::IfTsResol(9),
-                ];
-                w.write_pcapng_block(b).expect("in memory");
-                iface.push(k as u32);
-            }
-            let addrs: Vec<[u8; 4]> = (0..nodes.len()).map(wire::node_addr).collect();
-            let records = nodes
-                .iter()
-                .zip(&addrs)
-                .map(|(n, a)| {
-                    Record::Ipv4(Ipv4Record {
-                        ip_addr: Cow::Borrowed(&a[..]),
-                        names: vec![Cow::Borrowed(n.name.as_str())],
-                    })
-                })
-                .collect();
-            w.write_pcapng_block(NameResolutionBlock {
-                records,
-                options: vec![],
-            })
-            .expect("in memory");
-            Writer::Ng(w)
+        let (writer, iface) = if file.ends_with(".pcapng") {
+            pcapng_writer(&points, snap, nodes, links)
         } else {
-            iface = vec![0; points.len()];
-            let h = PcapHeader {
-                snaplen: snap,
-                datalink: link_type(false, points.len()),
-                ts_resolution: TsResolution::NanoSecond,
-                ..PcapHeader::default()
-            };
-            Writer::Pcap(PcapWriter::with_header(Vec::new(), h).expect("in memory"))
+            pcap_writer(&points, snap)
         };
         caps.push(Capture {
             file,
@@ -430,6 +321,144 @@ pub fn read(
     }
     root.put("capture", Value::Array(out));
     Ok(caps)
+}
+
+/// A capture's `link` or `node` (exactly one): the points it records (a link's
+/// egress; a node's links, leaving and reaching it) and the name its default
+/// file is named after.
+fn read_points(t: &mut Tab, nodes: &[Node], links: &[Link]) -> Res<(Vec<(LinkId, Side)>, String)> {
+    let link = t.string("link")?;
+    let node = t.string("node")?;
+    match (&link, &node) {
+        (Some(l), None) => {
+            let li = links.iter().position(|x| &x.name == l).ok_or_else(|| {
+                let names: Vec<String> = links.iter().map(|x| x.name.clone()).collect();
+                t.error(
+                    "link",
+                    &Value::String(l.clone()),
+                    format!("one of the links: {}", cfg::names_hint(l, &names)),
+                )
+            })?;
+            Ok((vec![(LinkId(li as u32), Side::Egress)], l.clone()))
+        }
+        (None, Some(n)) => {
+            let ni = nodes.iter().position(|x| &x.name == n).ok_or_else(|| {
+                let names: Vec<String> = nodes.iter().map(|x| x.name.clone()).collect();
+                t.error(
+                    "node",
+                    &Value::String(n.clone()),
+                    format!("one of the nodes: {}", cfg::names_hint(n, &names)),
+                )
+            })?;
+            let id = NodeId(ni as u32);
+            let mut p = Vec::new();
+            for l in links {
+                if l.from == id {
+                    p.push((l.id, Side::Egress));
+                }
+                if l.to == id {
+                    p.push((l.id, Side::Ingress));
+                }
+            }
+            Ok((p, n.clone()))
+        }
+        _ => Err(ScenarioError {
+            path: t.path.clone(),
+            value: String::new(),
+            expected: "exactly one of link = \"R1->R2\" (a link's name) or node = \"s0\" (a node's name)".into(),
+        }),
+    }
+}
+
+/// A capture's `file` (by default named after its link or node), checked and
+/// added to `taken`.
+fn read_file(t: &mut Tab, name: &str, taken: &mut Vec<String>) -> Res<String> {
+    let file = match t.string("file")? {
+        Some(f) => f,
+        None => {
+            let f = default_file(name);
+            t.put("file", Value::String(f.clone()));
+            f
+        }
+    };
+    check_file(t, "file", &file, &[".pcap", ".pcapng"])?;
+    if taken.contains(&file) {
+        return Err(t.error(
+            "file",
+            &Value::String(file),
+            "a file name no other capture or trace of the scenario uses",
+        ));
+    }
+    taken.push(file.clone());
+    Ok(file)
+}
+
+/// A capture's `snaplen`: the bytes kept of each packet.
+fn read_snaplen(t: &mut Tab) -> Res<u32> {
+    Ok(match t.size_or_inf("snaplen", "inf")? {
+        None => MAX_SNAPLEN,
+        Some(b) if (20..=MAX_SNAPLEN).contains(&b) => b,
+        Some(b) => {
+            return Err(t.error(
+                "snaplen",
+                &Value::from(b),
+                "a size from 20B (the IP header) to 262144B, or \"inf\" (whole packets)",
+            ))
+        }
+    } as u32)
+}
+
+/// A `.pcapng` file's writer, its header written: an interface per point
+/// (named after the link, described by its direction) and the nodes' names;
+/// returns the interface of each point.
+fn pcapng_writer(points: &[(LinkId, Side)], snap: u32, nodes: &[Node], links: &[Link]) -> (Writer, Vec<u32>) {
+    let mut iface = Vec::new();
+    let mut w = PcapNgWriter::new(Vec::new()).expect("in memory");
+    for (k, &(l, side)) in points.iter().enumerate() {
+        let link = &links[l.idx()];
+        let desc = match side {
+            Side::Egress => format!("ccsim link {} leaving {}", link.name, nodes[link.from.idx()].name),
+            Side::Ingress => format!("ccsim link {} reaching {}", link.name, nodes[link.to.idx()].name),
+        };
+        let mut b = InterfaceDescriptionBlock::new(link_type(true, points.len()), snap);
+        b.options = vec![
+            InterfaceDescriptionOption::IfName(Cow::Owned(link.name.clone())),
+            InterfaceDescriptionOption::IfDescription(Cow::Owned(desc)),
+            InterfaceDescriptionOption::IfTsResol(9),
+        ];
+        w.write_pcapng_block(b).expect("in memory");
+        iface.push(k as u32);
+    }
+    let addrs: Vec<[u8; 4]> = (0..nodes.len()).map(wire::node_addr).collect();
+    let records = nodes
+        .iter()
+        .zip(&addrs)
+        .map(|(n, a)| {
+            Record::Ipv4(Ipv4Record {
+                ip_addr: Cow::Borrowed(&a[..]),
+                names: vec![Cow::Borrowed(n.name.as_str())],
+            })
+        })
+        .collect();
+    w.write_pcapng_block(NameResolutionBlock {
+        records,
+        options: vec![],
+    })
+    .expect("in memory");
+    (Writer::Ng(w), iface)
+}
+
+/// A `.pcap` file's writer, its header written (one interface: every point's
+/// is 0).
+fn pcap_writer(points: &[(LinkId, Side)], snap: u32) -> (Writer, Vec<u32>) {
+    let h = PcapHeader {
+        snaplen: snap,
+        datalink: link_type(false, points.len()),
+        ts_resolution: TsResolution::NanoSecond,
+        ..PcapHeader::default()
+    };
+    let writer = Writer::Pcap(PcapWriter::with_header(Vec::new(), h).expect("in memory"));
+    (writer, vec![0; points.len()])
 }
 
 #[cfg(test)]

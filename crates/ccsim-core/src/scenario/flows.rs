@@ -54,50 +54,7 @@ pub(super) fn read(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, lim
     for (i, v) in arr.iter().enumerate() {
         let mut t = Tab::new(format!("{fpath}[{i}]"), v)?;
         let base_name = t.string("name")?;
-        // Endpoints: src/dst names, or dumbbell pairs.
-        let mut ends: Vec<(usize, usize)> = Vec::new();
-        if let Some(p) = t.raw("pairs") {
-            if net.pairs.is_empty() {
-                return Err(t.error("pairs", p, "`pairs` only with a dumbbell topology; use src and dst"));
-            }
-            let expected = format!("\"all\" or a list of pair indices in [0, {}]", net.pairs.len() - 1);
-            match p {
-                Value::String(s) if s == "all" => ends.extend(net.pairs.iter().copied()),
-                Value::Array(a) => {
-                    for x in a {
-                        let k = x
-                            .as_u64()
-                            .filter(|k| (*k as usize) < net.pairs.len())
-                            .ok_or_else(|| t.error("pairs", p, expected.clone()))?;
-                        ends.push(net.pairs[k as usize]);
-                    }
-                }
-                _ => return Err(t.error("pairs", p, expected)),
-            }
-            t.put("pairs", p.clone());
-            t.raw("src");
-            t.raw("dst");
-            if t.has("src") || t.has("dst") {
-                return Err(t.error("src", &Value::Null, "either `pairs` or `src`/`dst`, not both"));
-            }
-        } else {
-            let node = |t: &mut Tab, key: &'static str| -> Res<usize> {
-                let name = t
-                    .string(key)?
-                    .ok_or_else(|| t.missing(key, "a node name (or `pairs` on a dumbbell)"))?;
-                net.index.get(&name).copied().ok_or_else(|| ScenarioError {
-                    path: t.key_path(key),
-                    value: format!("{name:?}"),
-                    expected: format!("one of the topology's nodes: {}", cfg::names_hint(&name, &net.names)),
-                })
-            };
-            let s = node(&mut t, "src")?;
-            let d = node(&mut t, "dst")?;
-            if s == d {
-                return Err(t.error("dst", &Value::String(net.names[d].clone()), "a node different from src"));
-            }
-            ends.push((s, d));
-        }
+        let ends = read_ends(&mut t, net)?;
         let count = t.uint("count", Some(1), 1, 1_000_000)? as usize;
         let start = read_spread(&mut t, "start", "0s", None)?;
         let cx = ReadCtx {
@@ -136,18 +93,72 @@ pub(super) fn read(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, lim
         out.push(resolved);
     }
     root.put("flows", Value::Array(out));
-    // Unique names.
+    check_unique_names(&plans, &fpath)?;
+    Ok(plans)
+}
+
+/// A flow table's endpoints as (source, destination) node indices: dumbbell
+/// `pairs` ("all" or pair indices), or `src` and `dst` node names.
+fn read_ends(t: &mut Tab, net: &Net) -> Res<Vec<(usize, usize)>> {
+    let mut ends: Vec<(usize, usize)> = Vec::new();
+    if let Some(p) = t.raw("pairs") {
+        if net.pairs.is_empty() {
+            return Err(t.error("pairs", p, "`pairs` only with a dumbbell topology; use src and dst"));
+        }
+        let expected = format!("\"all\" or a list of pair indices in [0, {}]", net.pairs.len() - 1);
+        match p {
+            Value::String(s) if s == "all" => ends.extend(net.pairs.iter().copied()),
+            Value::Array(a) => {
+                for x in a {
+                    let k = x
+                        .as_u64()
+                        .filter(|k| (*k as usize) < net.pairs.len())
+                        .ok_or_else(|| t.error("pairs", p, expected.clone()))?;
+                    ends.push(net.pairs[k as usize]);
+                }
+            }
+            _ => return Err(t.error("pairs", p, expected)),
+        }
+        t.put("pairs", p.clone());
+        t.raw("src");
+        t.raw("dst");
+        if t.has("src") || t.has("dst") {
+            return Err(t.error("src", &Value::Null, "either `pairs` or `src`/`dst`, not both"));
+        }
+    } else {
+        let node = |t: &mut Tab, key: &'static str| -> Res<usize> {
+            let name = t
+                .string(key)?
+                .ok_or_else(|| t.missing(key, "a node name (or `pairs` on a dumbbell)"))?;
+            net.index.get(&name).copied().ok_or_else(|| ScenarioError {
+                path: t.key_path(key),
+                value: format!("{name:?}"),
+                expected: format!("one of the topology's nodes: {}", cfg::names_hint(&name, &net.names)),
+            })
+        };
+        let s = node(t, "src")?;
+        let d = node(t, "dst")?;
+        if s == d {
+            return Err(t.error("dst", &Value::String(net.names[d].clone()), "a node different from src"));
+        }
+        ends.push((s, d));
+    }
+    Ok(ends)
+}
+
+/// Refuses two flows of one name (`fpath`: the `flows` key's path).
+fn check_unique_names(plans: &[FlowPlan], fpath: &str) -> Res<()> {
     let mut seen = HashMap::new();
     for (i, p) in plans.iter().enumerate() {
         if let Some(j) = seen.insert(p.name.clone(), i) {
             return Err(ScenarioError {
-                path: fpath.clone(),
+                path: fpath.to_string(),
                 value: format!("{:?}", p.name),
                 expected: format!("unique flow names (flows {j} and {i} share one)"),
             });
         }
     }
-    Ok(plans)
+    Ok(())
 }
 
 /// Builds the planned flows into `sim` (after its nodes and links).

@@ -43,6 +43,7 @@ use super::{
 };
 use crate::cc;
 use crate::cfg::{time_str, Res, Tab};
+use crate::feedback::FeedbackSpec;
 use crate::units::Time;
 use serde_json::Value;
 use std::sync::Arc;
@@ -185,212 +186,61 @@ pub const KEYS: &[&str] = &[
 /// which has no `size`: each connection's comes from the workload); returns
 /// the sender's and receiver's parameters and the congestion control.
 ///
-/// BMCC (`cc = "bmcc"`, bmcc.md §4) brings three defaults and two checks: its
+/// BMCC (`cc = "bmcc"`, docs/models/bmcc.md, "Sender") brings three defaults and two checks: its
 /// packets are ECN-capable (`ecn` defaults to true, and false is refused), it
 /// recovers losses with SACK (`sack` defaults to true), and its receiver must
 /// echo the load-factor estimate (`feedback = {kind = "bmcc"}` is required);
 /// the receiver's `on_ce` selects the original or the modified scheme (§6.1)
 /// for both ends.
+///
+/// The keys are read in a fixed order (the helpers below, one concern each,
+/// in turn): it decides which of two bad keys is reported and the order of
+/// the resolved table.
 pub fn read(t: &mut Tab, in_workload: bool) -> Res<(SendParams, RecvParams, Arc<dyn cc::CcSpec>)> {
-    let conv = match t
-        .choice("conventions", Some("ccsim"), &["ccsim", "ns2", "ns3"])?
-        .as_str()
-    {
-        "ns2" => &NS2,
-        "ns3" => &NS3,
-        _ => &CCSIM,
-    };
+    let conv = read_conventions(t)?;
     let cc = cc::read(t)?;
     let needs = cc.needs();
-    let mss = t.uint("mss", Some(1460), 1, 65_495)? as u32;
-    let header = t.uint("header", Some(conv.header), 0, 1000)? as u32;
-    let ack_size = t.uint("ack_size", Some(40), 1, 1500)? as u32;
-    // (A workload's connections get their sizes from the workload: no key.)
-    let size = if in_workload {
-        None
-    } else {
-        t.size_or_inf("size", "inf")?
-    };
-    if size == Some(0) {
-        return Err(t.error("size", &Value::from(0), "a positive size or \"inf\""));
-    }
-    let init_cwnd = t.uint("init_cwnd", Some(conv.init_cwnd), 1, 10_000)? as u32;
-    let init_ssthresh = t.size_or_inf("init_ssthresh", "inf")?;
-    let dupthresh = t.uint("dupthresh", Some(3), 1, 1000)? as u32;
-    let rtt = RttParams {
-        init_rto: t.time("init_rto", Some(conv.init_rto))?,
-        min_rto: t.time("min_rto", Some(conv.min_rto))?,
-        max_rto: t.time("max_rto", Some("60s"))?,
-        granularity: t.time("clock_granularity", Some(conv.clock_granularity))?,
-        tick: t.time("rtt_tick", Some(conv.rtt_tick))?,
-        estimator: match t
-            .choice("rtt_estimator", Some(conv.rtt_estimator), &["rfc6298", "ns2"])?
-            .as_str()
-        {
-            "ns2" => Estimator::Ns2,
-            _ => Estimator::Rfc6298,
-        },
-    };
-    if rtt.estimator == Estimator::Ns2 && rtt.tick == Time::ZERO {
-        return Err(t.error(
-            "rtt_tick",
-            &Value::String(time_str(rtt.tick)),
-            "a positive clock tick such as \"10ms\" (ns-2's tcpTick_) with rtt_estimator = \"ns2\"",
-        ));
-    }
-    if rtt.max_rto < rtt.min_rto || rtt.init_rto == Time::ZERO {
-        return Err(t.error(
-            "max_rto",
-            &Value::String(time_str(rtt.max_rto)),
-            "max_rto ≥ min_rto and a positive init_rto",
-        ));
-    }
-    let rtt_default = if needs.timestamps || conv.per_ack_rtt {
-        "timestamps"
-    } else {
-        "timed"
-    };
-    let rtt_timestamps = t.choice("rtt_samples", Some(rtt_default), &["timed", "timestamps"])? == "timestamps";
-    let rtt_scaled_gains = t.choice("rtt_gains", Some("rfc6298"), &["rfc6298", "rfc7323"])? == "rfc7323";
-    let rwnd = t.size_or_inf("rwnd", "inf")?;
-    if let Some(w) = rwnd.filter(|&w| w < mss as u64) {
-        return Err(t.error(
-            "rwnd",
-            &Value::from(w),
-            format!("a receive buffer of at least one MSS ({mss} B) or \"inf\""),
-        ));
-    }
-    let delayed = t.boolean("delayed_ack", conv.delayed_ack)?;
-    let delack_timeout = t.time("delack_timeout", Some(conv.delack_timeout))?;
-    let ecn = t.boolean("ecn", needs.ecn.is_some())?;
-    if let (Some(why), false) = (needs.ecn, ecn) {
-        return Err(t.error(
-            "ecn",
-            &Value::Bool(false),
-            format!("true with cc = {:?} ({why})", cc.name()),
-        ));
-    }
-    // BMCC's receiver learns the load from every packet (a Not-ECT
-    // retransmission carries nothing, and a stale estimate would linger).
-    let ecn_retransmissions = t.boolean("ecn_retransmissions", conv.ecn_retransmissions || needs.ecn.is_some())?;
-    let full_ack = match t
-        .choice("full_ack", Some(conv.full_ack), &["ssthresh", "flight", "keep"])?
-        .as_str()
-    {
-        "flight" => FullAck::Flight,
-        "keep" => FullAck::Keep,
-        _ => FullAck::Ssthresh,
-    };
-    let partial_timer = t.choice("partial_ack_timer", Some("first"), &["first", "every"])?;
-    // SACK (RFC 2018 option, RFC 6675 recovery) needs both ends: the sender
-    // willing (`sack`) and the receiver sending blocks (`sack_blocks`).
-    let sack = t.boolean("sack", needs.sack || conv.sack)?;
-    let sack_blocks = t.uint("sack_blocks", Some(if sack { 3 } else { 0 }), 0, 4)? as u8;
-    let limited_transmit = t.boolean("limited_transmit", conv.limited_transmit)?;
-    let byte_counting = t.boolean("byte_counting", conv.byte_counting)?;
-    // ns-3 hands BytesInFlight() to every module, but TcpCubic (as Linux's
-    // bictcp_recalc_ssthresh) reduces from cwnd in whole segments.
-    let loss_window_default = match (conv.loss_window, needs.reduces_cwnd) {
-        ("pipe", true) => "cwnd",
-        (w, _) => w,
-    };
-    let loss_window = t
-        .pick(
-            "loss_window",
-            Some(loss_window_default),
-            &[
-                ("flight", LossWindow::Flight),
-                ("cwnd", LossWindow::Cwnd),
-                ("pipe", LossWindow::Pipe),
-            ],
-        )?
-        .1;
-    let rto_ssthresh = t
-        .pick(
-            "rto_ssthresh",
-            Some(conv.rto_ssthresh),
-            &[
-                ("window", RtoSsthresh::Window),
-                ("once-per-window", RtoSsthresh::OncePerWindow),
-                ("except-in-loss", RtoSsthresh::ExceptInLoss),
-            ],
-        )?
-        .1;
-    let send_jitter = t.time("send_jitter", Some("0s"))?;
-    let pacing = t.boolean("pacing", false)?;
-    let cwr_hold = t.boolean("cwr_hold", conv.cwr_hold)?;
-    let prr = t.boolean("prr", conv.prr)?;
-    let prr_bound = t
-        .pick(
-            "prr_bound",
-            Some(conv.prr_bound),
-            &[
-                ("safe-ack", PrrBound::SafeAck),
-                ("retransmitted", PrrBound::Retransmitted),
-                ("slow-start", PrrBound::SlowStart),
-            ],
-        )?
-        .1;
-    let rearm_rto = t.boolean("rearm_rto", conv.rearm_rto)?;
-    let handshake = t.boolean("handshake", conv.handshake)?;
-    let send_limit = t
-        .pick(
-            "send_limit",
-            Some(conv.send_limit),
-            &[("flight", SendLimit::Flight), ("pipe", SendLimit::Pipe)],
-        )?
-        .1;
+    let seg = Segments::read(t, conv, in_workload)?;
+    let timers = Timers::read(t, conv, &needs)?;
+    let buffer = Receiving::read(t, conv, seg.mss)?;
+    let ecn = Ecn::read(t, conv, &needs, cc.name())?;
+    let rec = Recovery::read(t, conv, &needs)?;
+    let send = Sending::read(t, conv)?;
     let snd = SendParams {
-        mss,
-        header,
-        init_cwnd,
-        init_ssthresh: init_ssthresh.unwrap_or(INFINITE),
-        dupthresh,
-        rtt,
-        rtt_timestamps,
-        size: size.unwrap_or(INFINITE),
-        ecn,
-        ect_retransmissions: ecn && ecn_retransmissions,
-        full_ack,
-        partial_timer_every: partial_timer == "every",
-        byte_counting,
-        sack: sack && sack_blocks > 0,
-        limited_transmit,
-        rto_ssthresh,
-        loss_window,
-        send_jitter,
-        pacing,
-        cwr_hold,
-        prr,
-        prr_bound,
-        rearm_rto,
-        rtt_scaled_gains,
-        handshake,
-        send_limit,
+        mss: seg.mss,
+        header: seg.header,
+        init_cwnd: seg.init_cwnd,
+        init_ssthresh: seg.init_ssthresh.unwrap_or(INFINITE),
+        dupthresh: seg.dupthresh,
+        rtt: timers.rtt,
+        rtt_timestamps: timers.rtt_timestamps,
+        size: seg.size.unwrap_or(INFINITE),
+        ecn: ecn.ecn,
+        ect_retransmissions: ecn.ecn && ecn.retransmissions,
+        full_ack: rec.full_ack,
+        partial_timer_every: rec.partial_timer_every,
+        byte_counting: rec.byte_counting,
+        sack: rec.sack && rec.sack_blocks > 0,
+        limited_transmit: rec.limited_transmit,
+        rto_ssthresh: rec.rto_ssthresh,
+        loss_window: rec.loss_window,
+        send_jitter: send.send_jitter,
+        pacing: send.pacing,
+        cwr_hold: send.cwr_hold,
+        prr: send.prr,
+        prr_bound: send.prr_bound,
+        rearm_rto: send.rearm_rto,
+        rtt_scaled_gains: timers.rtt_scaled_gains,
+        handshake: send.handshake,
+        send_limit: send.send_limit,
     };
-    let feedback = match t.table("feedback")? {
-        Some(mut f) => {
-            let spec = crate::feedback::read(&mut f)?;
-            t.put("feedback", f.finish()?);
-            Some(spec)
-        }
-        None => None,
-    };
-    let cc = match (needs.feedback, &feedback) {
-        (Some((kind, why)), fb) if fb.as_ref().is_none_or(|f| f.kind() != kind) => {
-            return Err(t.missing(
-                "feedback",
-                &format!("feedback = {{kind = {kind:?}}} with cc = {:?} ({why})", cc.name()),
-            ))
-        }
-        (_, Some(f)) => cc.with_feedback(f.as_ref()).unwrap_or(cc),
-        (_, None) => cc,
-    };
+    let feedback = read_feedback(t)?;
+    let cc = with_feedback(t, cc, &needs, feedback.as_ref())?;
     let rcv = RecvParams {
-        buffer: rwnd.unwrap_or(INFINITE),
-        delack: delayed.then_some(delack_timeout),
-        ack_size,
-        sack_blocks,
+        buffer: buffer.rwnd.unwrap_or(INFINITE),
+        delack: buffer.delayed.then_some(buffer.delack_timeout),
+        ack_size: seg.ack_size,
+        sack_blocks: rec.sack_blocks,
         feedback,
         ce_echo: if needs.accurate_ce {
             CeEcho::Dctcp
@@ -399,6 +249,312 @@ pub fn read(t: &mut Tab, in_workload: bool) -> Res<(SendParams, RecvParams, Arc<
         },
     };
     Ok((snd, rcv, cc))
+}
+
+/// `conventions`: the preset of defaults the other keys fall back on.
+fn read_conventions(t: &mut Tab) -> Res<&'static Conventions> {
+    Ok(
+        match t
+            .choice("conventions", Some("ccsim"), &["ccsim", "ns2", "ns3"])?
+            .as_str()
+        {
+            "ns2" => &NS2,
+            "ns3" => &NS3,
+            _ => &CCSIM,
+        },
+    )
+}
+
+/// Segment and ACK sizes, the flow's size and the initial window.
+struct Segments {
+    mss: u32,
+    header: u32,
+    ack_size: u32,
+    size: Option<u64>,
+    init_cwnd: u32,
+    init_ssthresh: Option<u64>,
+    dupthresh: u32,
+}
+
+impl Segments {
+    fn read(t: &mut Tab, conv: &Conventions, in_workload: bool) -> Res<Self> {
+        let mss = t.uint("mss", Some(1460), 1, 65_495)? as u32;
+        let header = t.uint("header", Some(conv.header), 0, 1000)? as u32;
+        let ack_size = t.uint("ack_size", Some(40), 1, 1500)? as u32;
+        // (A workload's connections get their sizes from the workload: no key.)
+        let size = if in_workload {
+            None
+        } else {
+            t.size_or_inf("size", "inf")?
+        };
+        if size == Some(0) {
+            return Err(t.error("size", &Value::from(0), "a positive size or \"inf\""));
+        }
+        Ok(Segments {
+            mss,
+            header,
+            ack_size,
+            size,
+            init_cwnd: t.uint("init_cwnd", Some(conv.init_cwnd), 1, 10_000)? as u32,
+            init_ssthresh: t.size_or_inf("init_ssthresh", "inf")?,
+            dupthresh: t.uint("dupthresh", Some(3), 1, 1000)? as u32,
+        })
+    }
+}
+
+/// The retransmission timer and the RTT estimator and its samples.
+struct Timers {
+    rtt: RttParams,
+    rtt_timestamps: bool,
+    rtt_scaled_gains: bool,
+}
+
+impl Timers {
+    fn read(t: &mut Tab, conv: &Conventions, needs: &cc::Needs) -> Res<Self> {
+        let rtt = RttParams {
+            init_rto: t.time("init_rto", Some(conv.init_rto))?,
+            min_rto: t.time("min_rto", Some(conv.min_rto))?,
+            max_rto: t.time("max_rto", Some("60s"))?,
+            granularity: t.time("clock_granularity", Some(conv.clock_granularity))?,
+            tick: t.time("rtt_tick", Some(conv.rtt_tick))?,
+            estimator: match t
+                .choice("rtt_estimator", Some(conv.rtt_estimator), &["rfc6298", "ns2"])?
+                .as_str()
+            {
+                "ns2" => Estimator::Ns2,
+                _ => Estimator::Rfc6298,
+            },
+        };
+        if rtt.estimator == Estimator::Ns2 && rtt.tick == Time::ZERO {
+            return Err(t.error(
+                "rtt_tick",
+                &Value::String(time_str(rtt.tick)),
+                "a positive clock tick such as \"10ms\" (ns-2's tcpTick_) with rtt_estimator = \"ns2\"",
+            ));
+        }
+        if rtt.max_rto < rtt.min_rto || rtt.init_rto == Time::ZERO {
+            return Err(t.error(
+                "max_rto",
+                &Value::String(time_str(rtt.max_rto)),
+                "max_rto ≥ min_rto and a positive init_rto",
+            ));
+        }
+        let rtt_default = if needs.timestamps || conv.per_ack_rtt {
+            "timestamps"
+        } else {
+            "timed"
+        };
+        let rtt_timestamps = t.choice("rtt_samples", Some(rtt_default), &["timed", "timestamps"])? == "timestamps";
+        let rtt_scaled_gains = t.choice("rtt_gains", Some("rfc6298"), &["rfc6298", "rfc7323"])? == "rfc7323";
+        Ok(Timers {
+            rtt,
+            rtt_timestamps,
+            rtt_scaled_gains,
+        })
+    }
+}
+
+/// The receiver's buffer and delayed ACKs.
+struct Receiving {
+    rwnd: Option<u64>,
+    delayed: bool,
+    delack_timeout: Time,
+}
+
+impl Receiving {
+    fn read(t: &mut Tab, conv: &Conventions, mss: u32) -> Res<Self> {
+        let rwnd = t.size_or_inf("rwnd", "inf")?;
+        if let Some(w) = rwnd.filter(|&w| w < mss as u64) {
+            return Err(t.error(
+                "rwnd",
+                &Value::from(w),
+                format!("a receive buffer of at least one MSS ({mss} B) or \"inf\""),
+            ));
+        }
+        Ok(Receiving {
+            rwnd,
+            delayed: t.boolean("delayed_ack", conv.delayed_ack)?,
+            delack_timeout: t.time("delack_timeout", Some(conv.delack_timeout))?,
+        })
+    }
+}
+
+/// ECN capability, of new data and of retransmissions.
+struct Ecn {
+    ecn: bool,
+    retransmissions: bool,
+}
+
+impl Ecn {
+    fn read(t: &mut Tab, conv: &Conventions, needs: &cc::Needs, cc_name: &str) -> Res<Self> {
+        let ecn = t.boolean("ecn", needs.ecn.is_some())?;
+        if let (Some(why), false) = (needs.ecn, ecn) {
+            return Err(t.error(
+                "ecn",
+                &Value::Bool(false),
+                format!("true with cc = {cc_name:?} ({why})"),
+            ));
+        }
+        // BMCC's receiver learns the load from every packet (a Not-ECT
+        // retransmission carries nothing, and a stale estimate would linger).
+        let retransmissions = t.boolean("ecn_retransmissions", conv.ecn_retransmissions || needs.ecn.is_some())?;
+        Ok(Ecn { ecn, retransmissions })
+    }
+}
+
+/// Loss recovery (full and partial ACKs, SACK, limited transmit) and the
+/// window's growth and reduction after a loss or a timeout.
+struct Recovery {
+    full_ack: FullAck,
+    partial_timer_every: bool,
+    sack: bool,
+    sack_blocks: u8,
+    limited_transmit: bool,
+    byte_counting: bool,
+    loss_window: LossWindow,
+    rto_ssthresh: RtoSsthresh,
+}
+
+impl Recovery {
+    fn read(t: &mut Tab, conv: &Conventions, needs: &cc::Needs) -> Res<Self> {
+        let full_ack = match t
+            .choice("full_ack", Some(conv.full_ack), &["ssthresh", "flight", "keep"])?
+            .as_str()
+        {
+            "flight" => FullAck::Flight,
+            "keep" => FullAck::Keep,
+            _ => FullAck::Ssthresh,
+        };
+        let partial_timer = t.choice("partial_ack_timer", Some("first"), &["first", "every"])?;
+        // SACK (RFC 2018 option, RFC 6675 recovery) needs both ends: the sender
+        // willing (`sack`) and the receiver sending blocks (`sack_blocks`).
+        let sack = t.boolean("sack", needs.sack || conv.sack)?;
+        let sack_blocks = t.uint("sack_blocks", Some(if sack { 3 } else { 0 }), 0, 4)? as u8;
+        let limited_transmit = t.boolean("limited_transmit", conv.limited_transmit)?;
+        let byte_counting = t.boolean("byte_counting", conv.byte_counting)?;
+        // ns-3 hands BytesInFlight() to every module, but TcpCubic (as Linux's
+        // bictcp_recalc_ssthresh) reduces from cwnd in whole segments.
+        let loss_window_default = match (conv.loss_window, needs.reduces_cwnd) {
+            ("pipe", true) => "cwnd",
+            (w, _) => w,
+        };
+        let loss_window = t
+            .pick(
+                "loss_window",
+                Some(loss_window_default),
+                &[
+                    ("flight", LossWindow::Flight),
+                    ("cwnd", LossWindow::Cwnd),
+                    ("pipe", LossWindow::Pipe),
+                ],
+            )?
+            .1;
+        let rto_ssthresh = t
+            .pick(
+                "rto_ssthresh",
+                Some(conv.rto_ssthresh),
+                &[
+                    ("window", RtoSsthresh::Window),
+                    ("once-per-window", RtoSsthresh::OncePerWindow),
+                    ("except-in-loss", RtoSsthresh::ExceptInLoss),
+                ],
+            )?
+            .1;
+        Ok(Recovery {
+            full_ack,
+            partial_timer_every: partial_timer == "every",
+            sack,
+            sack_blocks,
+            limited_transmit,
+            byte_counting,
+            loss_window,
+            rto_ssthresh,
+        })
+    }
+}
+
+/// How segments go out (jitter, pacing, the handshake, the send limit) and
+/// how ECN and recovery reductions are applied (CWR hold, PRR, timer rearm).
+struct Sending {
+    send_jitter: Time,
+    pacing: bool,
+    cwr_hold: bool,
+    prr: bool,
+    prr_bound: PrrBound,
+    rearm_rto: bool,
+    handshake: bool,
+    send_limit: SendLimit,
+}
+
+impl Sending {
+    fn read(t: &mut Tab, conv: &Conventions) -> Res<Self> {
+        let send_jitter = t.time("send_jitter", Some("0s"))?;
+        let pacing = t.boolean("pacing", false)?;
+        let cwr_hold = t.boolean("cwr_hold", conv.cwr_hold)?;
+        let prr = t.boolean("prr", conv.prr)?;
+        let prr_bound = t
+            .pick(
+                "prr_bound",
+                Some(conv.prr_bound),
+                &[
+                    ("safe-ack", PrrBound::SafeAck),
+                    ("retransmitted", PrrBound::Retransmitted),
+                    ("slow-start", PrrBound::SlowStart),
+                ],
+            )?
+            .1;
+        let rearm_rto = t.boolean("rearm_rto", conv.rearm_rto)?;
+        let handshake = t.boolean("handshake", conv.handshake)?;
+        let send_limit = t
+            .pick(
+                "send_limit",
+                Some(conv.send_limit),
+                &[("flight", SendLimit::Flight), ("pipe", SendLimit::Pipe)],
+            )?
+            .1;
+        Ok(Sending {
+            send_jitter,
+            pacing,
+            cwr_hold,
+            prr,
+            prr_bound,
+            rearm_rto,
+            handshake,
+            send_limit,
+        })
+    }
+}
+
+/// The receiver's `feedback` table (a mechanism writing into the ACKs).
+fn read_feedback(t: &mut Tab) -> Res<Option<Arc<dyn FeedbackSpec>>> {
+    Ok(match t.table("feedback")? {
+        Some(mut f) => {
+            let spec = crate::feedback::read(&mut f)?;
+            t.put("feedback", f.finish()?);
+            Some(spec)
+        }
+        None => None,
+    })
+}
+
+/// The congestion control as it pairs with the receiver's `feedback` (a
+/// module that needs a kind of feedback refuses its absence).
+fn with_feedback(
+    t: &Tab,
+    cc: Arc<dyn cc::CcSpec>,
+    needs: &cc::Needs,
+    feedback: Option<&Arc<dyn FeedbackSpec>>,
+) -> Res<Arc<dyn cc::CcSpec>> {
+    Ok(match (needs.feedback, feedback) {
+        (Some((kind, why)), fb) if fb.is_none_or(|f| f.kind() != kind) => {
+            return Err(t.missing(
+                "feedback",
+                &format!("feedback = {{kind = {kind:?}}} with cc = {:?} ({why})", cc.name()),
+            ))
+        }
+        (_, Some(f)) => cc.with_feedback(f.as_ref()).unwrap_or(cc),
+        (_, None) => cc,
+    })
 }
 
 #[cfg(test)]

@@ -120,91 +120,21 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
         let direction = t.choice("direction", Some("forward"), &["forward", "reverse", "both"])?;
         let process = t.choice("process", Some("shared"), &["shared", "per_pair"])?;
         let size = FileSize::read(&mut t)?;
-        let rate = match (t.has("arrival_rate"), t.has("offered_load")) {
-            (true, false) => {
-                let v = t.raw("arrival_rate").expect("present");
-                let x = v
-                    .as_f64()
-                    .filter(|x| x.is_finite() && *x > 0.0)
-                    .ok_or_else(|| t.error("arrival_rate", v, "a positive number of connections per second"))?;
-                t.put("arrival_rate", Value::from(x));
-                x
-            }
-            (false, true) => {
-                let v = t.get("offered_load").expect("present");
-                let load = t.rate("offered_load", None)?;
-                if load.0 == 0 {
-                    return Err(t.error("offered_load", v, "a positive rate such as \"4.5Mbps\""));
-                }
-                load.0 as f64 / (8.0 * size.mean())
-            }
-            _ => {
-                let v = t.get("offered_load").cloned().unwrap_or(Value::Null);
-                return Err(t.error(
-                    "arrival_rate",
-                    &v,
-                    "exactly one of `arrival_rate` (connections/s per process) and `offered_load` (bit/s per process)",
-                ));
-            }
-        };
-        if !size.mean().is_finite() && t.has("offered_load") {
-            return Err(t.error(
-                "offered_load",
-                t.get("offered_load").expect("present"),
-                "an `arrival_rate`: the mean size is infinite (Pareto shape ≤ 1), so a load fixes no rate",
-            ));
-        }
-        let start = t.time("start", Some("0s"))?;
-        let stop = t.time("stop", Some(&time_str(duration)))?;
-        if stop <= start {
-            return Err(t.error("stop", &Value::String(time_str(stop)), "a time after `start`"));
-        }
+        let rate = read_rate(&mut t, &size)?;
+        let (start, stop) = read_span(&mut t, duration)?;
         let completions = t.opt_uint("completions", 1, u64::MAX)?;
         let complete_first = t.opt_uint("complete_first", 1, u64::MAX)?;
         let pick_idle = t.choice("pick", Some("uniform"), &["uniform", "idle"])? == "idle";
         let max_alive = t.opt_uint("max_alive", 1, u64::MAX)?;
-        let wi = w.list.len() as u32;
         let first_proc = w.procs.len();
-        let dirs: &[&'static str] = match direction.as_str() {
-            "forward" => &["forward"],
-            "reverse" => &["reverse"],
-            _ => &["forward", "reverse"],
+        let arrival = Arrival {
+            workload: w.list.len() as u32,
+            per_pair: process == "per_pair",
+            pick_idle,
+            seed,
+            needs_return_path: spec.needs_return_path(),
         };
-        for &d in dirs {
-            let ps: Vec<(NodeId, NodeId)> = pairs
-                .iter()
-                .map(|&(s, t)| if d == "forward" { (s, t) } else { (t, s) })
-                .map(|(s, t)| (NodeId(s as u32), NodeId(t as u32)))
-                .collect();
-            for &(s, t) in &ps {
-                ends.push((s.idx(), t.idx(), spec.needs_return_path()));
-            }
-            let groups: Vec<Vec<(NodeId, NodeId)>> = if process == "per_pair" {
-                ps.iter().map(|&p| vec![p]).collect()
-            } else {
-                vec![ps]
-            };
-            for g in groups {
-                let k = w.procs.len() as u64;
-                let idle = if pick_idle {
-                    (0..g.len() as u32).collect()
-                } else {
-                    Default::default()
-                };
-                let live = if pick_idle { vec![0; g.len()] } else { Vec::new() };
-                w.procs.push(Process {
-                    workload: wi,
-                    direction: d,
-                    pairs: g,
-                    rng: Rng::new(seed, STREAM_PROCESS + k),
-                    arrivals: 0,
-                    bytes: 0,
-                    idle,
-                    live,
-                    busy_picks: 0,
-                });
-            }
-        }
+        push_processes(&mut w, &mut ends, &pairs, &direction, &arrival);
         let processes = w.procs.len() - first_proc;
         check_runaway(
             &t,
@@ -233,6 +163,123 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
         });
         out.push(t.finish()?);
     }
+    check_unique_names(&w, wpath)?;
+    root.put("workloads", Value::Array(out));
+    Ok((w, ends))
+}
+
+/// `arrival_rate` or `offered_load` (exactly one): a workload's connections
+/// per second and process (a load divided by the mean `size`).
+fn read_rate(t: &mut Tab, size: &FileSize) -> Res<f64> {
+    let rate = match (t.has("arrival_rate"), t.has("offered_load")) {
+        (true, false) => {
+            let v = t.raw("arrival_rate").expect("present");
+            let x = v
+                .as_f64()
+                .filter(|x| x.is_finite() && *x > 0.0)
+                .ok_or_else(|| t.error("arrival_rate", v, "a positive number of connections per second"))?;
+            t.put("arrival_rate", Value::from(x));
+            x
+        }
+        (false, true) => {
+            let v = t.get("offered_load").expect("present");
+            let load = t.rate("offered_load", None)?;
+            if load.0 == 0 {
+                return Err(t.error("offered_load", v, "a positive rate such as \"4.5Mbps\""));
+            }
+            load.0 as f64 / (8.0 * size.mean())
+        }
+        _ => {
+            let v = t.get("offered_load").cloned().unwrap_or(Value::Null);
+            return Err(t.error(
+                "arrival_rate",
+                &v,
+                "exactly one of `arrival_rate` (connections/s per process) and `offered_load` (bit/s per process)",
+            ));
+        }
+    };
+    if !size.mean().is_finite() && t.has("offered_load") {
+        return Err(t.error(
+            "offered_load",
+            t.get("offered_load").expect("present"),
+            "an `arrival_rate`: the mean size is infinite (Pareto shape ≤ 1), so a load fixes no rate",
+        ));
+    }
+    Ok(rate)
+}
+
+/// `start` and `stop`: when a workload's arrivals begin and end (`stop` after
+/// `start`; by default the whole run).
+fn read_span(t: &mut Tab, duration: Time) -> Res<(Time, Time)> {
+    let start = t.time("start", Some("0s"))?;
+    let stop = t.time("stop", Some(&time_str(duration)))?;
+    if stop <= start {
+        return Err(t.error("stop", &Value::String(time_str(stop)), "a time after `start`"));
+    }
+    Ok((start, stop))
+}
+
+/// What a workload's arrival processes share.
+struct Arrival {
+    /// The workload's index.
+    workload: u32,
+    /// One process per pair (`process = "per_pair"`), else one for all.
+    per_pair: bool,
+    /// Connections go to idle pairs first (`pick = "idle"`).
+    pick_idle: bool,
+    seed: u64,
+    /// The transport needs a path back (for the routing check of `ends`).
+    needs_return_path: bool,
+}
+
+/// Adds a workload's arrival processes to `w`, for each of its directions
+/// (`direction`: "forward", "reverse" or "both"), and the ends of every pair
+/// they use to `ends`.
+fn push_processes(w: &mut Workloads, ends: &mut Vec<PairEnds>, pairs: &[(usize, usize)], direction: &str, a: &Arrival) {
+    let dirs: &[&'static str] = match direction {
+        "forward" => &["forward"],
+        "reverse" => &["reverse"],
+        _ => &["forward", "reverse"],
+    };
+    for &d in dirs {
+        let ps: Vec<(NodeId, NodeId)> = pairs
+            .iter()
+            .map(|&(s, t)| if d == "forward" { (s, t) } else { (t, s) })
+            .map(|(s, t)| (NodeId(s as u32), NodeId(t as u32)))
+            .collect();
+        for &(s, t) in &ps {
+            ends.push((s.idx(), t.idx(), a.needs_return_path));
+        }
+        let groups: Vec<Vec<(NodeId, NodeId)>> = if a.per_pair {
+            ps.iter().map(|&p| vec![p]).collect()
+        } else {
+            vec![ps]
+        };
+        for g in groups {
+            let k = w.procs.len() as u64;
+            let idle = if a.pick_idle {
+                (0..g.len() as u32).collect()
+            } else {
+                Default::default()
+            };
+            let live = if a.pick_idle { vec![0; g.len()] } else { Vec::new() };
+            w.procs.push(Process {
+                workload: a.workload,
+                direction: d,
+                pairs: g,
+                rng: Rng::new(a.seed, STREAM_PROCESS + k),
+                arrivals: 0,
+                bytes: 0,
+                idle,
+                live,
+                busy_picks: 0,
+            });
+        }
+    }
+}
+
+/// Refuses two workloads of one name (`wpath`: the `workloads` key's path).
+fn check_unique_names(w: &Workloads, wpath: String) -> Res<()> {
     let mut seen = HashMap::new();
     for (i, x) in w.list.iter().enumerate() {
         if let Some(j) = seen.insert(x.name.clone(), i) {
@@ -243,8 +290,7 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
             });
         }
     }
-    root.put("workloads", Value::Array(out));
-    Ok((w, ends))
+    Ok(())
 }
 
 /// Refuses a workload of `rate` connections/s in all (its processes together) of mean

@@ -66,7 +66,7 @@
 
 use super::quoted;
 use crate::cfg::{Res, Tab};
-use crate::network::Network;
+use crate::network::{LinkFacts, Network};
 use crate::packet::{FlowId, Kind, LinkId, NodeId, Packet};
 use crate::qdisc::Limit;
 use crate::router::{CompCtx, Component, QueueEvent, QueueView, Verdict};
@@ -488,6 +488,23 @@ impl Component for TokenGate {
 /// default "576B"), `flows` ("all" or a list of flow names, default "all"),
 /// `in_transit` ("ignore", the paper's rule, default; or "count", promises).
 pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<TokenGate> {
+    let (forward, fwd_name) = read_forward(t, net, node)?;
+    let (buffer_bits, packet_bits, threshold) = read_sizes(t, &forward, &fwd_name)?;
+    let governed = read_governed(t, net, node, forward.id, &fwd_name)?;
+    let promise_paths = read_in_transit(t, net, node, &governed)?;
+    Ok(TokenGate::new(Params {
+        forward: forward.id,
+        buffer_bits,
+        threshold,
+        packet_bits,
+        governed,
+        forward_rate: forward.rate,
+        promise_paths,
+    }))
+}
+
+/// `forward`: the output link of `node` the gate watches (its facts and name).
+fn read_forward<'n>(t: &mut Tab, net: &'n dyn Network, node: NodeId) -> Res<(LinkFacts<'n>, String)> {
     let node_name = net.node_name(node);
     let outputs: Vec<&str> = net.outputs(node).into_iter().map(|l| net.link(l).name).collect();
     let list = |v: &[&str]| quoted(v.iter().copied());
@@ -510,7 +527,13 @@ pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<TokenGate> {
                 format!("an output link of {node_name:?}: {}", list(&outputs)),
             )
         })?;
+    Ok((forward, fwd_name))
+}
 
+/// `buffer` (Bf), `packet_length` (L_p) and `threshold` (Th), in bits, bits and
+/// packets: the token capacity B_T = floor(Bf / L_p) must exceed Th, and the
+/// forward link's queue must hold Bf (the gate does not drop).
+fn read_sizes(t: &mut Tab, forward: &LinkFacts, fwd_name: &str) -> Res<(u64, u64, u64)> {
     let buffer_bytes = t.size("buffer", None)?;
     let packet_bytes = t.size("packet_length", Some("576B"))?;
     if packet_bytes == 0 {
@@ -555,11 +578,16 @@ pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<TokenGate> {
             ),
         ));
     }
+    Ok((buffer_bits, packet_bits, threshold))
+}
 
-    // Governed flows: TCP, selected, data path across the forward link.
+/// `flows`: the governed flows, by flow index: TCP, selected, data path across
+/// the forward link (and, for a flow named, ACKs through `node`); at least one.
+fn read_governed(t: &mut Tab, net: &dyn Network, node: NodeId, forward: LinkId, fwd_name: &str) -> Res<Vec<bool>> {
+    let node_name = net.node_name(node);
     let crosses = |i: usize| {
         let f = net.flow(FlowId(i as u32));
-        f.kind == "tcp" && net.path(f.src, f.dst).contains(&forward.id)
+        f.kind == "tcp" && net.path(f.src, f.dst).contains(&forward)
     };
     let mut governed = vec![false; net.flow_count()];
     let names: Vec<&str> = (0..net.flow_count()).map(|i| net.flow(FlowId(i as u32)).name).collect();
@@ -574,7 +602,10 @@ pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<TokenGate> {
                     t.error(
                         "flows",
                         v,
-                        format!("\"all\" or a list of flow names from: {}", list(&shown)),
+                        format!(
+                            "\"all\" or a list of flow names from: {}",
+                            quoted(shown.iter().copied())
+                        ),
                     )
                 })?;
                 if !crosses(i) {
@@ -609,6 +640,12 @@ pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<TokenGate> {
             format!("at least one TCP flow whose data cross {fwd_name:?} (the gate would govern nothing)"),
         ));
     }
+    Ok(governed)
+}
+
+/// `in_transit`: with "count", each governed flow's path to and from its
+/// sender (for the promises of tokens in transit); None with "ignore".
+fn read_in_transit(t: &mut Tab, net: &dyn Network, node: NodeId, governed: &[bool]) -> Res<Option<Vec<SenderPath>>> {
     let count = t.choice("in_transit", Some("ignore"), &["ignore", "count"])? == "count";
     let hops = |from: NodeId, to: NodeId| -> Vec<(Rate, Time)> {
         net.path(from, to)
@@ -616,7 +653,7 @@ pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<TokenGate> {
             .map(|&l| (net.link(l).rate, net.link(l).delay))
             .collect()
     };
-    let promise_paths = count.then(|| {
+    Ok(count.then(|| {
         (0..net.flow_count())
             .map(|i| match governed[i] {
                 true => SenderPath {
@@ -626,15 +663,6 @@ pub fn build(t: &mut Tab, net: &dyn Network, node: NodeId) -> Res<TokenGate> {
                 false => SenderPath::default(),
             })
             .collect()
-    });
-    Ok(TokenGate::new(Params {
-        forward: forward.id,
-        buffer_bits,
-        threshold,
-        packet_bits,
-        governed,
-        forward_rate: forward.rate,
-        promise_paths,
     }))
 }
 

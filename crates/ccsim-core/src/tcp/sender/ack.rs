@@ -144,25 +144,7 @@ impl TcpSender {
         // for a module that counts them itself, those this ACK delivered
         // (Linux's `acked_sacked`: SACKed data counts once, when SACKed).
         let grown = if self.cc_counts { delivered } else { acked };
-        let mut rtt = None;
-        if let Some(t0) = echo.filter(|&t| t <= now) {
-            // RFC 7323 §4.1: every ACK that acknowledges new data gives a
-            // sample; the echo of a retransmission times that retransmission.
-            // Appendix G (`rtt_gains = "rfc7323"`): one of ExpectedSamples.
-            let expected = if self.p.rtt_scaled_gains {
-                (self.snd_max - self.snd_una).div_ceil(2 * self.mss())
-            } else {
-                1
-            };
-            self.rtt.sample_weighted(t0, now, expected);
-            rtt = Some(now - t0);
-        } else if let Some((_, end, t0)) = self.timed {
-            if ack >= end {
-                self.rtt.sample(t0, now);
-                rtt = Some(now - t0);
-                self.timed = None;
-            }
-        }
+        let rtt = self.sample_rtt(ack, echo, now);
         self.snd_una = ack;
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
@@ -180,6 +162,62 @@ impl TcpSender {
             rate: s.rate_sample(now),
         });
 
+        let restart_timer = self.new_ack_in_loss_state(cx, ack, acked, grown, ece, controlled);
+
+        if self.snd_una >= self.p.size {
+            self.completed = Some(now);
+            self.rto_at = None;
+            self.send_at = None;
+            return;
+        }
+        // RFC 6298 §5.2 / §5.3.
+        if self.snd_una >= self.snd_max {
+            self.rto_at = None;
+        } else if restart_timer {
+            self.arm_rto(now);
+        }
+    }
+
+    /// The RTT sample of a new cumulative ACK up to `ack` (before snd.una
+    /// moves): from its timestamp `echo`, or from the timed segment once the
+    /// ACK covers it; fed to the estimator.
+    fn sample_rtt(&mut self, ack: u64, echo: Option<Time>, now: Time) -> Option<Time> {
+        if let Some(t0) = echo.filter(|&t| t <= now) {
+            // RFC 7323 §4.1: every ACK that acknowledges new data gives a
+            // sample; the echo of a retransmission times that retransmission.
+            // Appendix G (`rtt_gains = "rfc7323"`): one of ExpectedSamples.
+            let expected = if self.p.rtt_scaled_gains {
+                (self.snd_max - self.snd_una).div_ceil(2 * self.mss())
+            } else {
+                1
+            };
+            self.rtt.sample_weighted(t0, now, expected);
+            return Some(now - t0);
+        } else if let Some((_, end, t0)) = self.timed {
+            if ack >= end {
+                self.rtt.sample(t0, now);
+                self.timed = None;
+                return Some(now - t0);
+            }
+        }
+        None
+    }
+
+    /// What a new cumulative ACK up to `ack` (`acked` bytes, the window to
+    /// grow by `grown` unless the module set it itself, `controlled`) does in
+    /// each loss state: ends or continues a recovery, grows the window, or
+    /// reduces it on an ECN echo. Returns whether the retransmission timer
+    /// restarts (a partial ACK may leave it running).
+    fn new_ack_in_loss_state(
+        &mut self,
+        cx: &mut EndpointCtx,
+        ack: u64,
+        acked: u64,
+        grown: u64,
+        ece: bool,
+        controlled: bool,
+    ) -> bool {
+        let now = cx.now;
         let full = self.recover.is_none_or(|r| ack >= r);
         let mut restart_timer = true;
         match self.state {
@@ -247,19 +285,7 @@ impl TcpSender {
                 }
             }
         }
-
-        if self.snd_una >= self.p.size {
-            self.completed = Some(now);
-            self.rto_at = None;
-            self.send_at = None;
-            return;
-        }
-        // RFC 6298 §5.2 / §5.3.
-        if self.snd_una >= self.snd_max {
-            self.rto_at = None;
-        } else if restart_timer {
-            self.arm_rto(now);
-        }
+        restart_timer
     }
 
     /// Shows the ACK (its `sample`, built only here) to the algorithm
