@@ -470,3 +470,23 @@ def test_traces_captures_saved_runs_and_compare_work_with_python_models(user, tm
     assert r.returncode == 0, r.stderr
     assert "goodput" in r.stdout
     assert list((tmp_path / "cmp").glob("*.png"))
+
+
+def test_the_unit_parsers_name_the_key_they_read_for():
+    from ccsim.extend import ParameterError, parse_rate, parse_size, parse_time
+
+    assert parse_time("5ms") == parse_time(0.005, "target") == 5_000_000
+    with pytest.raises(ValueError):
+        parse_time("5 parsecs")
+    for parse, bad in [(parse_time, "5 parsecs"), (parse_size, -3), (parse_rate, "fast")]:
+        with pytest.raises(ParameterError) as e:
+            parse(bad, "k")
+        assert (e.value.key, e.value.value) == ("k", bad) and e.value.expected
+    # through a class: the scenario is refused at the parameter's key
+    sc = small(
+        py("ccsim.examples.rcp:Rcp"),
+        {"kind": "python", "class": "ccsim.examples.rcp:RcpRouter", "rtt": "soon"},
+    )
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(sc)
+    assert e.value.path == "topology.bottleneck.queue.rtt"

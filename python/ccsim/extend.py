@@ -311,10 +311,18 @@ def _number(v: Any, what: str, example: str) -> float:
         raise ValueError(f"invalid {what}: {str(v)[:20]}... is too large") from None
 
 
-def parse_time(v: str | float) -> int:
-    """A time as a scenario's time keys take it (``"5ms"``, ``"1.5s"``; a number is
-    seconds) in integer nanoseconds, as the engine reads it (its rounding and limits):
-    the unit of ``q.now_ns``, ``p.sojourn_ns``, ``s.srtt_ns``. ``ValueError`` if invalid."""
+def _read(parse: Any, v: Any, key: str | None) -> int:
+    """``parse(v)``; with ``key``, a bad value is a :class:`ParameterError` naming it,
+    with what the engine's parser accepts (the text after "expected" of its error)."""
+    try:
+        return parse(v)
+    except ValueError as e:
+        if key is None:
+            raise
+        raise ParameterError(key, v, str(e).partition(": expected ")[2] or str(e)) from None
+
+
+def _time_ns(v: Any) -> int:
     from ccsim import _ccsim
 
     if isinstance(v, str):
@@ -322,9 +330,7 @@ def parse_time(v: str | float) -> int:
     return _ccsim.parse_time(repr(_number(v, "time", "5ms")) + "s")
 
 
-def parse_size(v: str | int) -> int:
-    """A size as a scenario's size keys take it (``"1500B"``, ``"64KB"``, or a whole
-    number of bytes), in bytes. ``ValueError`` if invalid."""
+def _bytes(v: Any) -> int:
     from ccsim import _ccsim
 
     if isinstance(v, str):
@@ -334,14 +340,33 @@ def parse_size(v: str | int) -> int:
     raise ValueError(f"invalid size {v!r}: expected a string such as '1500B' or whole bytes")
 
 
-def parse_rate(v: str | float) -> int:
-    """A rate as a scenario's rate keys take it (``"10Mbps"``, or bit/s), in bit/s.
-    ``ValueError`` if invalid."""
+def _bps(v: Any) -> int:
     from ccsim import _ccsim
 
     if isinstance(v, str):
         return _ccsim.parse_rate(v)
     return _ccsim.parse_rate(repr(_number(v, "rate", "10Mbps")) + "bps")
+
+
+def parse_time(v: str | float, key: str | None = None) -> int:
+    """A time as a scenario's time keys take it (``"5ms"``, ``"1.5s"``; a number is
+    seconds) in integer nanoseconds, as the engine reads it (its rounding and limits):
+    the unit of ``q.now_ns``, ``p.sojourn_ns``, ``s.srtt_ns``. ``ValueError`` if invalid;
+    with ``key`` (the parameter's name, in a constructor), a :class:`ParameterError`
+    naming it, so that the scenario is refused at that key."""
+    return _read(_time_ns, v, key)
+
+
+def parse_size(v: str | int, key: str | None = None) -> int:
+    """A size as a scenario's size keys take it (``"1500B"``, ``"64KB"``, or a whole
+    number of bytes), in bytes. Errors as :func:`parse_time`."""
+    return _read(_bytes, v, key)
+
+
+def parse_rate(v: str | float, key: str | None = None) -> int:
+    """A rate as a scenario's rate keys take it (``"10Mbps"``, or bit/s), in bit/s.
+    Errors as :func:`parse_time`."""
+    return _read(_bps, v, key)
 
 
 def _import(path: str) -> type:

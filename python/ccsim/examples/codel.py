@@ -72,27 +72,6 @@ def _secs(ns: int) -> str:
     return f"{s}s" if f == 0 else f"{s}.{f:09d}".rstrip("0") + "s"
 
 
-def _reason(e: ValueError) -> str:
-    """What the engine's parser accepts, from its ``ValueError`` ("... expected X")."""
-    return str(e).partition(": expected ")[2] or str(e)
-
-
-def _time(key: str, v) -> int:
-    """``v`` in integer nanoseconds, or a :class:`ParameterError` naming ``key``."""
-    try:
-        return parse_time(v)
-    except ValueError as e:
-        raise ParameterError(key, v, _reason(e)) from None
-
-
-def _size(key: str, v) -> int:
-    """``v`` in bytes, or a :class:`ParameterError` naming ``key``."""
-    try:
-        return parse_size(v)
-    except ValueError as e:
-        raise ParameterError(key, v, _reason(e)) from None
-
-
 # ---------------------------------------------------------------- Linux's fixed point
 
 
@@ -123,9 +102,9 @@ class CoDel(QueueDiscipline):
         inv_sqrt: str = "exact",
     ):
         # (the built-in's checks, in its order and with its wording)
-        self.target = _time("target", target)
-        self.interval = _time("interval", interval)
-        self.mtu = _size("mtu", mtu)
+        self.target = parse_time(target, "target")
+        self.interval = parse_time(interval, "interval")
+        self.mtu = parse_size(mtu, "mtu")
         if not isinstance(ecn, bool):
             raise ParameterError("ecn", ecn, "true or false")
         if inv_sqrt not in ("exact", "newton"):

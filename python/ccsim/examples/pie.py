@@ -69,27 +69,6 @@ def _secs(ns: int) -> str:
     return f"{s}s" if f == 0 else f"{s}.{f:09d}".rstrip("0") + "s"
 
 
-def _reason(e: ValueError) -> str:
-    """What the engine's parser accepts, from its ``ValueError`` ("... expected X")."""
-    return str(e).partition(": expected ")[2] or str(e)
-
-
-def _time(key: str, v) -> int:
-    """``v`` in integer nanoseconds, or a :class:`ParameterError` naming ``key``."""
-    try:
-        return parse_time(v)
-    except ValueError as e:
-        raise ParameterError(key, v, _reason(e)) from None
-
-
-def _size(key: str, v) -> int:
-    """``v`` in bytes, or a :class:`ParameterError` naming ``key``."""
-    try:
-        return parse_size(v)
-    except ValueError as e:
-        raise ParameterError(key, v, _reason(e)) from None
-
-
 def _weight(key: str, v) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 32.0:
         raise ParameterError(key, v, "a number in [0, 32]")
@@ -119,14 +98,14 @@ class PIE(QueueDiscipline):
         burst: str = "rfc8033",
     ):
         # (the built-in's checks, in its order and with its wording)
-        self.target = _time("target", target)
-        self.t_update = _time("t_update", t_update)
+        self.target = parse_time(target, "target")
+        self.t_update = parse_time(t_update, "t_update")
         self.alpha = _weight("alpha", alpha)
         self.beta = _weight("beta", beta)
-        self.max_burst = _time("max_burst", max_burst)
+        self.max_burst = parse_time(max_burst, "max_burst")
         if not isinstance(ecn, bool):
             raise ParameterError("ecn", ecn, "true or false")
-        self.mtu = _size("mtu", mtu)
+        self.mtu = parse_size(mtu, "mtu")
         if not isinstance(derandomize, bool):
             raise ParameterError("derandomize", derandomize, "true or false")
         if burst not in ("rfc8033", "ns3"):

@@ -53,8 +53,8 @@ class RcpRouter(QueueDiscipline):
     passes_idle = False
 
     def __init__(self, interval="10ms", rtt="100ms", alpha=0.1, beta=1.0, initial=None):
-        self.t_ns = parse_time(interval)
-        self.d_ns = parse_time(rtt)
+        self.t_ns = parse_time(interval, "interval")
+        self.d_ns = parse_time(rtt, "rtt")
         if self.t_ns <= 0:
             raise ParameterError("interval", interval, "a positive time")
         if self.d_ns <= 0:
@@ -69,7 +69,9 @@ class RcpRouter(QueueDiscipline):
 
     def setup(self, q):
         self.capacity = q.rate / 8  # bytes/s
-        self.rate = self.capacity if self.initial is None else parse_rate(self.initial) / 8
+        self.rate = (
+            self.capacity if self.initial is None else parse_rate(self.initial, "initial") / 8
+        )
 
     def _update(self, q):
         t = self.t_ns * 1e-9
