@@ -9,16 +9,16 @@ Avoidance on a Global Internet", IEEE JSAC 13(8), 1995, §3.2 (congestion avoida
 it, which is what the built-in module follows:
 
 - BaseRTT is the smallest RTT sample of the flow; per round (until the bytes
-  acknowledged reach those in flight when the round began: the cumulative ACK passes
-  SND.NXT as it was) the smallest sample of the round and their number (``pkts_acked``,
-  which sees every ACK before the sender reacts to it, so the ACK that ends a round
-  counts in it).
+  acknowledged reach those in flight when the round began: the cumulative ACK reaches
+  SND.NXT as it was, ns-3's ``m_lastAckedSeq >= m_begSndNxt``) the smallest sample of
+  the round and their number (``pkts_acked``, which sees every ACK before the sender
+  reacts to it, so the ACK that ends a round counts in it).
 - Once per round, with more than two samples (fewer: Reno's growth),
   Diff = cwnd − ⌊cwnd·BaseRTT/minRTT⌋ in whole segments. In slow start, Diff > γ ends
   it: cwnd = min(cwnd, target + 1), ssthresh = max(min(ssthresh, cwnd − 1), 2)
   segments; otherwise slow start goes on. In congestion avoidance Diff > β takes a
-  segment off (ssthresh as above, from the window before), Diff < α adds one. Then
-  ssthresh = max(ssthresh, ¾·cwnd). Between round ends slow start grows as Reno's and
+  segment off (then ssthresh as above, from the decreased window), Diff < α adds one.
+  Then ssthresh = max(ssthresh, ¾·cwnd). Between round ends slow start grows as Reno's and
   congestion avoidance does not grow.
 - Losses: Reno's halving of the flight (``loss = "halve"``, as Linux) or ns-3's one
   segment below cwnd (``loss = "one_segment"``), with NewReno recovery. Vegas is off
@@ -198,9 +198,10 @@ class Vegas(CongestionControl):
             cwnd = s.cwnd
         else:
             if diff > self.beta:
-                # ssthresh from the window before the decrease (ns-3 order)
-                ssthresh = _one_segment_below(ssthresh, cwnd, mss)
+                # ssthresh from the decreased window (ns-3 decrements m_cWnd, then
+                # calls GetSsThresh)
                 seg = max(seg - 1, 2)
+                ssthresh = _one_segment_below(ssthresh, seg * mss, mss)
             elif diff < self.alpha:
                 seg += 1
             cwnd = seg * mss

@@ -75,9 +75,10 @@ SUITES: list[Suite] = [
     ),
     Suite(
         "modern",
-        "Today's congestion control and AQM: CUBIC, BBR, Vegas over drop-tail; NewReno and "
-        "CUBIC over CoDel, FQ-CoDel, PIE (NewReno also with ECN); DCTCP over step marking; "
-        "each also with phase-breaking link jitter",
+        "Today's congestion control and AQM: CUBIC, BBR, Vegas over drop-tail (Vegas also "
+        "with staggered starts, with and without delayed ACKs); NewReno and CUBIC over CoDel, "
+        "FQ-CoDel, PIE (NewReno also with ECN); DCTCP over step marking; each also with "
+        "phase-breaking link jitter",
         "ns-3",
         "the `ns3` Python package and a C++ compiler",
         ns3_reference.have_ns3,

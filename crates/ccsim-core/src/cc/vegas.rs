@@ -4,8 +4,10 @@
 //! Linux `tcp_vegas.c`) runs it.
 //!
 //! * BaseRTT: the minimum RTT seen by the flow; per round (until the
-//!   cumulative ACK passes SND.NXT as it was when the round began) the
-//!   minimum RTT of the round's samples (`minRtt`) and their number.
+//!   cumulative ACK reaches SND.NXT as it was when the round began, ns-3's
+//!   `m_lastAckedSeq >= m_begSndNxt`; Linux waits for the ACK that passes
+//!   it, `after(ack, beg_snd_nxt)`, one ACK later) the minimum RTT of the
+//!   round's samples (`minRtt`) and their number.
 //! * Once per round, with more than two samples (fewer: Reno's growth):
 //!   `Diff = cwnd − ⌊cwnd·BaseRTT/minRtt⌋` (whole segments, as ns-3's
 //!   truncated `targetCwnd`; the paper's `(Expected − Actual)·BaseRTT`). In
@@ -13,8 +15,10 @@
 //!   min(cwnd, cwnd·BaseRTT/minRtt + 1) and ssthresh = max(min(ssthresh,
 //!   cwnd − 1), 2) — leave slow start (§3.3, "modified slow start"); else
 //!   slow start continues. In congestion avoidance, `Diff > β` (4): cwnd −=
-//!   1 segment and ssthresh likewise; `Diff < α` (2): cwnd += 1 segment;
-//!   else unchanged. Then ssthresh = max(ssthresh, 3/4·cwnd).
+//!   1 segment, then ssthresh = max(min(ssthresh, cwnd − 1), 2) of the
+//!   decreased window (ns-3 decrements `m_cWnd` before `GetSsThresh`);
+//!   `Diff < α` (2): cwnd += 1 segment; else unchanged. Then ssthresh =
+//!   max(ssthresh, 3/4·cwnd).
 //! * Between round ends: slow start grows as Reno's; congestion avoidance
 //!   does not grow.
 //! * Losses: Reno's halving and NewReno recovery. Vegas is off from a
@@ -164,16 +168,16 @@ impl Vegas {
         } else if s.cwnd < s.ssthresh {
             slow_start(s, acked);
         } else {
-            let seg = if diff > self.p.beta as f64 {
-                // ssthresh from the window before the decrease (ns-3 order)
+            if diff > self.p.beta as f64 {
+                // ssthresh from the decreased window (ns-3 decrements m_cWnd,
+                // then calls GetSsThresh)
+                s.cwnd = seg.saturating_sub(1).max(2) * mss;
                 s.ssthresh = one_segment_below(s);
-                seg.saturating_sub(1).max(2)
             } else if diff < self.p.alpha as f64 {
-                seg + 1
+                s.cwnd = (seg + 1) * mss;
             } else {
-                seg
-            };
-            s.cwnd = seg * mss;
+                s.cwnd = seg * mss;
+            }
         }
         s.ssthresh = s.ssthresh.max(3 * s.cwnd / 4);
     }
@@ -316,6 +320,21 @@ mod tests {
         // ssthresh: raised to ¾·21 = 15.75 at the first round's end (≥ ¾·cwnd
         // after every adjustment), then max(min(15.75, 20 − 1), 2) = 15.75
         assert_eq!(s.ssthresh, 15_750);
+    }
+
+    /// ns-3's order at a decrease: cwnd first, then ssthresh from the
+    /// decreased window. BaseRTT 100 ms, cwnd 20 = ssthresh (congestion
+    /// avoidance), a round at 130 ms: Diff = 20 − ⌊15.4⌋ = 5 > β, cwnd 19,
+    /// ssthresh = max(min(20, 19 − 1), 2) = 18, then max(18, ¾·19 = 14.25) =
+    /// 18 (from the window before the decrease it would be 19).
+    #[test]
+    fn a_decrease_takes_ssthresh_from_the_decreased_window() {
+        let mut v = Vegas::new(Params::default());
+        let mut s = st(20, 20);
+        feed(&mut v, &mut s, 1, 100);
+        assert_eq!(feed(&mut v, &mut s, 20, 130), 19);
+        assert_eq!(v.diff, 5.0);
+        assert_eq!(s.ssthresh, 18 * MSS);
     }
 
     /// §3.3: in slow start, Diff > γ ends it with cwnd ≈ the expected window.

@@ -176,6 +176,10 @@ pub const DOCS: &[(&str, &str)] = &[
     ("rwnd", "receive buffer (advertised window)"),
     ("delayed_ack", "RFC 1122 delayed ACKs"),
     ("delack_timeout", "delayed-ACK timer"),
+    (
+        "quickack",
+        "with delayed ACKs, the first this many data segments are acknowledged at once (ns-3: 1)",
+    ),
     ("ecn", "RFC 3168 ECN"),
     ("ecn_retransmissions", "retransmitted segments are ECT(0) too (ns-2)"),
     ("limited_transmit", "RFC 3042 limited transmit"),

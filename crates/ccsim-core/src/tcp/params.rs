@@ -14,6 +14,7 @@
 //! | `rtt_samples` | one timed segment per RTT | the same | every ACK (`Timestamp`, or the send history without it) |
 //! | `init_cwnd` | 2 | 2 | 10 (`InitialCwnd`) |
 //! | `delayed_ack`, `delack_timeout` | off, 100 ms | off, 100 ms | on, 200 ms (`DelAckCount` 2, `DelAckTimeout`) |
+//! | `quickack` | 0 | 0 | 1: the first data segment is acknowledged at once (`ProcessSynRcvd`: "Always respond to first data packet") |
 //! | `sack` | off | off | on (`Sack`) |
 //! | `header` | 40 B | 40 B | 52 B (timestamps option, `Timestamp`) |
 //! | `limited_transmit` | off | on (`singledup_ 1`) | on (`LimitedTransmit`) |
@@ -57,6 +58,7 @@ struct Conventions {
     init_cwnd: u64,
     delayed_ack: bool,
     delack_timeout: &'static str,
+    quickack: u64,
     sack: bool,
     header: u64,
     rtt_estimator: &'static str,
@@ -83,6 +85,7 @@ const CCSIM: Conventions = Conventions {
     init_cwnd: 2,
     delayed_ack: false,
     delack_timeout: "100ms",
+    quickack: 0,
     sack: false,
     header: 40,
     rtt_estimator: "rfc6298",
@@ -121,6 +124,7 @@ const NS3: Conventions = Conventions {
     init_cwnd: 10,
     delayed_ack: true,
     delack_timeout: "200ms",
+    quickack: 1,
     sack: true,
     header: 52,
     rtt_estimator: "rfc6298",
@@ -168,6 +172,7 @@ pub const KEYS: &[&str] = &[
     "partial_ack_timer",
     "prr",
     "prr_bound",
+    "quickack",
     "rearm_rto",
     "rto_ssthresh",
     "rtt_estimator",
@@ -239,6 +244,7 @@ pub fn read(t: &mut Tab, in_workload: bool) -> Res<(SendParams, RecvParams, Arc<
     let rcv = RecvParams {
         buffer: buffer.rwnd.unwrap_or(INFINITE),
         delack: buffer.delayed.then_some(buffer.delack_timeout),
+        quickack: buffer.quickack,
         ack_size: seg.ack_size,
         sack_blocks: rec.sack_blocks,
         feedback,
@@ -359,6 +365,7 @@ struct Receiving {
     rwnd: Option<u64>,
     delayed: bool,
     delack_timeout: Time,
+    quickack: u32,
 }
 
 impl Receiving {
@@ -375,6 +382,7 @@ impl Receiving {
             rwnd,
             delayed: t.boolean("delayed_ack", conv.delayed_ack)?,
             delack_timeout: t.time("delack_timeout", Some(conv.delack_timeout))?,
+            quickack: t.uint("quickack", Some(conv.quickack), 0, 1_000_000)? as u32,
         })
     }
 }

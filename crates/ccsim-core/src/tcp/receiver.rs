@@ -5,7 +5,10 @@
 //!   duplicate segments are acknowledged immediately (RFC 5681 §4.2).
 //! * Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): ACK every second
 //!   full-sized segment or when the delayed-ACK timer expires; a segment that
-//!   fills a hole is acknowledged at once.
+//!   fills a hole is acknowledged at once, and so are the first `quickack`
+//!   data segments of the connection (ns-3 ACKs the first one at once,
+//!   `TcpSocketBase::ProcessSynRcvd`: "Always respond to first data packet";
+//!   Linux's quick-ACK mode, `tcp_incr_quickack`, up to 16).
 //! * Window field: free space of the receive buffer; in-order data is consumed
 //!   by the application at once, so only out-of-order bytes occupy it.
 //! * ECN (RFC 3168 §6.1.3): after a CE segment, set ECE on every ACK until a
@@ -35,6 +38,9 @@ pub struct RecvParams {
     pub buffer: u64,
     /// Delayed-ACK timeout; `None` = ACK every segment.
     pub delack: Option<Time>,
+    /// With delayed ACKs, the first this many data segments are acknowledged
+    /// at once (ns-3: 1).
+    pub quickack: u32,
     /// Size of an ACK on the wire.
     pub ack_size: u32,
     /// Number of SACK blocks to send (0 = SACK off).
@@ -60,6 +66,7 @@ impl Default for RecvParams {
         RecvParams {
             buffer: INFINITE,
             delack: None,
+            quickack: 0,
             ack_size: 40,
             sack_blocks: 0,
             feedback: None,
@@ -86,6 +93,8 @@ pub struct TcpReceiver {
     ooo_bytes: u64,
     ce_echo: bool,
     pending_segs: u32,
+    /// Data segments still to be acknowledged at once (`quickack`).
+    quick_left: u32,
     delack_at: Option<Time>,
     last_ts: Time,
     /// The stamp of the last data segment received, echoed in each ACK.
@@ -97,6 +106,7 @@ pub struct TcpReceiver {
 impl TcpReceiver {
     pub fn new(p: RecvParams, flow: FlowId, me: NodeId, peer: NodeId) -> Self {
         TcpReceiver {
+            quick_left: p.quickack,
             feedback: p.feedback.as_ref().map(|f| f.build()),
             p,
             flow,
@@ -191,7 +201,8 @@ impl TcpReceiver {
             f.on_data(pkt);
         }
         let (s, e) = (pkt.seq, pkt.end_seq());
-        let mut immediate = self.p.delack.is_none();
+        let mut immediate = self.p.delack.is_none() || self.quick_left > 0;
+        self.quick_left = self.quick_left.saturating_sub(1);
         if e <= self.rcv_nxt {
             self.stats.duplicate_segments += 1;
             immediate = true;
@@ -375,6 +386,24 @@ mod tests {
         };
         r.on_timer(&mut cx);
         assert_eq!(out[0].ack, 300);
+    }
+
+    /// ns-3's first data segment acknowledged at once (`quickack = 1`): the
+    /// pairs that follow start from the second segment (ACKs of 1, 3, 5
+    /// segments), where without it they start from the first (2, 4).
+    #[test]
+    fn quickack_acknowledges_the_first_segments_at_once() {
+        let segs: Vec<(u64, u32)> = (0..5).map(|i| (100 * i, 100)).collect();
+        for (quickack, want) in [(0, vec![200, 400]), (1, vec![100, 300, 500]), (2, vec![100, 200, 400])] {
+            let p = RecvParams {
+                delack: Some(Time::from_millis(100)),
+                quickack,
+                ..Default::default()
+            };
+            let mut r = TcpReceiver::new(p, FlowId(0), NodeId(1), NodeId(0));
+            let a: Vec<u64> = feed(&mut r, &segs).iter().map(|p| p.ack).collect();
+            assert_eq!(a, want, "quickack = {quickack}");
+        }
     }
 
     /// A SYN gets a SYN-ACK, every time (a lost SYN-ACK is answered by the

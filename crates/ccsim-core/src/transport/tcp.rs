@@ -143,6 +143,7 @@ pub fn plain_receiver(ack_size: u32, env: &Env) -> TcpReceiver {
     let p = RecvParams {
         buffer: INFINITE,
         delack: None,
+        quickack: 0,
         ack_size,
         sack_blocks: 0,
         feedback: None,

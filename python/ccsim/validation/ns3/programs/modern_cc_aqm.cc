@@ -5,7 +5,9 @@
 // optionally jittered access links, and the senders' TCP as tcp_fixes.h corrects it.
 // Prints the bottleneck's counters and queueing delay over the measurement window (Q),
 // each flow's bytes received, recoveries and timeouts (F), flow 0's recovery times (R)
-// and its cwnd and pacing rate every `sample` ms (W).
+// and its cwnd and pacing rate every `sample` ms (W). Diagnostics: --traceAll prints
+// every flow's cwnd each sample (C) and each Vegas flow's BaseRTT at the end (V);
+// --vegasDebug every RTT sample TcpVegas is fed and every window change (D).
 #include "dumbbell.h"
 #include "tcp_fixes.h"
 
@@ -37,6 +39,8 @@ class EnqTag : public Tag
 static std::vector<uint64_t> g_recov, g_loss, g_warmRx;
 static std::vector<double> g_recovTimes;
 static uint32_t g_cwnd0 = 0;
+static std::vector<uint32_t> g_cwnd; // every flow's cwnd (--traceAll)
+static bool g_traceAll = false;
 static DataRate g_pacing0;
 
 static bool Warm() { return Simulator::Now().GetSeconds() >= g_warmup; }
@@ -70,11 +74,14 @@ static void CongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState
     }
 }
 static void Cwnd0(uint32_t, uint32_t n) { g_cwnd0 = n; }
+static void CwndI(uint32_t i, uint32_t, uint32_t n) { g_cwnd[i] = n; }
 static void Pacing0(DataRate, DataRate n) { g_pacing0 = n; }
 
 static bool Hook(uint32_t i, Ptr<Socket> s)
 {
     bool ok = s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, i));
+    if (g_traceAll)
+        ok = ok && s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndI, i));
     if (i == 0) {
         ok = ok && s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&Cwnd0));
         ok = ok && s->TraceConnectWithoutContext("PacingRate", MakeCallback(&Pacing0));
@@ -86,6 +93,11 @@ static void Sample(double every)
 {
     std::cout << "W " << Simulator::Now().GetSeconds() << " " << g_cwnd0 << " "
               << g_pacing0.GetBitRate() << "\n";
+    if (g_traceAll) {
+        std::cout << "C " << Simulator::Now().GetSeconds();
+        for (uint32_t c : g_cwnd) std::cout << " " << c;
+        std::cout << "\n";
+    }
     Simulator::Schedule(Seconds(every), &Sample, every);
 }
 
@@ -149,13 +161,19 @@ static Ptr<QueueDisc> InstallDiscs(const DiscOptions& q, uint32_t buffer, uint32
     return qd.Get(0);
 }
 
-// The senders' congestion control, recovery and ECN (tcp_fixes.h).
+// The senders' congestion control, recovery, ECN, delayed ACKs (DelAckCount `delAck`)
+// and timestamps option (tcp_fixes.h).
 static void SetSenderDefaults(std::string cc, const std::string& recovery,
-                              const std::string& vegasRtt, bool ecn, uint32_t mss)
+                              const std::string& vegasRtt, bool ecn, uint32_t mss,
+                              uint32_t delAck, bool timestamps)
 {
     NS_ABORT_MSG_IF(vegasRtt != "last" && vegasRtt != "srtt", "vegasRtt: last or srtt");
-    if (cc == "ns3::TcpVegas" && vegasRtt == "last") cc = VegasLastRtt::GetTypeId().GetName();
+    VegasLastRtt::s_last = vegasRtt == "last";
+    // (with srtt VegasLastRtt passes SRTT on as TcpSocketBase gives it: stock TcpVegas)
+    if (cc == "ns3::TcpVegas") cc = VegasLastRtt::GetTypeId().GetName();
     SetTcpDefaults(cc, PrrOnce::s_sack, mss, 10, 200);
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAck));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
     NS_ABORT_MSG_IF(recovery != "prr" && recovery != "prr-once" && recovery != "classic",
                     "recovery: prr, prr-once or classic");
     if (recovery == "classic") {
@@ -192,6 +210,12 @@ static void Report(uint32_t pairs)
                   << g_recov[i] << " " << (fixed ? fixed->m_timeouts : g_loss[i]) << "\n";
     }
     for (double t : g_recovTimes) std::cout << "R " << t << "\n";
+    for (uint32_t i = 0; i < pairs; i++) {
+        // Vegas's BaseRTT per flow (what TcpVegas min-filtered), seconds
+        Ptr<SocketFix> sock = DynamicCast<SocketFix>(g_net.apps[i]->GetSocket());
+        Ptr<VegasLastRtt> v = sock ? DynamicCast<VegasLastRtt>(sock->Cc()) : nullptr;
+        if (v) std::cout << "V " << i << " " << v->m_base.GetSeconds() << "\n";
+    }
 }
 
 int main(int argc, char* argv[])
@@ -205,6 +229,8 @@ int main(int argc, char* argv[])
     DiscOptions q;
     std::string recovery = "prr-once", vegasRtt = "last";
     double sampleMs = 10, jitter = 0;
+    uint32_t delAck = 1;
+    bool timestamps = false;
     CommandLine cmd;
     o.AddTo(cmd);
     cmd.AddValue("queue", "fifo|codel|fqcodel|pie|step", q.queue);
@@ -225,11 +251,16 @@ int main(int argc, char* argv[])
                  SocketFix::s_rateFix);
     cmd.AddValue("sackFix", "a SACKed retransmission out of bytes in flight, as Linux",
                  SocketFix::s_sackFix);
+    cmd.AddValue("delAck", "DelAckCount: 1 (an ACK per segment) or 2 (ns-3's default)", delAck);
+    cmd.AddValue("timestamps", "the timestamps option (ns-3's default: on)", timestamps);
+    cmd.AddValue("vegasDebug", "print TcpVegas's samples and window changes (D rows)",
+                 VegasLastRtt::s_debug);
+    cmd.AddValue("traceAll", "print every flow's cwnd each sample (C rows)", g_traceAll);
     cmd.Parse(argc, argv);
     PrrOnce::s_sack = o.sack; // (without SACK PRR counts a duplicate ACK as a segment)
     g_warmup = o.warmup;
     const Draws d = ReadDraws(o);
-    SetSenderDefaults(o.cc, recovery, vegasRtt, q.ecn, o.mss);
+    SetSenderDefaults(o.cc, recovery, vegasRtt, q.ecn, o.mss, delAck, timestamps);
 
     BuildCore(g_net, o, 1);
     Ptr<QueueDisc> disc = InstallDiscs(q, o.buffer, o.mss);
@@ -245,11 +276,15 @@ int main(int argc, char* argv[])
     NS_ABORT_MSG_IF(!ok, "cannot connect the bottleneck's traces");
 
     g_recov.assign(o.pairs, 0);
+    g_cwnd.assign(o.pairs, 0);
     g_loss.assign(o.pairs, 0);
     g_warmRx.assign(o.pairs, 0);
     InstallFlows(g_net, o, d, &SenderFactory, &Hook);
     Simulator::Schedule(Seconds(o.warmup), &WarmUp);
-    Simulator::Schedule(Seconds(d.starts[0]) + MilliSeconds(1), &Sample, sampleMs / 1000);
+    // (with --traceAll from the first start, else from flow 0's)
+    const double first =
+        g_traceAll ? *std::min_element(d.starts.begin(), d.starts.end()) : d.starts[0];
+    Simulator::Schedule(Seconds(first) + MilliSeconds(1), &Sample, sampleMs / 1000);
     Simulator::Stop(Seconds(o.duration));
     Simulator::Run();
     Report(o.pairs);

@@ -15,6 +15,7 @@
 #include "ns3/network-module.h"
 
 #include <algorithm>
+#include <iostream>
 #include <map>
 
 using namespace ns3;
@@ -112,7 +113,8 @@ inline bool PrrOnce::s_sack = true;
 // smoothed RTT as PktsAcked's `rtt` (3.44 and master; the API documents it as the last
 // RTT), so stock TcpVegas takes its BaseRTT and each round's minimum RTT from SRTT,
 // which starts at the SYN exchange's RTT. Brakmo & Peterson and Linux take them from
-// the samples.
+// the samples. With s_last false it passes SRTT on (stock TcpVegas); either way it
+// keeps the BaseRTT TcpVegas computes (m_base), for a harness's report.
 class VegasLastRtt : public TcpVegas
 {
   public:
@@ -124,12 +126,34 @@ class VegasLastRtt : public TcpVegas
                                 .AddConstructor<VegasLastRtt>();
         return tid;
     }
-    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segments, const Time&) override
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segments, const Time& srtt) override
     {
-        TcpVegas::PktsAcked(tcb, segments, tcb->m_lastRtt.Get());
+        const Time rtt = s_last ? tcb->m_lastRtt.Get() : srtt;
+        if (!rtt.IsZero()) m_base = std::min(m_base, rtt); // TcpVegas's BaseRTT
+        if (s_debug)
+            std::cout << "D P " << Simulator::Now().GetSeconds() << " " << segments << " "
+                      << rtt.GetSeconds() << " cwnd " << tcb->m_cWnd / tcb->m_segmentSize
+                      << " una " << tcb->m_lastAckedSeq << " nxt " << tcb->m_nextTxSequence
+                      << "\n";
+        TcpVegas::PktsAcked(tcb, segments, rtt);
+    }
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        const uint32_t before = tcb->m_cWnd;
+        TcpVegas::IncreaseWindow(tcb, segmentsAcked);
+        if (s_debug)
+            std::cout << "D I " << Simulator::Now().GetSeconds() << " " << segmentsAcked
+                      << " cwnd " << before / tcb->m_segmentSize << " -> "
+                      << tcb->m_cWnd / tcb->m_segmentSize << " ssth "
+                      << tcb->m_ssThresh / tcb->m_segmentSize << "\n";
     }
     Ptr<TcpCongestionOps> Fork() override { return CopyObject<VegasLastRtt>(this); }
+    Time m_base{Time::Max()};
+    static bool s_last;  // the sample (true) or 3.44's SRTT, as stock TcpVegas (false)
+    static bool s_debug; // print every sample fed and every window change (D rows)
 };
+inline bool VegasLastRtt::s_last = true;
+inline bool VegasLastRtt::s_debug = false;
 
 // TcpRateOps with Linux's per-ACK rate sample (tcp_rate.c). ns-3.44's TcpRateLinux keeps
 // one sample across ACKs and takes a delivered segment's send and ACK times into it only
@@ -292,6 +316,7 @@ class SocketFix : public TcpSocketBase
     }
     static bool s_ecnFix, s_rateFix, s_sackFix;
     uint64_t m_timeouts = 0; // retransmission timeouts of data (ReTxTimeout)
+    Ptr<TcpCongestionOps> Cc() const { return m_congestionControl; }
 
   protected:
     uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override
