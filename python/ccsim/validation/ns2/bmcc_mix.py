@@ -18,8 +18,9 @@ from the seed and given to both simulators (``tcp_scenario.py``).
 Every metric is compared over the seeds: the mean of the per-seed differences
 (ccsim − ns-2) must lie within its tolerance, the 99 % confidence half-width of
 that mean (Student t over seeds) or a stated resolution floor, whichever is
-larger. Exit status 1 if a metric is outside; 0 with a one-line message where
-``ns`` is not installed.
+larger; counts of events (drops, marks, retransmissions, timeouts) also get the
+99 % half-width they would have if they were Poisson (``count_tolerance``). Exit status 1 if a metric is outside; 0 with a one-line
+message where ``ns`` is not installed.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ccsim.theory import confidence_interval, jain_index
-from ccsim.validation.framework import SuiteResult, Verdict
+from ccsim.validation.framework import SuiteResult, Verdict, count_tolerance
 from ccsim.validation.mdblock import replace_block
 from ccsim.validation.ns2.reference import have_ns
 from ccsim.validation.ns2.tcp_scenario import Case, CrossTraffic, Outcome, run_ccsim, run_ns2
@@ -124,16 +125,29 @@ class Metric:
     rel_floor: float = 0.0
     #: Only for cases with cross traffic.
     cross_only: bool = False
+    #: A count of events per run, given at least the noise it would have if it were
+    #: Poisson (:func:`framework.count_tolerance`).
+    count: bool = False
 
 
 METRICS = [
     Metric("util", "utilization", "{:.4f}", lambda o: o.utilization, 0.002),
-    Metric("marks", "CE marks", "{:.0f}", lambda o: o.marks, 2, 0.02),
-    Metric("early", "drops: RED early", "{:.0f}", lambda o: o.drops_early, 2, 0.02),
-    Metric("other", "drops: overflow", "{:.0f}", lambda o: o.drops_other, 2, 0.02),
-    Metric("retx", "retransmitted segments", "{:.0f}", lambda o: o.window_retransmits, 2, 0.02),
-    Metric("rto", "timeouts", "{:.1f}", lambda o: o.window_timeouts, 1),
-    Metric("ecnr", "ECN responses", "{:.0f}", lambda o: o.window_ecn_responses, 2, 0.02),
+    Metric("marks", "CE marks", "{:.0f}", lambda o: o.marks, 2, 0.02, count=True),
+    Metric("early", "drops: RED early", "{:.0f}", lambda o: o.drops_early, 2, 0.02, count=True),
+    Metric("other", "drops: overflow", "{:.0f}", lambda o: o.drops_other, 2, 0.02, count=True),
+    Metric(
+        "retx",
+        "retransmitted segments",
+        "{:.0f}",
+        lambda o: o.window_retransmits,
+        2,
+        0.02,
+        count=True,
+    ),
+    Metric("rto", "timeouts", "{:.1f}", lambda o: o.window_timeouts, 1, count=True),
+    Metric(
+        "ecnr", "ECN responses", "{:.0f}", lambda o: o.window_ecn_responses, 2, 0.02, count=True
+    ),
     Metric(
         "gmax",
         "goodput, largest flow, Mb/s",
@@ -168,6 +182,7 @@ METRICS = [
         2,
         0.02,
         cross_only=True,
+        count=True,
     ),
 ]
 
@@ -195,6 +210,8 @@ class Check:
     @property
     def tol(self) -> float:
         floor = max(self.metric.floor, self.metric.rel_floor * abs(statistics.fmean(self.ns2)))
+        if self.metric.count:
+            floor = max(floor, count_tolerance(self.ns2, self.ccsim, 0.99))
         hw = half_width(self.diffs, 0.99)
         return max(floor, 0.0 if hw != hw else hw)
 
