@@ -1,6 +1,8 @@
 //! The `[topology]` section: a dumbbell (`pairs`, `bottleneck`, `access`,
-//! `receiver_access`), a graph (`nodes`, `links`) or a leaf-spine fabric
-//! (`leaves`, `spines`, `hosts_per_leaf`, `host_link`, `fabric_link`), read into a [`Net`] of
+//! `receiver_access`), a graph (`nodes`, `links`), a leaf-spine fabric
+//! (`leaves`, `spines`, `hosts_per_leaf`, `host_link`, `fabric_link`) or a
+//! k-ary fat-tree (`k`, `oversubscription`, `host_link`, `fabric_link`,
+//! `core_link`), read into a [`Net`] of
 //! named nodes and links with their queues; then routed, checked against the
 //! run's budget, and built into the world's nodes and links once the flows'
 //! packet sizes are known (a `"bdp"` buffer needs them). Keys:
@@ -61,7 +63,7 @@ struct LinkSpec {
 
 pub(super) struct Net {
     /// The key that sets the network's size, named when it is over the budget:
-    /// `topology.pairs`, `topology.nodes` or `topology.hosts_per_leaf`.
+    /// `topology.pairs`, `topology.nodes`, `topology.hosts_per_leaf` or `topology.k`.
     size_key: &'static str,
     pub(super) names: Vec<String>,
     pub(super) index: HashMap<String, usize>,
@@ -306,7 +308,8 @@ fn read_dumbbell(t: &mut Tab, rng: &mut Rng, net: &mut Net) -> Res<()> {
 
 /// What a link table gives: rate, delay, loss, jitter, its queue and its
 /// reverse direction's queue (a graph's `links[i]`, a leaf-spine's
-/// `host_link` and `fabric_link`).
+/// `host_link` and `fabric_link`, a fat-tree's also `core_link`).
+#[derive(Clone)]
 struct LinkKind {
     rate: Rate,
     delay: Time,
@@ -398,6 +401,67 @@ fn read_leaf_spine(t: &mut Tab, net: &mut Net) -> Res<()> {
     if net.bdp_rtt.is_none() {
         // Two-way propagation between hosts under different leaves.
         net.bdp_rtt = Some(Time(2 * 2 * (host.delay.0 + fabric.delay.0)));
+    }
+    Ok(())
+}
+
+/// A k-ary fat-tree (Al-Fares, Loukissas & Vahdat, "A scalable, commodity data
+/// center network architecture", SIGCOMM 2008, §3): `k` pods, each of k/2 edge
+/// (top-of-rack) switches `edge<p>_<e>` and k/2 aggregation switches
+/// `agg<p>_<a>`, every edge switch linked to every aggregation switch of its pod
+/// (`fabric_link`); (k/2)² core switches `core<j>`, aggregation switch a of
+/// every pod linked to cores a·k/2 … a·k/2 + k/2 − 1 (`core_link`, default
+/// `fabric_link`); k/2 hosts `h<p>_<e>_<i>` per edge switch (`host_link`), k³/4
+/// in all. `oversubscription` r puts r·k/2 hosts under each edge switch (an
+/// integer) over its k/2 uplinks: the edge's host capacity over its uplink
+/// capacity is r at equal link rates. Hosts in other pods are 6 hops apart over
+/// (k/2)² equal-cost paths, so `ecmp` is on by default.
+fn read_fat_tree(t: &mut Tab, net: &mut Net) -> Res<()> {
+    let k = t.uint("k", None, 2, 64)? as usize;
+    if k % 2 == 1 {
+        return Err(t.error("k", &Value::from(k), "an even number of ports per switch (2, 4, …, 64)"));
+    }
+    let half = k / 2;
+    let r = t.float("oversubscription", Some(1.0), 1.0, 1_000.0)?;
+    let per_edge = r * half as f64;
+    if (per_edge - per_edge.round()).abs() > 1e-9 {
+        return Err(t.error(
+            "oversubscription",
+            &Value::from(r),
+            format!("a ratio r ≥ 1 that puts a whole number of hosts, r·k/2 = r·{half}, under each edge switch"),
+        ));
+    }
+    let per_edge = per_edge.round() as usize;
+    let host = read_link_kind(t, "host_link", "1000pkt")?;
+    let fabric = read_link_kind(t, "fabric_link", "1000pkt")?;
+    let core = if t.has("core_link") {
+        read_link_kind(t, "core_link", "1000pkt")?
+    } else {
+        t.raw("core_link");
+        LinkKind { ..fabric.clone() }
+    };
+    let cores: Vec<usize> = (0..half * half).map(|j| net.add_node(format!("core{j}"))).collect();
+    for p in 0..k {
+        let aggs: Vec<usize> = (0..half).map(|a| net.add_node(format!("agg{p}_{a}"))).collect();
+        for e in 0..half {
+            let edge = net.add_node(format!("edge{p}_{e}"));
+            for i in 0..per_edge {
+                let h = net.add_node(format!("h{p}_{e}_{i}"));
+                host.add(net, h, edge, true);
+            }
+            for &agg in &aggs {
+                fabric.add(net, edge, agg, true);
+            }
+        }
+        for (a, &agg) in aggs.iter().enumerate() {
+            for &c in &cores[a * half..(a + 1) * half] {
+                core.add(net, agg, c, true);
+            }
+        }
+    }
+    if net.bdp_rtt.is_none() {
+        // Two-way propagation between hosts in different pods.
+        net.bdp_rtt = Some(Time(2 * 2 * (host.delay.0 + fabric.delay.0 + core.delay.0)));
     }
     Ok(())
 }
@@ -495,13 +559,14 @@ pub(super) fn read(root: &mut Tab, rng: &mut Rng) -> Res<Net> {
     let mut topo = root
         .table("topology")?
         .ok_or_else(|| root.missing("topology", "a [topology] table"))?;
-    let kind = topo.choice("kind", None, &["dumbbell", "graph", "leaf_spine"])?;
-    let ecmp = topo.boolean("ecmp", kind == "leaf_spine")?;
+    let kind = topo.choice("kind", None, &["dumbbell", "graph", "leaf_spine", "fat_tree"])?;
+    let ecmp = topo.boolean("ecmp", kind == "leaf_spine" || kind == "fat_tree")?;
     let mut net = Net {
         ecmp,
         size_key: match kind.as_str() {
             "dumbbell" => "topology.pairs",
             "leaf_spine" => "topology.hosts_per_leaf",
+            "fat_tree" => "topology.k",
             _ => "topology.nodes",
         },
         names: Vec::new(),
@@ -533,6 +598,7 @@ pub(super) fn read(root: &mut Tab, rng: &mut Rng) -> Res<Net> {
     match kind.as_str() {
         "dumbbell" => read_dumbbell(&mut topo, rng, &mut net)?,
         "leaf_spine" => read_leaf_spine(&mut topo, &mut net)?,
+        "fat_tree" => read_fat_tree(&mut topo, &mut net)?,
         _ => read_graph(&mut topo, &mut net)?,
     }
     if let Some(r) = net.bdp_rtt {

@@ -48,22 +48,34 @@ pub const DOCS: &[(&str, &str)] = &[
     // topology
     (
         "topology.kind",
-        "\"dumbbell\" (pairs around a bottleneck R1->R2), \"graph\" (nodes and links) or \"leaf_spine\" (a two-tier data-centre fabric)",
+        "\"dumbbell\" (pairs around a bottleneck R1->R2), \"graph\" (nodes and links), \"leaf_spine\" (a two-tier data-centre fabric) or \"fat_tree\" (a three-tier k-ary fat-tree)",
     ),
     (
         "topology.ecmp",
-        "equal-cost multipath: routers spread flows over equal-cost next hops by a per-flow hash (default: true on leaf_spine, false otherwise)",
+        "equal-cost multipath: routers spread flows over equal-cost next hops by a per-flow hash (default: true on leaf_spine and fat_tree, false otherwise)",
     ),
     ("topology.leaves", "leaf_spine: number of leaf (top-of-rack) switches leaf<i>"),
     ("topology.spines", "leaf_spine: number of spine switches spine<j>, each linked to every leaf"),
     ("topology.hosts_per_leaf", "leaf_spine: hosts h<i>_<k> under each leaf"),
     (
         "topology.host_link",
-        "leaf_spine: the host–leaf links {rate, delay, loss, jitter, queue (host to leaf), reverse_queue (leaf to host)}",
+        "leaf_spine, fat_tree: the host–leaf (host–edge) links {rate, delay, loss, jitter, queue (host to switch), reverse_queue (switch to host)}",
     ),
     (
         "topology.fabric_link",
-        "leaf_spine: the leaf–spine links {rate, delay, loss, jitter, queue (leaf to spine), reverse_queue (spine to leaf)}",
+        "leaf_spine: the leaf–spine links; fat_tree: the edge–aggregation links {rate, delay, loss, jitter, queue (up: leaf to spine, edge to aggregation), reverse_queue (down)}",
+    ),
+    (
+        "topology.k",
+        "fat_tree: ports per switch (even): k pods of k/2 edge and k/2 aggregation switches, (k/2)² core switches, k³/4 hosts",
+    ),
+    (
+        "topology.oversubscription",
+        "fat_tree: r·k/2 hosts under each edge switch over its k/2 uplinks (r ≥ 1; default 1, full bisection)",
+    ),
+    (
+        "topology.core_link",
+        "fat_tree: the aggregation–core links {rate, delay, loss, jitter, queue (aggregation to core), reverse_queue (core to aggregation)} (default: as fabric_link)",
     ),
     ("topology.pairs", "number of sender/receiver pairs of the dumbbell"),
     ("topology.bottleneck", "the R1–R2 link, both directions"),
