@@ -54,7 +54,7 @@ pub(super) fn read(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, lim
     for (i, v) in arr.iter().enumerate() {
         let mut t = Tab::new(format!("{fpath}[{i}]"), v)?;
         let base_name = t.string("name")?;
-        let ends = read_ends(&mut t, net)?;
+        let ends = read_ends(&mut t, net, rng)?;
         let count = t.uint("count", Some(1), 1, 1_000_000)? as usize;
         let start = read_spread(&mut t, "start", "0s", None)?;
         let cx = ReadCtx {
@@ -98,9 +98,28 @@ pub(super) fn read(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, lim
 }
 
 /// A flow table's endpoints as (source, destination) node indices: dumbbell
-/// `pairs` ("all" or pair indices), or `src` and `dst` node names.
-fn read_ends(t: &mut Tab, net: &Net) -> Res<Vec<(usize, usize)>> {
+/// `pairs` ("all" or pair indices), `src` and `dst` node names, or a connection
+/// `matrix` ([`super::matrix`]).
+fn read_ends(t: &mut Tab, net: &Net, rng: &mut Rng) -> Res<Vec<(usize, usize)>> {
     let mut ends: Vec<(usize, usize)> = Vec::new();
+    if let Some(mut m) = t.table("matrix")? {
+        for key in ["pairs", "src", "dst"] {
+            if t.has(key) {
+                return Err(t.error(
+                    key,
+                    t.get(key).expect("present"),
+                    "either `matrix` or `pairs` / `src` and `dst`, not both",
+                ));
+            }
+        }
+        t.raw("pairs");
+        t.raw("src");
+        t.raw("dst");
+        let ends = super::matrix::read(&mut m, net, rng)?;
+        t.put("matrix", m.finish()?);
+        return Ok(ends);
+    }
+    t.raw("matrix");
     if let Some(p) = t.raw("pairs") {
         if net.pairs.is_empty() {
             return Err(t.error("pairs", p, "`pairs` only with a dumbbell topology; use src and dst"));
@@ -129,7 +148,7 @@ fn read_ends(t: &mut Tab, net: &Net) -> Res<Vec<(usize, usize)>> {
         let node = |t: &mut Tab, key: &'static str| -> Res<usize> {
             let name = t
                 .string(key)?
-                .ok_or_else(|| t.missing(key, "a node name (or `pairs` on a dumbbell)"))?;
+                .ok_or_else(|| t.missing(key, "a node name (or `pairs` on a dumbbell, or a `matrix`)"))?;
             net.index.get(&name).copied().ok_or_else(|| ScenarioError {
                 path: t.key_path(key),
                 value: format!("{name:?}"),

@@ -15,6 +15,7 @@
 //! start times) come from one stream in that order.
 
 mod flows;
+mod matrix;
 mod topology;
 
 use crate::budget::Limits;

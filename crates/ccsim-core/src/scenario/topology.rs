@@ -609,6 +609,16 @@ pub(super) fn read(root: &mut Tab, rng: &mut Rng) -> Res<Net> {
 }
 
 impl Net {
+    /// The hosts: nodes with one link out (a router has several), in the
+    /// order the topology made them.
+    pub(super) fn hosts(&self) -> Vec<usize> {
+        let mut out_links = vec![0u32; self.names.len()];
+        for l in &self.links {
+            out_links[l.from] += 1;
+        }
+        (0..self.names.len()).filter(|&i| out_links[i] == 1).collect()
+    }
+
     /// Where the workloads' endpoints come from.
     pub(super) fn nodes(&self) -> workload::Nodes<'_> {
         workload::Nodes {

@@ -147,6 +147,10 @@ pub const DOCS: &[(&str, &str)] = &[
     ),
     ("flows[].name", "flow name (default f<index>)"),
     ("flows[].pairs", "dumbbell: \"all\" or a list of pair indices"),
+    (
+        "flows[].matrix",
+        "instead of src and dst: a connection matrix {kind = \"permutation\" | \"incast\" | \"outcast\" | \"all_to_all\", hosts, …} whose every pair gets the table's flows",
+    ),
     ("src", "sending node"),
     ("dst", "receiving node"),
     ("count", "copies of each flow"),

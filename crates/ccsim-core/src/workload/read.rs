@@ -91,6 +91,30 @@ pub struct Nodes<'a> {
     pub capacity_bps: f64,
 }
 
+impl Nodes<'_> {
+    /// Reads `key` of `t` as a non-empty list of the topology's node names
+    /// (`missing`: what to say when it is absent); their indices, in order.
+    pub fn list(&self, t: &mut Tab, key: &'static str, missing: &str) -> Res<Vec<usize>> {
+        let v = t.raw(key).ok_or_else(|| t.missing(key, missing))?;
+        let bad = |t: &Tab| t.error(key, v, "a non-empty list of node names of the topology");
+        let a = v.as_array().filter(|a| !a.is_empty()).ok_or_else(|| bad(t))?;
+        let ids = a
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .and_then(|s| self.index.get(s).copied())
+                    .ok_or_else(|| ScenarioError {
+                        path: t.key_path(key),
+                        value: show(x),
+                        expected: format!("node names of the topology (such as {:?})", self.names[0]),
+                    })
+            })
+            .collect::<Res<Vec<usize>>>()?;
+        t.put(key, v.clone());
+        Ok(ids)
+    }
+}
+
 /// A workload whose offered load exceeds the capacity of every link together this many
 /// times, with more than [`RUNAWAY_ARRIVALS`] connections expected and no `max_alive`,
 /// is refused before the run: its connections would pile up (each with its state and
@@ -406,29 +430,8 @@ fn read_pairs(t: &mut Tab, nodes: &Nodes) -> Res<Vec<(usize, usize)>> {
         }
         return Ok(out);
     }
-    let list = |t: &mut Tab, key: &'static str| -> Res<Vec<usize>> {
-        let v = t
-            .raw(key)
-            .ok_or_else(|| t.missing(key, "a list of node names (or `pairs` on a dumbbell)"))?;
-        let bad = |t: &Tab| t.error(key, v, "a non-empty list of node names of the topology");
-        let a = v.as_array().filter(|a| !a.is_empty()).ok_or_else(|| bad(t))?;
-        let ids = a
-            .iter()
-            .map(|x| {
-                x.as_str()
-                    .and_then(|s| nodes.index.get(s).copied())
-                    .ok_or_else(|| ScenarioError {
-                        path: t.key_path(key),
-                        value: show(x),
-                        expected: format!("node names of the topology (such as {:?})", nodes.names[0]),
-                    })
-            })
-            .collect::<Res<Vec<usize>>>()?;
-        t.put(key, v.clone());
-        Ok(ids)
-    };
-    let src = list(t, "sources")?;
-    let dst = list(t, "destinations")?;
+    let src = nodes.list(t, "sources", "a list of node names (or `pairs` on a dumbbell)")?;
+    let dst = nodes.list(t, "destinations", "a list of node names (or `pairs` on a dumbbell)")?;
     let pairs: Vec<(usize, usize)> = src
         .iter()
         .flat_map(|&s| dst.iter().filter(move |&&d| d != s).map(move |&d| (s, d)))
