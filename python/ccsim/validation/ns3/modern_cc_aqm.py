@@ -617,10 +617,11 @@ def suite_cases(quick: bool) -> list[ModernCase]:
             for b in (0.5, 2.0)
         ]
     cases += [
-        ModernCase(
-            f"vegas/fifo {label} starts<{start:g}s" + (" delack" if delack else ""),
+        case(
             "vegas",
             "fifo",
+            False,
+            f"{label} starts<{start:g}s" + (" delack" if delack else ""),
             pairs=pairs,
             rate_mbps=rate,
             rtt_ms=rtt,
