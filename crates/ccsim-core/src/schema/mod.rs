@@ -495,12 +495,12 @@ fn variant<'k>(k: &'k record::Key, disc: Option<&str>) -> Option<&'k str> {
 }
 
 impl Tables<'_> {
-    /// The table's discriminator: its `kind` (the registries' `pick`), if read
-    /// before any other choice.
+    /// The table's discriminator: its `kind` (the registries' `pick`) or a
+    /// size's `dist`, if read before any other choice.
     fn discriminator(&self, table: &str) -> Option<(String, Vec<String>, Option<String>)> {
         let recs = self.by_table.get(table)?;
         recs.iter().find_map(|k| match (&k.spec, k.chosen.is_empty()) {
-            (Spec::Choice(a), true) if k.key == "kind" => Some((
+            (Spec::Choice(a), true) if k.key == "kind" || k.key == "dist" => Some((
                 k.key.clone(),
                 a.clone(),
                 k.default.as_ref().and_then(Value::as_str).map(String::from),

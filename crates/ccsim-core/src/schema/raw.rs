@@ -44,8 +44,16 @@ pub fn schema(path: &str) -> Option<Value> {
             json!({"anyOf": [{"const": "all"}, {"type": "array", "items": {"type": "integer", "minimum": 0}}]})
         } else if path == "flows[].src" || path == "flows[].dst" {
             json!({"type": "string"})
-        } else if path == "workloads[].sources" || path == "workloads[].destinations" {
+        } else if path == "workloads[].sources" || path == "workloads[].destinations" || path == "flows[].matrix.hosts"
+        {
+            // workload/read.rs Nodes::list: node names of the topology
             names(true)
+        } else if path == "workloads[].size.cdf" {
+            // workload/cdf.rs Cdf::read: a shipped CDF's name, a file, or [size in bytes, P(X ≤ size)] points
+            json!({"anyOf": [
+                {"type": "string"},
+                {"type": "array", "minItems": 1, "items": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number", "minimum": 0}}}
+            ]})
         } else if ends("rate") && (path.starts_with("flows[]") || path.starts_with("workloads[].transport")) {
             // transport/blt.rs: "access" (the first link's rate) or a rate
             json!({"anyOf": [{"const": "access"}, rate_schema()]})
@@ -102,6 +110,9 @@ pub const NOT_REQUIRED: &[(&str, &str)] = &[
     ("flows[]", "dst"),
     ("workloads[]", "sources"),
     ("workloads[]", "destinations"),
+    // a Pareto size takes `min` or `mean` (workload/read.rs FileSize::read)
+    ("workloads[].size", "mean"),
+    ("workloads[].size", "min"),
     // feedback only with a cc that needs it (tcp/params.rs; the rule below)
     ("flows[]", "feedback"),
     ("workloads[].transport", "feedback"),

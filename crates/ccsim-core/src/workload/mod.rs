@@ -42,8 +42,10 @@
 //!   when an arrival finds N connections of the workload alive (a diverging
 //!   system: the summary's `stopped_by` says so). `duration` bounds them all.
 
+mod cdf;
 mod read;
 
+pub use cdf::Cdf;
 pub use read::{read, Nodes, PairEnds};
 
 use crate::cfg::time_str;
@@ -74,6 +76,8 @@ pub enum FileSize {
         shape: f64,
         min: f64,
     },
+    /// An empirical CDF ([`Cdf`]), shared by the workload's processes.
+    Empirical(Arc<Cdf>),
 }
 
 impl FileSize {
@@ -84,6 +88,7 @@ impl FileSize {
             FileSize::Exponential { mean } => mean,
             FileSize::Pareto { shape, min } if shape > 1.0 => shape * min / (shape - 1.0),
             FileSize::Pareto { .. } => f64::INFINITY,
+            FileSize::Empirical(ref c) => c.mean(),
         }
     }
 
@@ -93,6 +98,7 @@ impl FileSize {
             FileSize::Exponential { mean } => rng.exp(mean),
             // Inverse transform: x_m / U^(1/α), U in (0, 1].
             FileSize::Pareto { shape, min } => min / rng.uniform_pos().powf(1.0 / shape),
+            FileSize::Empirical(ref c) => c.draw(rng),
         };
         (x.round().min(u64::MAX as f64) as u64).max(1)
     }

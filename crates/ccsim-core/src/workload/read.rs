@@ -3,7 +3,7 @@
 //! read into [`Workloads`] (keys: docs/user-guide.md "Workloads"; the model is
 //! described in [`super`]).
 
-use super::{FileSize, Process, Workload, Workloads, STREAM_PROCESS};
+use super::{Cdf, FileSize, Process, Workload, Workloads, STREAM_PROCESS};
 use crate::cfg::{show, time_str, Res, ScenarioError, Tab};
 use crate::endpoint::TransportSpec;
 use crate::packet::NodeId;
@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 impl FileSize {
-    /// Reads `size`: a size string (fixed) or a table `{dist, mean | shape + min | shape + mean}`.
+    /// Reads `size`: a size string (fixed) or a table `{dist, mean | shape + min | shape + mean | cdf}`.
     pub(super) fn read(t: &mut Tab) -> Res<FileSize> {
         let Some(v) = t.get("size") else {
             return Err(t.missing(
@@ -33,7 +33,7 @@ impl FileSize {
         let mut s = t
             .table("size")?
             .ok_or_else(|| t.error("size", v, "a size string or a table"))?;
-        let dist = s.choice("dist", None, &["fixed", "exponential", "pareto"])?;
+        let dist = s.choice("dist", None, &["fixed", "exponential", "pareto", "empirical"])?;
         let positive = |s: &mut Tab, key: &'static str| -> Res<f64> {
             let b = s.size(key, None)?;
             if b == 0 {
@@ -46,6 +46,7 @@ impl FileSize {
             "exponential" => FileSize::Exponential {
                 mean: positive(&mut s, "mean")?,
             },
+            "empirical" => FileSize::Empirical(Arc::new(Cdf::read(&mut s)?)),
             _ => {
                 let shape = s.float("shape", None, 0.01, 100.0)?;
                 match (s.has("min"), s.has("mean")) {
