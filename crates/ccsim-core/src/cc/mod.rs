@@ -17,6 +17,7 @@ pub mod cubic;
 pub mod dctcp;
 pub mod foreign;
 pub mod hystart;
+pub mod load_factor;
 pub mod rate;
 pub mod reno;
 pub mod scalable;

@@ -50,6 +50,7 @@ pub mod drr;
 pub mod foreign;
 pub mod fq;
 pub mod fq_codel;
+pub mod load_factor;
 pub mod pie;
 pub mod prio;
 pub mod red;
