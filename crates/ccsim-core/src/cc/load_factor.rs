@@ -1,6 +1,7 @@
 //! What the load-factor senders share: VCP's window laws and timers (Y. Xia,
 //! L. Subramanian, I. Stoica, S. Kalyanaraman, "One more bit is enough", ACM
-//! SIGCOMM 2005, §3.3 and §5 (parameter scaling); ns-2 `vcp/vcp-src.cc`),
+//! SIGCOMM 2005, the end-host laws and their scaling with the RTT; ns-2
+//! `vcp/vcp-src.cc`),
 //! which BMCC inherits (Qazi, Znati & Andrew, PFLDNeT 2009, §3.3). Used by
 //! [`crate::cc::vcp`] and [`crate::cc::bmcc`]; model pages docs/models/vcp.md
 //! and docs/models/bmcc.md ("Sender").
@@ -9,7 +10,7 @@
 //!   written into the sender's byte cwnd as floor(w·MSS);
 //! * MI per ACK: w += (1 + ξ)^{T/t} − 1 ([`mi_step`]), so that one window of
 //!   ACKs multiplies w by (1 + ξ)^{T/t}: ξ per interval t whatever the RTT T
-//!   (VCP `opencwnd`, the "MI parameter scaling" of §5);
+//!   (VCP `opencwnd`: the MI parameter scaled with the RTT);
 //! * AI per ACK: w += α/w ([`ai_step`]): α per RTT;
 //! * MD once, then the freeze ([`after_md`], VCP's `md_wait_timer_`);
 //! * at most [`MAX_ACKED_PER_ACK`] packets counted per ACK ([`acked_packets`]).

@@ -1,6 +1,6 @@
 //! The load factor of an output link, measured per interval: the estimator of
 //! VCP's routers (Y. Xia, L. Subramanian, I. Stoica, S. Kalyanaraman, "One more
-//! bit is enough", ACM SIGCOMM 2005, §3.1, eq. (1); IEEE/ACM ToN 16(6), 2008;
+//! bit is enough", ACM SIGCOMM 2005; IEEE/ACM ToN 16(6), 2008;
 //! ns-2 `vcp-queue.cc`, `VcpQueueLoadMeasurementTimer::expire`), which BMCC's
 //! routers inherit (Qazi, Znati & Andrew, PFLDNeT 2009, §3.1, eq. 1). Shared by
 //! [`crate::qdisc::bmcc`] and [`crate::qdisc::vcp`]; model pages:
