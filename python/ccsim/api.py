@@ -127,17 +127,17 @@ class EcnWarning(UserWarning):
 def ecn_without_marking(resolved: dict) -> list[str]:
     """One message per flow of the resolved scenario with ``ecn = true`` when no queue
     of the topology marks (``ecn = true`` on a ``red``, ``ared``, ``codel``, ``fq_codel``
-    or ``pie`` queue, a ``step``, a ``bmcc`` or a ``python`` queue: one of the user's,
-    which may mark). BMCC flows are left out: their ECN
-    bits carry the routers' load, and a BMCC sender over routers that mark nothing is a
-    valid experiment (the BMCC paper's Fig. 4). A DCTCP flow there is a valid run without
-    meaning: it is NewReno."""
+    or ``pie`` queue, a ``step``, a ``bmcc``, a ``vcp`` or a ``python`` queue: one of the
+    user's, which may mark). BMCC and VCP flows are left out: their ECN bits carry the
+    routers' load, and such a sender over routers that mark nothing is a valid experiment
+    (the BMCC paper's Fig. 4; VCP over drop-tail is MI until a loss). A DCTCP flow there
+    is a valid run without meaning: it is NewReno."""
 
     def marks(v) -> bool:
         if isinstance(v, dict):
             return (
                 v.get("ecn") is True
-                or v.get("kind") in ("bmcc", "step", "python")
+                or v.get("kind") in ("bmcc", "vcp", "step", "python")
                 or any(marks(x) for x in v.values())
             )
         return isinstance(v, list) and any(marks(x) for x in v)
@@ -146,11 +146,13 @@ def ecn_without_marking(resolved: dict) -> list[str]:
         cc = f.get("cc")
         return cc == name or (isinstance(cc, dict) and cc.get("kind") == name)
 
-    def bmcc(f: dict) -> bool:
-        return cc_is(f, "bmcc")
+    def load_factor(f: dict) -> bool:
+        return cc_is(f, "bmcc") or cc_is(f, "vcp")
 
     flows = [
-        i for i, f in enumerate(resolved.get("flows", [])) if f.get("ecn") is True and not bmcc(f)
+        i
+        for i, f in enumerate(resolved.get("flows", []))
+        if f.get("ecn") is True and not load_factor(f)
     ]
     if not flows or marks(resolved.get("topology")):
         return []

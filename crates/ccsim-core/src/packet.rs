@@ -5,7 +5,7 @@
 //! 3168 §5, a 16-bit IP id (BMCC's ADPM hashes it), a priority (BLT), TCP byte
 //! sequence/ack numbers, flags including ECE/CWR, the advertised-window field
 //! (rewritten by RFCN), up to four SACK blocks (RFC 2018) and ccsim's typed
-//! feedback option (an echoed load factor).
+//! feedback option (an echoed load factor or load code).
 
 use crate::units::Time;
 
@@ -93,6 +93,10 @@ pub struct Feedback {
     /// The data packet that triggered this ACK carried CE (BMCC's `ce_seen`,
     /// docs/models/bmcc.md, "Receiver").
     pub ce_seen: bool,
+    /// An echoed 2-bit ECN codepoint (its [`Ecn::bits`]; 0: none): VCP's load
+    /// code, `01` low load, `10` high load, `11` overload (Xia et al.,
+    /// SIGCOMM 2005, §3.2; docs/models/vcp.md, "Receiver").
+    pub code: u8,
 }
 
 impl Feedback {

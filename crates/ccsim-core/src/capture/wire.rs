@@ -45,6 +45,9 @@ pub const FEEDBACK_EXID: u16 = 0xCC51;
 pub const FB_LOAD: u8 = 0x01;
 /// Feedback option flag: the data packet that triggered the ACK carried CE.
 pub const FB_CE_SEEN: u8 = 0x02;
+/// Feedback option: the echoed 2-bit code (VCP's load code) sits in these
+/// bits of the flags byte (`code << 2`; 0: none).
+pub const FB_CODE: u8 = 0x0C;
 
 static ZEROS: [u8; 65536] = [0; 65536];
 
@@ -91,10 +94,13 @@ fn opt_ts(o: &mut Vec<u8>, val: u32, ecr: u32) {
 }
 
 /// ccsim's feedback option: kind 254, length 7, ExID 0xCC51, a flags byte
-/// ([`FB_LOAD`], [`FB_CE_SEEN`]) and the 16-bit load factor (zero when absent),
-/// then one NOP to keep the header a multiple of four bytes.
+/// ([`FB_LOAD`], [`FB_CE_SEEN`], the echoed code in [`FB_CODE`]) and the
+/// 16-bit load factor (zero when absent), then one NOP to keep the header a
+/// multiple of four bytes.
 fn opt_feedback(o: &mut Vec<u8>, fb: &Feedback) {
-    let f = if fb.load.is_some() { FB_LOAD } else { 0 } | if fb.ce_seen { FB_CE_SEEN } else { 0 };
+    let f = if fb.load.is_some() { FB_LOAD } else { 0 }
+        | if fb.ce_seen { FB_CE_SEEN } else { 0 }
+        | (fb.code << 2) & FB_CODE;
     o.extend_from_slice(&[FEEDBACK_KIND, 7]);
     o.extend_from_slice(&FEEDBACK_EXID.to_be_bytes());
     o.push(f);
@@ -319,5 +325,17 @@ mod tests {
         assert_eq!(&o[12..19], &[254, 7, 0xCC, 0x51, FB_LOAD | FB_CE_SEEN, 0x20, 0x00]);
         assert_eq!(&o[22..24], &[5, 18]);
         assert_eq!(&o[24..28], &2001u32.to_be_bytes());
+        // VCP's echoed code (`11`, overload) in bits 2-3 of the flags byte.
+        a.fb = Feedback {
+            code: 0b11,
+            ..Feedback::default()
+        };
+        out.clear();
+        packet(&a, &fw(), 64, 65535, &mut out);
+        let s = SlicedPacket::from_ip(&out).unwrap();
+        let TransportSlice::Tcp(t) = s.transport.unwrap() else {
+            panic!()
+        };
+        assert_eq!(&t.options()[12..19], &[254, 7, 0xCC, 0x51, FB_CODE, 0, 0]);
     }
 }

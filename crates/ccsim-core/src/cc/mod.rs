@@ -17,9 +17,11 @@ pub mod cubic;
 pub mod dctcp;
 pub mod foreign;
 pub mod hystart;
+pub mod load_factor;
 pub mod rate;
 pub mod reno;
 pub mod scalable;
+pub mod vcp;
 pub mod vegas;
 pub mod westwood;
 
@@ -308,6 +310,9 @@ pub struct Needs {
     /// ECN-capable packets: `ecn` defaults to true and false is refused
     /// (also for retransmissions), for this reason.
     pub ecn: Option<&'static str>,
+    /// Its ECN-capable packets leave as ECT(1) instead of ECT(0) (VCP: `01`
+    /// is the low-load code its routers raise).
+    pub ect1: bool,
     /// SACK recovery by default.
     pub sack: bool,
     /// The receiver feedback it needs (`feedback = {kind = ...}` is required):
@@ -386,6 +391,7 @@ pub const MODULES: &[(&str, Reader)] = &[
     ("vegas", vegas::read),
     ("bbr", bbr::read),
     ("scalable", scalable::read),
+    ("vcp", vcp::read),
     ("python", foreign::read),
 ];
 

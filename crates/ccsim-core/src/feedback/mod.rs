@@ -5,8 +5,10 @@
 //! [`crate::cc::AckSample::feedback`]. One file per mechanism:
 //!
 //! * [`bmcc`]: BMCC's load-factor estimate f̂ from ADPM marks (docs/models/bmcc.md, "Receiver").
+//! * [`vcp`]: VCP's 2-bit load code echoed (docs/models/vcp.md, "Receiver").
 
 pub mod bmcc;
+pub mod vcp;
 
 use crate::cfg::{Res, Tab};
 use crate::packet::{Feedback, Packet};
@@ -40,7 +42,10 @@ pub trait FeedbackSpec: Send + Sync + Debug {
 type Reader = fn(&mut Tab) -> Res<Arc<dyn FeedbackSpec>>;
 
 /// Kinds a flow's `feedback` table may name, each with the reader of its keys.
-pub const READERS: &[(&str, Reader)] = &[("bmcc", |t| Ok(Arc::new(bmcc::Params::read(t)?)))];
+pub const READERS: &[(&str, Reader)] = &[
+    ("bmcc", |t| Ok(Arc::new(bmcc::Params::read(t)?))),
+    ("vcp", |t| Ok(Arc::new(vcp::Params::read(t)?))),
+];
 
 /// Reads a flow's `feedback = {kind = ..., ...}` table.
 pub fn read(t: &mut Tab) -> Res<Arc<dyn FeedbackSpec>> {

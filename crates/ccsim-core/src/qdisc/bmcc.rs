@@ -21,7 +21,10 @@
 //!   averaged over time within each interval, `q_int`, and
 //!   `q_av ← q_av + w·(q_int − q_av)` with `w = 1 − e^{−1/8}` per interval.
 //!   The new f is used for marking during the whole next interval; it is 0
-//!   until the first interval ends.
+//!   until the first interval ends. The estimator is VCP's, shared with
+//!   [`crate::qdisc::vcp`] ([`crate::qdisc::load_factor`]; BMCC averages the
+//!   backlog over time, [`TimeAverage`](load::TimeAverage), and has no
+//!   adaptation of γ).
 //! * **Marking at dequeue** (§3.2, as VCP marks in `deque`), every
 //!   ECN-capable packet ([`crate::adpm::mark`]): CE if f ≥ u = 1.2, else
 //!   ECT(0) → ECT(1) if f exceeds the packet's threshold h(IP id). A marker
@@ -45,18 +48,16 @@
 //!   with `ecn` on by default.
 //!
 //! Deviations and choices:
-//! * Intervals are measured lazily, at the queue's arrivals and departures:
-//!   when an event comes after one or more interval ends, each ended interval
-//!   is closed in order with what happened in it (an interval without events
-//!   has λ = 0 and an empty queue). Marks and the load are exact; the `flow`
-//!   of time series samples (`load_factor` in `timeseries["qdisc"]`) shows the
-//!   value of the last interval closed, which on a link silent for longer than
-//!   t_p is older than the current one.
+//! * Intervals are measured lazily ([`crate::qdisc::load_factor`]): marks and
+//!   the load are exact; the `flow` of time series samples (`load_factor` in
+//!   `timeseries["qdisc"]`) shows the value of the last interval closed, which
+//!   on a link silent for longer than t_p is older than the current one.
 //! * Interval boundaries are multiples of t_p from time 0 on every BMCC link
 //!   (VCP starts each router's timer when it is built, i.e. at time 0 too).
 //! * VCP quantizes f to integer percent for its 2-bit code; BMCC's ADPM needs
 //!   the real value, which is kept.
 
+use super::load_factor::{self as load, LoadFactor, LoadParams, QueueFilter};
 use super::{DropReason, Limit, LinkInfo, MarkReason, Qdisc, QdiscCtx, QdiscSpec, TraceValue};
 use crate::adpm::{self, Hash, Marked};
 use crate::cfg::{Res, Tab};
@@ -66,102 +67,16 @@ use crate::units::{Rate, Time};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// The load-factor measurement's configuration (eq. 1, §3.1;
-/// docs/models/bmcc.md, "Router").
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct LoadParams {
-    /// Measurement interval t_p (> 0).
-    pub interval: Time,
-    /// Target utilization γ, in (0, 1].
-    pub gamma: f64,
-    /// Queue-drain coefficient κ₁ ≥ 0.
-    pub kappa1: f64,
-    /// EWMA weight of the queue average per interval, in (0, 1]
-    /// (1 − e^{−1/8}: time constant 8·t_p).
-    pub q_weight: f64,
-}
-
-impl Default for LoadParams {
-    fn default() -> Self {
-        LoadParams {
-            interval: Time::from_millis(200),
-            gamma: 0.98,
-            kappa1: 0.75,
-            q_weight: 1.0 - (-1.0f64 / 8.0).exp(),
-        }
-    }
-}
-
-/// The load factor of one output link, measured per interval (eq. 1).
-#[derive(Clone, Debug)]
-pub struct LoadFactor {
-    p: LoadParams,
-    /// γ·C·t_p in bytes: the denominator of eq. 1.
-    target_bytes: f64,
-    /// End of the interval in progress.
-    end: Time,
-    /// Bytes arrived in the interval in progress (λ so far).
-    arrived: u64,
-    /// ∫ backlog dt over the interval so far, byte·ns.
-    q_integral: u128,
-    /// Time up to which `q_integral` is accounted.
-    last: Time,
-    /// The queue average (bytes).
-    q_av: f64,
-    /// The load factor of the last closed interval.
-    f: f64,
-    /// λ of the last closed interval (bytes), for tracing.
-    last_arrived: u64,
-}
-
-impl LoadFactor {
-    pub fn new(p: LoadParams, rate: Rate) -> LoadFactor {
-        LoadFactor {
-            target_bytes: p.gamma * rate.0 as f64 / 8.0 * p.interval.as_secs_f64(),
-            p,
-            end: p.interval,
-            arrived: 0,
-            q_integral: 0,
-            last: Time::ZERO,
-            q_av: 0.0,
-            f: 0.0,
-            last_arrived: 0,
-        }
-    }
-
-    /// The load factor used for marking now.
-    pub fn f(&self) -> f64 {
-        self.f
-    }
-
-    /// The queue average (bytes).
-    pub fn q_av(&self) -> f64 {
-        self.q_av
-    }
-
-    /// Brings the measurement up to `now`, the queue having held `backlog`
-    /// bytes since the last call: closes every interval that ended by `now`.
-    /// Call before each change of the backlog and before each arrival.
-    pub fn advance(&mut self, now: Time, backlog: u64) {
-        while now >= self.end {
-            self.q_integral += (self.end - self.last).0 as u128 * backlog as u128;
-            let q_int = self.q_integral as f64 / self.p.interval.0 as f64;
-            self.q_av += self.p.q_weight * (q_int - self.q_av);
-            self.f = (self.arrived as f64 + self.p.kappa1 * self.q_av) / self.target_bytes;
-            self.last_arrived = self.arrived;
-            self.arrived = 0;
-            self.q_integral = 0;
-            self.last = self.end;
-            self.end += self.p.interval;
-        }
-        self.q_integral += (now - self.last).0 as u128 * backlog as u128;
-        self.last = now;
-    }
-
-    /// A packet of `bytes` arrived (before the drop decision; call after
-    /// [`LoadFactor::advance`]).
-    pub fn arrival(&mut self, bytes: u32) {
-        self.arrived += bytes as u64;
+/// BMCC's load-factor measurement (eq. 1, §3.1; docs/models/bmcc.md,
+/// "Router"): t_p = 200 ms, γ = 0.98, κ₁ = 0.75, the backlog averaged over
+/// time and smoothed by an EWMA of weight 1 − e^{−1/8} per interval.
+pub fn load_defaults() -> LoadParams {
+    LoadParams {
+        interval: Time::from_millis(200),
+        gamma: 0.98,
+        kappa: 0.75,
+        filter: QueueFilter::Ewma(1.0 - (-1.0f64 / 8.0).exp()),
+        adapt: None,
     }
 }
 
@@ -189,7 +104,7 @@ impl BmccQueue {
     pub fn new(inner: Box<dyn Qdisc>, load: LoadParams, rate: Rate, hash: Hash, ared: Option<Red>) -> BmccQueue {
         BmccQueue {
             inner,
-            load: LoadFactor::new(load, rate),
+            load: LoadFactor::new(load, rate, Default::default()),
             rate,
             hash,
             overload: ared.map_or(Overload::Ce, |r| Overload::Ared(Box::new(r))),
@@ -288,7 +203,7 @@ impl Qdisc for BmccQueue {
     fn trace(&self, out: &mut Vec<TraceValue>) {
         out.push(TraceValue::new("load_factor", self.load.f()));
         out.push(TraceValue::new("q_av", self.load.q_av()));
-        out.push(TraceValue::new("arrived_bytes", self.load.last_arrived as f64));
+        out.push(TraceValue::new("arrived_bytes", self.load.last_arrived() as f64));
         if let Overload::Ared(r) = &self.overload {
             out.push(TraceValue::new("avg", r.v.avg));
             out.push(TraceValue::new("max_p", r.v.max_p));
@@ -340,40 +255,22 @@ const DOCS: &[(&str, &str)] = &[
 /// q_weight, hash, overload = "ce" | "ared", ared = {...}}`.
 pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
     t.docs(DOCS);
-    let inner = match t.table("inner")? {
-        Some(mut it) => {
-            if it.get("kind").and_then(Value::as_str) == Some("bmcc") {
-                let v = it.get("kind").cloned().unwrap_or_default();
-                return Err(it.error(
-                    "kind",
-                    &v,
-                    "a queue discipline other than \"bmcc\" (the marker sits on it)",
-                ));
-            }
-            let s = super::read(&mut it)?;
-            t.put("inner", it.finish()?);
-            s
-        }
-        None => {
-            t.put("inner", json!({"kind": "droptail"}));
-            Arc::new(super::droptail::Spec) as Arc<dyn QdiscSpec>
-        }
+    let inner = load::read_inner(
+        t,
+        &["bmcc"],
+        "a queue discipline other than \"bmcc\" (the marker sits on it)",
+    )?;
+    let interval = load::read_interval(t, "a measurement interval t_p in (0, 60 s], such as \"200ms\"")?;
+    let d = load_defaults();
+    let gamma = load::open_unit(t, "gamma", d.gamma, "the target utilization γ, a number in (0, 1]")?;
+    let kappa1 = t.float("kappa1", Some(d.kappa), 0.0, 100.0)?;
+    let QueueFilter::Ewma(w) = d.filter else {
+        unreachable!("BMCC's filter is an EWMA")
     };
-    let interval = t.time("interval", Some("200ms"))?;
-    if interval == Time::ZERO || interval > Time::from_secs(60) {
-        return Err(t.error(
-            "interval",
-            &Value::from(crate::cfg::time_str(interval)),
-            "a measurement interval t_p in (0, 60 s], such as \"200ms\"",
-        ));
-    }
-    let d = LoadParams::default();
-    let gamma = open_unit(t, "gamma", d.gamma, "the target utilization γ, a number in (0, 1]")?;
-    let kappa1 = t.float("kappa1", Some(d.kappa1), 0.0, 100.0)?;
-    let q_weight = open_unit(
+    let q_weight = load::open_unit(
         t,
         "q_weight",
-        d.q_weight,
+        w,
         "the queue average's weight per interval, a number in (0, 1] (1 − e^(−1/8): time constant 8·t_p)",
     )?;
     let hash = Hash::read(t)?;
@@ -403,25 +300,13 @@ pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
         load: LoadParams {
             interval,
             gamma,
-            kappa1,
-            q_weight,
+            kappa: kappa1,
+            filter: QueueFilter::Ewma(q_weight),
+            adapt: None,
         },
         hash,
         ared,
     }))
-}
-
-/// A number in (0, 1].
-fn open_unit(t: &mut Tab, key: &'static str, default: f64, expected: &str) -> Res<f64> {
-    let x = match t.raw(key) {
-        None => default,
-        Some(v) => v
-            .as_f64()
-            .filter(|x| x.is_finite() && *x > 0.0 && *x <= 1.0)
-            .ok_or_else(|| t.error(key, v, expected))?,
-    };
-    t.put(key, Value::from(x));
-    Ok(x)
 }
 
 impl QdiscSpec for Spec {
@@ -430,7 +315,7 @@ impl QdiscSpec for Spec {
             path: crate::cfg::join(&link.path, key),
             ..link.clone()
         };
-        let inner = self.inner.build(&sub("inner"))?;
+        let inner = load::build_inner(self.inner.as_ref(), link)?;
         let ared = match &self.ared {
             Some(s) => Some(Red::new(s.params(&sub("ared"))?)),
             None => None,
@@ -455,7 +340,7 @@ mod tests {
     /// w = 1 − e^(−1/8) = 0.117503, f = (100 000 + 0.75·q_av)/196 000.
     #[test]
     fn eq1_load_factor_over_a_hand_worked_interval() {
-        let mut lf = LoadFactor::new(LoadParams::default(), Rate(8_000_000));
+        let mut lf = LoadFactor::new(load_defaults(), Rate(8_000_000), load::TimeAverage::default());
         lf.advance(ms(0), 0);
         for _ in 0..100 {
             lf.arrival(1000);

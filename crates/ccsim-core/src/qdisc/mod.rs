@@ -50,10 +50,12 @@ pub mod drr;
 pub mod foreign;
 pub mod fq;
 pub mod fq_codel;
+pub mod load_factor;
 pub mod pie;
 pub mod prio;
 pub mod red;
 pub mod step;
+pub mod vcp;
 
 use crate::cfg::{Res, ScenarioError, Tab};
 use crate::packet::{FlowId, Packet};
@@ -340,6 +342,7 @@ const READERS: &[(&str, Reader)] = &[
     ("codel", codel::read),
     ("fq_codel", fq_codel::read),
     ("pie", pie::read),
+    ("vcp", vcp::read),
     ("python", foreign::read),
 ];
 

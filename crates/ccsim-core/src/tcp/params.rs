@@ -222,6 +222,11 @@ pub fn read(t: &mut Tab, in_workload: bool) -> Res<(SendParams, RecvParams, Arc<
         size: seg.size.unwrap_or(INFINITE),
         ecn: ecn.ecn,
         ect_retransmissions: ecn.ecn && ecn.retransmissions,
+        ect: if needs.ect1 {
+            crate::packet::Ecn::Ect1
+        } else {
+            crate::packet::Ecn::Ect0
+        },
         full_ack: rec.full_ack,
         partial_timer_every: rec.partial_timer_every,
         byte_counting: rec.byte_counting,

@@ -25,6 +25,8 @@
 //! ([`MAX_ACKED_PER_ACK`], RFC 3465's limit), so that delayed ACKs do not halve
 //! the growth and the ACK that ends a loss recovery (covering a whole window
 //! of SACKed data) does not multiply the window by what it covers.
+//! The real-valued window, these steps and the MD freeze below are VCP's and
+//! shared with [`crate::cc::vcp`] ([`crate::cc::load_factor`]).
 //!
 //! * **MD and the freeze** (VCP's `md_wait_timer_`; docs/models/bmcc.md,
 //!   "Modelling decisions: MD freeze"): the first
@@ -71,6 +73,8 @@
 //! * VCP caps T/t_p at 2.5 and paces windows of 2–64 packets when the RTT is
 //!   large; BMCC's papers mention neither, and neither is done here.
 
+use super::load_factor::{acked_packets, after_md, ai_step, mi_step, Overload, Window};
+pub use super::load_factor::{MdRule, MAX_ACKED_PER_ACK};
 use super::{reno_cong_avoid, AckSample, CcSpec, CcState, CongestionOps, Needs, Recovery};
 use crate::adpm::{ETA, ETA0, U};
 use crate::cfg::{Res, Tab};
@@ -78,21 +82,6 @@ use crate::feedback::FeedbackSpec;
 use crate::units::Time;
 use serde_json::Value;
 use std::sync::Arc;
-
-/// The most packets one ACK's increase counts (RFC 3465's L = 2 for slow
-/// start): an ACK that covers a repaired hole acknowledges data sent long ago,
-/// and counting all of it would multiply the window by what it covers.
-pub const MAX_ACKED_PER_ACK: f64 = 2.0;
-
-/// When MD may happen again after an MD (docs/models/bmcc.md, "Modelling
-/// decisions: MD freeze").
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum MdRule {
-    /// MD, then freeze for t_p, then AI on overload for one RTT (VCP).
-    Vcp,
-    /// MD at most once per RTT, overload ignored in between.
-    OncePerRtt,
-}
 
 /// Which RTT stands for T in the laws (docs/models/bmcc.md, "Modelling
 /// decisions: T in the laws").
@@ -194,14 +183,10 @@ impl Params {
     pub fn read(t: &mut Tab) -> Res<Params> {
         t.docs(DOCS);
         let d = Params::default();
-        let interval = t.time("interval", Some("200ms"))?;
-        if interval == Time::ZERO || interval > Time::from_secs(60) {
-            return Err(t.error(
-                "interval",
-                &Value::from(crate::cfg::time_str(interval)),
-                "the routers' measurement interval t_p in (0, 60 s], such as \"200ms\"",
-            ));
-        }
+        let interval = crate::qdisc::load_factor::read_interval(
+            t,
+            "the routers' measurement interval t_p in (0, 60 s], such as \"200ms\"",
+        )?;
         let kappa2 = t.float("kappa2", Some(d.kappa2), 1e-6, 100.0)?;
         let beta_max = t.float("beta_max", Some(d.beta_max), 0.0, 1.0)?;
         let beta_min = t.float("beta_min", Some(d.beta_min), 0.0, 1.0)?;
@@ -241,14 +226,19 @@ impl Params {
         self.kappa2 * (1.0 - f) / f
     }
 
+    /// T/t_p, the exponent of eq. 3.
+    fn ratio(&self, rtt: Time) -> f64 {
+        rtt.as_secs_f64() / self.interval.as_secs_f64()
+    }
+
     /// The MI factor per RTT T: (1 + ξ(f̂))^{T/t_p} (eq. 3).
     pub fn mi_factor(&self, f: f64, rtt: Time) -> f64 {
-        (1.0 + self.xi(f)).powf(rtt.as_secs_f64() / self.interval.as_secs_f64())
+        (1.0 + self.xi(f)).powf(self.ratio(rtt))
     }
 
     /// α = (T/t_p)² packets per RTT (eq. 4).
     pub fn alpha(&self, rtt: Time) -> f64 {
-        let r = rtt.as_secs_f64() / self.interval.as_secs_f64();
+        let r = self.ratio(rtt);
         r * r
     }
 
@@ -317,9 +307,7 @@ pub struct Bmcc {
     /// The latest echoed estimate.
     f_hat: f64,
     /// The window in packets.
-    w: f64,
-    /// The cwnd (bytes) last written, to notice the sender's own changes.
-    written: u64,
+    win: Window,
     /// Time of the last reduction (MD, loss or CE halving): the freeze.
     reduced_at: Option<Time>,
     mode: Mode,
@@ -331,8 +319,7 @@ impl Bmcc {
         Bmcc {
             p,
             f_hat: ETA0,
-            w: 0.0,
-            written: u64::MAX,
+            win: Window::default(),
             reduced_at: None,
             mode: Mode::Bmcc,
             stats: Stats::default(),
@@ -347,7 +334,7 @@ impl Bmcc {
     }
     /// The window in packets (as a real number).
     pub fn window(&self) -> f64 {
-        self.w
+        self.win.w
     }
 
     /// T for the laws: SRTT (or the minimum RTT), t_p before any sample.
@@ -357,19 +344,6 @@ impl Bmcc {
             RttSource::Min => s.min_rtt,
         };
         r.filter(|r| *r > Time::ZERO).unwrap_or(self.p.interval)
-    }
-
-    /// Follows the sender's cwnd where the sender set it (timeout, recovery).
-    fn sync(&mut self, s: &CcState) {
-        if s.cwnd != self.written {
-            self.w = s.cwnd as f64 / s.mss as f64;
-        }
-    }
-
-    fn write(&mut self, s: &mut CcState) {
-        self.w = self.w.max(1.0);
-        s.cwnd = ((self.w * s.mss as f64) as u64).max(s.mss);
-        self.written = s.cwnd;
     }
 
     /// A reduction was made less than one RTT ago (the same window of data).
@@ -387,26 +361,20 @@ impl Bmcc {
 
     /// What an overload signal does now (`rtt` = T).
     fn overload(&mut self, now: Time, rtt: Time) -> Overload {
-        let Some(t) = self.reduced_at else { return Overload::Md };
-        match self.p.md_rule {
-            MdRule::Vcp if now < t + self.p.interval => Overload::Freeze,
-            MdRule::Vcp if now < t + self.p.interval + rtt => Overload::Ai,
-            MdRule::OncePerRtt if now < t + rtt => Overload::Freeze,
-            _ => Overload::Md,
-        }
+        after_md(self.reduced_at, now, self.p.md_rule, self.p.interval, rtt)
     }
 
     /// Increase laws for an ACK newly acknowledging `k` packets at load `f`.
     fn increase(&mut self, f: f64, k: f64, rtt: Time) {
         if f < ETA {
-            self.w += k * (self.p.mi_factor(f, rtt) - 1.0);
+            self.win.w += k * mi_step(self.p.xi(f), self.p.ratio(rtt));
         } else {
             self.ai(k, rtt);
         }
     }
 
     fn ai(&mut self, k: f64, rtt: Time) {
-        self.w += k * self.p.alpha(rtt) / self.w.max(1.0);
+        self.win.w += ai_step(k, self.p.alpha(rtt), self.win.w);
     }
 
     /// BMCC's laws for one ACK (`prev`: f̂ before this ACK).
@@ -425,13 +393,13 @@ impl Bmcc {
             return;
         }
         let grow = a.acked > 0 && !a.in_recovery;
-        let k = (a.acked as f64 / s.mss as f64).min(MAX_ACKED_PER_ACK);
+        let k = acked_packets(a, s.mss);
         let signalled = if self.p.flagged_md { ce && f >= 1.0 } else { f >= 1.0 };
         if signalled {
             match self.overload(s.now, rtt) {
                 Overload::Md => {
                     let b = self.p.beta(f);
-                    self.w *= b;
+                    self.win.w *= b;
                     self.reduced_at = Some(s.now);
                     self.stats.md += 1;
                     widen(&mut self.stats.md_factor, b);
@@ -457,47 +425,40 @@ impl Bmcc {
         let rtt = self.rtt(s);
         if a.feedback.ce_seen && !a.in_recovery && !self.reduced_within(s.now, rtt) {
             // RFC 3168: halve once per window on CE.
-            self.w = (self.w / 2.0).max(1.0);
+            self.win.w = (self.win.w / 2.0).max(1.0);
             self.reduced_at = Some(s.now);
             self.stats.ce_halvings += 1;
-            self.write(s);
+            self.win.write(s);
             s.ssthresh = s.cwnd.max(2 * s.mss);
             s.cwnd_cnt = 0;
         } else if a.acked > 0 && !a.in_recovery && !a.feedback.ce_seen {
             reno_cong_avoid(s, a.acked);
-            self.w = s.cwnd as f64 / s.mss as f64;
+            self.win.w = s.cwnd as f64 / s.mss as f64;
         }
     }
 
     /// The loss response (§3.3; docs/models/bmcc.md, "Modelling decisions:
     /// Loss response"), or the switch to SACK mode (§5.3).
     fn on_loss(&mut self, s: &CcState) -> u64 {
-        self.sync(s);
+        self.win.sync(s);
         let rtt = self.rtt(s);
         if self.mode == Mode::Bmcc && self.p.sack_fallback && self.f_hat < 1.0 {
             // Not a congestion signal: the window stays (the packet is resent).
             self.enter_sack_mode(s.now);
-            self.written = s.cwnd;
+            self.win.written(s.cwnd);
             return s.cwnd;
         }
         if !self.reduced_within(s.now, rtt) {
-            let before = self.w;
-            self.w = (self.w / 2.0).max(1.0);
+            let before = self.win.w;
+            self.win.w = (self.win.w / 2.0).max(1.0);
             self.reduced_at = Some(s.now);
             self.stats.loss_halvings += 1;
-            widen(&mut self.stats.loss_factor, self.w / before);
+            widen(&mut self.stats.loss_factor, self.win.w / before);
         }
-        let bytes = ((self.w * s.mss as f64) as u64).max(s.mss);
-        self.written = bytes;
+        let bytes = ((self.win.w * s.mss as f64) as u64).max(s.mss);
+        self.win.written(bytes);
         bytes
     }
-}
-
-/// What an overload signal does under the MD rule.
-enum Overload {
-    Md,
-    Freeze,
-    Ai,
 }
 
 impl CongestionOps for Bmcc {
@@ -521,7 +482,7 @@ impl CongestionOps for Bmcc {
         reno_cong_avoid(s, acked);
     }
     fn cong_control(&mut self, s: &mut CcState, a: &AckSample) -> bool {
-        self.sync(s);
+        self.win.sync(s);
         let prev = self.f_hat;
         if let Some(f) = a.feedback.load_factor() {
             self.f_hat = f;
@@ -535,15 +496,15 @@ impl CongestionOps for Bmcc {
                 self.stats.sack_s += self.stats.last_ack_s - self.stats.sack_since;
             } else {
                 self.sack_ack(s, a);
-                self.written = s.cwnd;
+                self.win.written(s.cwnd);
                 return true;
             }
         }
         self.bmcc_ack(s, a, prev);
         if self.mode == Mode::Sack {
-            self.written = s.cwnd;
+            self.win.written(s.cwnd);
         } else {
-            self.write(s);
+            self.win.write(s);
         }
         true
     }

@@ -71,7 +71,7 @@ use super::rtt::{RttEstimator, RttParams};
 use super::scoreboard::Scoreboard;
 use super::INFINITE;
 use crate::cc::{CaEvent, CcState, CongestionOps, RateEstimator, Recovery};
-use crate::packet::{FlowId, NodeId};
+use crate::packet::{Ecn, FlowId, NodeId};
 use crate::rng::Rng;
 use crate::units::Time;
 
@@ -106,6 +106,9 @@ pub struct SendParams {
     /// `output` sets ECT on every segment; BMCC, whose ECN bits carry the
     /// load). Off: RFC 3168 §6.1.5, retransmissions are Not-ECT.
     pub ect_retransmissions: bool,
+    /// The codepoint of ECN-capable segments: ECT(0), or ECT(1) for a module
+    /// that asks for it ([`crate::cc::Needs::ect1`]: VCP's low-load code `01`).
+    pub ect: Ecn,
     /// The window on leaving fast recovery (NewReno's full ACK, Reno's first
     /// new ACK).
     pub full_ack: FullAck,
@@ -198,6 +201,7 @@ impl Default for SendParams {
             size: INFINITE,
             ecn: false,
             ect_retransmissions: false,
+            ect: Ecn::Ect0,
             full_ack: FullAck::Ssthresh,
             partial_timer_every: false,
             byte_counting: true,

@@ -7,7 +7,7 @@
 //! state machine's (`recovery.rs`, `on_rto`).
 
 use super::{SendLimit, TcpSender};
-use crate::packet::{flags, Ecn, Packet};
+use crate::packet::{flags, Packet};
 use crate::tcp::EndpointCtx;
 use crate::units::Time;
 
@@ -60,7 +60,7 @@ impl TcpSender {
         p.retx = retx;
         p.stamp = self.stamp;
         if self.p.ecn && (!retx || self.p.ect_retransmissions) {
-            p.ecn = Ecn::Ect0;
+            p.ecn = self.p.ect;
         }
         if self.p.ecn && !retx && self.cwr_pending {
             p.flags |= flags::CWR;
