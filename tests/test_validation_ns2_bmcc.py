@@ -109,3 +109,38 @@ def test_a_rare_event_count_gets_the_noise_a_poisson_count_would_have():
     timeouts = next(m for m in bmcc_mix.METRICS if m.key == "rto")
     # the 300-ms RED+ECN row's long-flow timeouts (10 seeds, about 5 against 11) stay out
     assert not bmcc_mix.Check("c", timeouts, [5] * 10, [11] * 10).ok
+
+
+def test_ns2_timeouts_come_from_the_event_trace():
+    """With ``counters`` ns-2 reports every expiry of its agents' retransmission timer
+    (an ``E ... TIMEOUT`` line of the event trace, ``TcpAgent::timeout``), not
+    ``nrexmit_``, which ns-2.35 leaves alone at a timeout whose last congestion response
+    was an ECN one; the cross traffic's agents are not traced."""
+    from ccsim.validation.ns2.tcp_scenario import parse_printed, tcl
+
+    c = bmcc_mix.case(300, "red", True, True, quick=True)
+    script = tcl(c, 1)
+    lines = script.splitlines()
+    on, off = lines.index("$ns eventtrace-all stdout"), lines.index("$ns set eventTraceAll_ 0")
+    agents = [i for i, ln in enumerate(lines) if "[new Agent/TCP/Sack1]" in ln]
+    assert on < agents[0] and agents[c.pairs - 1] < off < agents[c.pairs]
+    p = parse_printed(
+        "E 4.677549 6 7 TCP TIMEOUT 2 1022 512\nE 5.2 4 5 TCP FAST_RECOVERY 1 710 128\n"
+        "E 61.66 4 5 TCP TIMEOUT 1 11709 17\n"
+    )
+    assert p.rto_events == [(4.677549, 2), (61.66, 1)]
+
+
+@needs_ns
+def test_ns2_timeout_events_equal_nrexmit_without_ecn():
+    """Without ECN every timeout is counted in nrexmit_ as well: the two counts agree."""
+    from ccsim.validation.ns2.reference import ns2_stdout
+    from ccsim.validation.ns2.tcp_scenario import parse_printed, tcl
+
+    c = bmcc_mix.case(40, "droptail", False, False, quick=True)
+    n = 0
+    for seed in (1, 2, 3):
+        p = parse_printed(ns2_stdout(tcl(c, seed)))
+        assert len(p.rto_events) == sum(int(f[3]) for f in p.flows)
+        n += len(p.rto_events)
+    assert n > 0

@@ -45,7 +45,13 @@ default so the other cases' scripts and scenarios are unchanged byte for byte:
 * ``counters``: ns-2 measures the bottleneck with an early-drop queue monitor
   (``QueueMonitor/ED``: CE marks at departure, RED's unforced drops apart),
   per-flow ACKs at the end of the warm-up (goodput over the measurement
-  window) and ECN responses (``necnresponses_``);
+  window) and ECN responses (``necnresponses_``), and counts the long flows'
+  retransmission timeouts from their agents' event trace (``eventtrace-all``
+  to stdout: an ``E ... TIMEOUT`` line at every expiry, ``TcpAgent::timeout``)
+  rather than ``nrexmit_``, which ns-2.35 leaves unchanged at a timeout whose
+  last congestion response was an ECN one (``last_cwnd_action_ ==
+  CWND_ACTION_ECN``: no ssthresh cut, no count) and which so misses about half
+  the timeouts of ECN-capable flows over RED (docs/validation.md, bmcc-mix);
 * ``cross``: bidirectional file transfers (:class:`CrossTraffic`): Poisson
   arrivals with Pareto sizes drawn here from the seed, each file a new SACK
   connection between cross-traffic hosts, in ns-2 an agent created at the
@@ -175,7 +181,14 @@ def tcl(case: Case, seed: int) -> str:
     starts, delays = case.draw(seed)
     x_delays, x_files = case.draw_cross(seed)
     lines = _tcl_defaults(case) + _tcl_bottleneck(case)
+    if case.counters:
+        # Every retransmission timeout of the long flows' agents, as `E` lines on
+        # stdout (nrexmit_ skips those after an ECN response); off again before
+        # the cross traffic's agents are created.
+        lines.insert(1, "$ns eventtrace-all stdout")
     lines += _tcl_pairs(case, starts, delays + x_delays)
+    if case.counters:
+        lines.append("$ns set eventTraceAll_ 0")
     if x_files:
         lines += _tcl_cross(case, x_files)
     lines += _tcl_monitor(case) + _tcl_finish(case, bool(x_files))
@@ -271,6 +284,9 @@ def _tcl_pairs(case: Case, starts: list[float], delays: list[float]) -> list[str
         ]
         if case.ecn:
             lines.append(f"$tcp({i}) set ecn_ 1")
+        if case.counters:
+            # The flow's index in its event-trace lines (no other use here).
+            lines.append(f"$tcp({i}) set fid_ {i}")
     return lines
 
 
@@ -497,14 +513,18 @@ class Printed:
     """The statistics lines a :func:`tcl` script prints: ``Q`` (the bottleneck's
     counters), ``F`` (one per flow: i ndatapack nrexmitpack nrexmit ack
     necnresponses), ``C`` (cwnd samples: time flow cwnd ssthresh), ``W`` (each flow at
-    the end of the warm-up, by flow: ack nrexmitpack nrexmit necn) and ``X`` (the cross
-    traffic's counters)."""
+    the end of the warm-up, by flow: ack nrexmitpack nrexmit necn), ``X`` (the cross
+    traffic's counters) and, with ``counters``, the agents' event trace (``E`` lines,
+    of which the ``TIMEOUT`` ones are kept)."""
 
     q: list[float] | None = None
     flows: list[list[float]] = dataclasses.field(default_factory=list)
     cwnd: list[tuple[float, int, float, float]] = dataclasses.field(default_factory=list)
     warm: dict[int, list[float]] = dataclasses.field(default_factory=dict)
     cross: list[float] | None = None
+    #: (time, flow) of each retransmission timeout of a long flow, from the
+    #: agents' event trace (``E`` lines, with ``counters``).
+    rto_events: list[tuple[float, int]] = dataclasses.field(default_factory=list)
 
 
 def parse_printed(out: str) -> Printed:
@@ -524,6 +544,9 @@ def parse_printed(out: str) -> Printed:
             p.warm[int(f[1])] = [float(x) for x in f[2:]]
         elif f[0] == "X":
             p.cross = [float(x) for x in f[1:]]
+        elif f[0] == "E" and len(f) > 6 and f[5] == "TIMEOUT":
+            # E time src dst TCP TIMEOUT fid seqno cwnd (TcpAgent::trace_event)
+            p.rto_events.append((float(f[1]), int(f[6])))
     return p
 
 
@@ -550,7 +573,10 @@ def run_ns2(case: Case, seed: int) -> Outcome:
         o.drops_other = int(q[2] - q[5])
         o.ecn_responses = int(sum(f[5] for f in flows))
         o.window_retransmits = o.retransmits - int(sum(w[1] for w in warm.values()))
-        o.window_timeouts = o.timeouts - int(sum(w[2] for w in warm.values()))
+        # Every expiry of the timer (the agents' TIMEOUT events), as ccsim counts
+        # them; nrexmit_ misses those whose last congestion response was ECN.
+        o.timeouts = len(p.rto_events)
+        o.window_timeouts = sum(1 for t, _ in p.rto_events if t >= case.warmup_s)
         o.window_ecn_responses = o.ecn_responses - int(sum(w[3] for w in warm.values()))
         o.window_goodputs = [
             (f[4] - warm[i][0]) * case.mss * 8 / window for i, f in enumerate(flows)

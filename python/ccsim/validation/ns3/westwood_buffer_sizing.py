@@ -458,8 +458,11 @@ EXPLAINED: dict[tuple[str, str, str], str] = {
     ("200 flows", "ns-3 TcpNewReno, SACK, PRR", "goodput"): _NS3_RTO,
 }
 
-#: Quantities shown but not checked against ns-3 (whose loss recovery is PRR, RFC 6937,
-#: which ccsim does not model): the drops and timeouts of a flow follow its recovery.
+#: Quantities shown but not checked against ns-3: the drops and timeouts of a flow follow
+#: its recovery, and ns-3.44's PRR (`TcpPrrRecovery`) counts DeliveredData twice with SACK
+#: and overflows its 32-bit prr_delivered·ssthresh: on one Westwood+ flow it sends three
+#: segments too many at the start of each recovery, 4 drops per loss episode where ccsim
+#: and TCP-Linux have one (docs/validation.md, the Westwood+ section).
 NS3_UNCHECKED = ("drops", "timeouts, whole run")
 
 
