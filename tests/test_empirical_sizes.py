@@ -76,3 +76,46 @@ def test_bad_cdfs_are_refused_naming_the_key(cdf, words):
     with pytest.raises(ccsim.ScenarioError) as e:
         _run({"dist": "empirical", "cdf": cdf}, duration="1ms")
     assert "workloads[0].size.cdf" in str(e.value) and words in str(e.value), str(e.value)
+
+
+def _load_run(load, **extra):
+    hosts = [f"h{p}_{e}_{i}" for p in range(4) for e in range(2) for i in range(2)]
+    w = {
+        "name": "w",
+        "sources": hosts,
+        "destinations": hosts,
+        "load": load,
+        "size": {"dist": "empirical", "cdf": "web_search"},
+        **extra,
+    }
+    return ccsim.run(
+        {
+            "seed": 1,
+            "duration": "5ms",
+            "topology": {"kind": "fat_tree", "k": 4, "host_link": LINK, "fabric_link": LINK},
+            "workloads": [w],
+        }
+    )
+
+
+def test_a_load_is_a_fraction_of_the_sources_links():
+    # 16 hosts of 10 Gb/s at 50 %: 80 Gb/s of web search (mean 1 711 250 B), as the
+    # pFabric and HPCC generators set their loads
+    w = _load_run(0.5).workloads.iloc[0]
+    assert w["load_requested_bps"] == pytest.approx(0.5 * 16 * 10e9)
+    assert w["rate_requested"] == pytest.approx(0.5 * 16 * 10e9 / (8 * 1711250.0))
+
+
+@pytest.mark.parametrize(
+    "load, extra, words",
+    [
+        (0, {}, "a positive fraction"),
+        (0.5, {"process": "per_pair"}, 'unless process = "shared"'),
+        (0.5, {"direction": "both"}, 'direction = "forward"'),
+        (0.5, {"arrival_rate": 10}, "not two"),
+    ],
+)
+def test_a_bad_load_is_refused_naming_the_key(load, extra, words):
+    with pytest.raises(ccsim.ScenarioError) as e:
+        _load_run(load, **extra)
+    assert "workloads[0].load" in str(e.value) and words in str(e.value), str(e.value)

@@ -626,6 +626,13 @@ impl Net {
             index: &self.index,
             pairs: &self.pairs,
             capacity_bps: self.links.iter().map(|l| l.rate.0 as f64).sum(),
+            out_bps: {
+                let mut out = vec![0.0; self.names.len()];
+                for l in &self.links {
+                    out[l.from] += l.rate.0 as f64;
+                }
+                out
+            },
         }
     }
 

@@ -283,8 +283,12 @@ pub const DOCS: &[(&str, &str)] = &[
     ("arrival_rate", "connections per second of each process"),
     ("offered_load", "instead of arrival_rate: bit/s of each process"),
     (
+        "load",
+        "instead of arrival_rate: a fraction of the sources' link capacity (one shared forward process), as data-centre studies set their load",
+    ),
+    (
         "workloads[].size",
-        "file sizes: a size, or {dist = \"exponential\" | \"pareto\", mean, min, shape}",
+        "file sizes: a size, or {dist = \"exponential\" | \"pareto\" | \"empirical\", mean, min, shape, cdf}",
     ),
     ("dist", "size distribution"),
     ("shape", "Pareto shape"),

@@ -105,6 +105,7 @@ pub const NOT_REQUIRED: &[(&str, &str)] = &[
     // arrival_rate or offered_load (workload/read.rs)
     ("workloads[]", "arrival_rate"),
     ("workloads[]", "offered_load"),
+    ("workloads[]", "load"),
     // endpoints: pairs, or src and dst / sources and destinations
     ("flows[]", "src"),
     ("flows[]", "dst"),

@@ -90,6 +90,8 @@ pub struct Nodes<'a> {
     /// The rates of every link added together (bit/s): no network carries more, so a
     /// workload offering [`RUNAWAY`] times this grows without bound.
     pub capacity_bps: f64,
+    /// Each node's links out, their rates added (bit/s): a host's access rate.
+    pub out_bps: Vec<f64>,
 }
 
 impl Nodes<'_> {
@@ -145,7 +147,13 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
         let direction = t.choice("direction", Some("forward"), &["forward", "reverse", "both"])?;
         let process = t.choice("process", Some("shared"), &["shared", "per_pair"])?;
         let size = FileSize::read(&mut t)?;
-        let rate = read_rate(&mut t, &size)?;
+        let rate = read_rate(
+            &mut t,
+            &size,
+            &pairs,
+            nodes,
+            process == "shared" && direction == "forward",
+        )?;
         let (start, stop) = read_span(&mut t, duration)?;
         let completions = t.opt_uint("completions", 1, u64::MAX)?;
         let complete_first = t.opt_uint("complete_first", 1, u64::MAX)?;
@@ -193,10 +201,48 @@ pub fn read(root: &mut Tab, nodes: &Nodes, duration: Time, seed: u64) -> Res<(Wo
     Ok((w, ends))
 }
 
-/// `arrival_rate` or `offered_load` (exactly one): a workload's connections
-/// per second and process (a load divided by the mean `size`).
-fn read_rate(t: &mut Tab, size: &FileSize) -> Res<f64> {
-    let rate = match (t.has("arrival_rate"), t.has("offered_load")) {
+/// `arrival_rate`, `offered_load` or `load` (exactly one): a workload's
+/// connections per second and process (a load divided by the mean `size`).
+/// `load` is a fraction of the sources' capacity (each distinct source's links
+/// out, added), as data-centre studies set "50 % load" (Alizadeh et al.,
+/// pFabric, SIGCOMM 2013, §5; Li et al., HPCC, SIGCOMM 2019, §5.1): only with
+/// one shared process in the forward direction (`shared_forward`), where it
+/// means one arrival rate.
+fn read_rate(t: &mut Tab, size: &FileSize, pairs: &[(usize, usize)], nodes: &Nodes, shared_forward: bool) -> Res<f64> {
+    let given = [t.has("arrival_rate"), t.has("offered_load"), t.has("load")];
+    if given == [false, false, true] {
+        let load = t.float("load", None, 0.0, 1e6)?;
+        if load <= 0.0 || !shared_forward {
+            let why = if load <= 0.0 {
+                "a positive fraction of the sources' capacity, such as 0.5"
+            } else {
+                "`arrival_rate` or `offered_load` unless process = \"shared\" and direction = \"forward\" (a load of the sources' links is one process's)"
+            };
+            return Err(t.error("load", &Value::from(load), why));
+        }
+        if !size.mean().is_finite() {
+            return Err(t.error(
+                "load",
+                &Value::from(load),
+                "an `arrival_rate`: the mean size is infinite (Pareto shape ≤ 1), so a load fixes no rate",
+            ));
+        }
+        let mut sources: Vec<usize> = pairs.iter().map(|&(s, _)| s).collect();
+        sources.sort_unstable();
+        sources.dedup();
+        let capacity: f64 = sources.iter().map(|&s| nodes.out_bps[s]).sum();
+        return Ok(load * capacity / (8.0 * size.mean()));
+    }
+    if given[2] {
+        let v = t.raw("load").expect("present");
+        return Err(t.error(
+            "load",
+            v,
+            "exactly one of `arrival_rate`, `offered_load` and `load`, not two",
+        ));
+    }
+    t.raw("load");
+    let rate = match (given[0], given[1]) {
         (true, false) => {
             let v = t.raw("arrival_rate").expect("present");
             let x = v
@@ -219,7 +265,7 @@ fn read_rate(t: &mut Tab, size: &FileSize) -> Res<f64> {
             return Err(t.error(
                 "arrival_rate",
                 &v,
-                "exactly one of `arrival_rate` (connections/s per process) and `offered_load` (bit/s per process)",
+                "exactly one of `arrival_rate` (connections/s per process), `offered_load` (bit/s per process) and `load` (a fraction of the sources' capacity)",
             ));
         }
     };
