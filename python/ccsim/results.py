@@ -208,6 +208,9 @@ class Results:
     workloads : pandas.DataFrame
         One row per arrival process: requested and realised arrival rate, mean
         size and offered load (empty without workloads).
+    collectives : pandas.DataFrame
+        One row per ``[[collectives]]`` all-reduce: its completion time from its
+        flows (empty without them).
     trace : pandas.DataFrame or None
         One row per packet event on the traced links (``[trace]``), else None.
     files : dict of str to bytes
@@ -282,6 +285,40 @@ class Results:
         lambda self, df: self._tables.__setitem__("workloads", df),
         doc="One row per arrival process; empty without workloads.",
     )
+
+    @property
+    def collectives(self) -> pd.DataFrame:
+        """One row per ``[[collectives]]`` entry (empty without them), from its flows
+        (``<name>/<step>/<host>``): ``collective``, ``algorithm``, ``hosts``,
+        ``size_bytes`` (each host's buffer), ``start_s``, ``completion_s`` (its last
+        flow's completion; NaN unless every flow completed), ``duration_s`` and
+        ``flows_completed`` of ``flows``."""
+        import pandas as pd
+
+        from ccsim.extend import parse_size, parse_time
+
+        rows = []
+        f = self.flows
+        for c in self.scenario.get("collectives", []):
+            mine = f[f["name"].str.startswith(c["name"] + "/")]
+            done = mine["completion_s"].notna()
+            start = parse_time(c["start"]) / 1e9
+            end = mine["completion_s"].max() if done.all() and len(mine) else float("nan")
+            rows.append(
+                {
+                    "collective": c["name"],
+                    "algorithm": c["algorithm"],
+                    "hosts": int((mine["name"].str.split("/").str[1] == "0").sum()),
+                    "size_bytes": parse_size(c["size"]),
+                    "start_s": start,
+                    "completion_s": end,
+                    "duration_s": end - start,
+                    "flows": len(mine),
+                    "flows_completed": int(done.sum()),
+                }
+            )
+        return pd.DataFrame(rows)
+
     trace = property(
         lambda self: self._frame("trace"),
         lambda self, df: self._tables.__setitem__("trace", df),

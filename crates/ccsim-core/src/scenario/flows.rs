@@ -10,7 +10,7 @@ use crate::endpoint::{Env, TransportSpec};
 use crate::network::Network;
 use crate::packet::{FlowId, NodeId};
 use crate::rng::Rng;
-use crate::sim::Sim;
+use crate::sim::{Deps, Sim};
 use crate::transport::{self, ReadCtx};
 use crate::units::Time;
 use crate::world::Flow;
@@ -25,8 +25,14 @@ pub(super) struct FlowPlan {
     pub(super) name: String,
     pub(super) src: usize,
     pub(super) dst: usize,
+    /// The start time, or with `after` the delay after the last of them completes.
     pub(super) start: Time,
     pub(super) spec: Arc<dyn TransportSpec>,
+    /// The flows (indices) that must complete before this one starts.
+    pub(super) after: Vec<usize>,
+    /// The bytes to transfer when the plan sets them (a collective's step),
+    /// else the transport's own `size`.
+    pub(super) size: Option<u64>,
 }
 
 impl FlowPlan {
@@ -45,15 +51,19 @@ pub(super) fn read(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, lim
     let arr = match root.array("flows")? {
         Some(a) => a,
         // A scenario of workloads alone needs no flows.
-        None if root.has("workloads") => return Ok(Vec::new()),
+        None if root.has("workloads") || root.has("collectives") => return Ok(Vec::new()),
         None => return Err(root.missing("flows", "a list of flows ([[flows]] tables) or [[workloads]]")),
     };
     let fpath = root.key_path("flows");
     let mut plans = Vec::new();
     let mut out = Vec::new();
+    // per table: its `after` names (as written) and the range of its flows
+    let mut waits: Vec<(Vec<String>, std::ops::Range<usize>)> = Vec::new();
+    let mut finite: Vec<bool> = Vec::new();
     for (i, v) in arr.iter().enumerate() {
         let mut t = Tab::new(format!("{fpath}[{i}]"), v)?;
         let base_name = t.string("name")?;
+        let after = read_after(&mut t)?;
         let ends = read_ends(&mut t, net, rng)?;
         let count = t.uint("count", Some(1), 1, 1_000_000)? as usize;
         let start = read_spread(&mut t, "start", "0s", None)?;
@@ -71,6 +81,7 @@ pub(super) fn read(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, lim
             "use fewer flows",
         )?;
         let resolved = t.finish()?;
+        let first = plans.len();
         let mut k = 0;
         for &(s, d) in &ends {
             for _ in 0..count {
@@ -86,15 +97,115 @@ pub(super) fn read(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, lim
                     dst: d,
                     start: start.draw(k, rng),
                     spec: spec.clone(),
+                    after: Vec::new(),
+                    size: None,
                 });
                 k += 1;
             }
         }
+        let is_finite = spec.transfers() && resolved.get("size").is_some_and(|v| v != "inf");
+        finite.resize(plans.len(), is_finite);
+        waits.push((after, first..plans.len()));
         out.push(resolved);
     }
     root.put("flows", Value::Array(out));
     check_unique_names(&plans, &fpath)?;
+    resolve_after(&mut plans, &waits, &finite, &fpath)?;
     Ok(plans)
+}
+
+/// `after`: names of flows that must complete before this table's flows start
+/// (their `start` is then the delay after the last completion).
+fn read_after(t: &mut Tab) -> Res<Vec<String>> {
+    let Some(v) = t.raw("after") else {
+        return Ok(Vec::new());
+    };
+    let names = v
+        .as_array()
+        .filter(|a| !a.is_empty())
+        .and_then(|a| {
+            a.iter()
+                .map(|x| x.as_str().map(String::from))
+                .collect::<Option<Vec<_>>>()
+        })
+        .ok_or_else(|| t.error("after", v, "a non-empty list of flow names"))?;
+    t.put("after", v.clone());
+    Ok(names)
+}
+
+/// Resolves each table's `after` names to flow indices: a name is a flow's, or
+/// a table's `name` standing for every flow it made (`<name>.<k>`). Refuses an
+/// unknown name, a flow that never completes (no finite `size`), and cycles.
+fn resolve_after(
+    plans: &mut [FlowPlan],
+    waits: &[(Vec<String>, std::ops::Range<usize>)],
+    finite: &[bool],
+    fpath: &str,
+) -> Res<()> {
+    let index: HashMap<&str, usize> = plans.iter().enumerate().map(|(i, p)| (p.name.as_str(), i)).collect();
+    let mut resolved: Vec<(Vec<usize>, std::ops::Range<usize>)> = Vec::new();
+    for (ti, (names, range)) in waits.iter().enumerate() {
+        let path = format!("{fpath}[{ti}].after");
+        let mut deps = Vec::new();
+        for name in names {
+            let prefix = format!("{name}.");
+            let found: Vec<usize> = match index.get(name.as_str()) {
+                Some(&i) => vec![i],
+                None => (0..plans.len())
+                    .filter(|&i| plans[i].name.starts_with(&prefix))
+                    .collect(),
+            };
+            if found.is_empty() {
+                return Err(ScenarioError {
+                    path,
+                    value: format!("{name:?}"),
+                    expected: "names of flows of the scenario (or a flow table's `name`)".into(),
+                });
+            }
+            if let Some(&i) = found.iter().find(|&&i| !finite[i]) {
+                return Err(ScenarioError {
+                    path,
+                    value: format!("{name:?}"),
+                    expected: format!("flows that complete (flow {:?} has no finite `size`)", plans[i].name),
+                });
+            }
+            deps.extend(found);
+        }
+        resolved.push((deps, range.clone()));
+    }
+    for (deps, range) in resolved {
+        for i in range {
+            plans[i].after = deps.clone();
+        }
+    }
+    // a cycle leaves its flows waiting for ever: Kahn's algorithm finds them
+    let mut waiting: Vec<usize> = plans.iter().map(|p| p.after.len()).collect();
+    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); plans.len()];
+    for (j, p) in plans.iter().enumerate() {
+        for &i in &p.after {
+            dependents[i].push(j);
+        }
+    }
+    let mut ready: Vec<usize> = (0..plans.len()).filter(|&i| waiting[i] == 0).collect();
+    let mut seen = 0;
+    while let Some(i) = ready.pop() {
+        seen += 1;
+        for &j in &dependents[i] {
+            waiting[j] -= 1;
+            if waiting[j] == 0 {
+                ready.push(j);
+            }
+        }
+    }
+    if seen < plans.len() {
+        let stuck = (0..plans.len()).find(|&i| waiting[i] > 0).expect("a flow in a cycle");
+        return Err(ScenarioError {
+            path: fpath.to_string(),
+            value: format!("{:?}", plans[stuck].name),
+            expected: "`after` without cycles (this flow waits, through `after`, for itself)".into(),
+        });
+    }
+    Ok(())
 }
 
 /// A flow table's endpoints as (source, destination) node indices: dumbbell
@@ -166,7 +277,7 @@ fn read_ends(t: &mut Tab, net: &Net, rng: &mut Rng) -> Res<Vec<(usize, usize)>> 
 }
 
 /// Refuses two flows of one name (`fpath`: the `flows` key's path).
-fn check_unique_names(plans: &[FlowPlan], fpath: &str) -> Res<()> {
+pub(super) fn check_unique_names(plans: &[FlowPlan], fpath: &str) -> Res<()> {
     let mut seen = HashMap::new();
     for (i, p) in plans.iter().enumerate() {
         if let Some(j) = seen.insert(p.name.clone(), i) {
@@ -182,7 +293,8 @@ fn check_unique_names(plans: &[FlowPlan], fpath: &str) -> Res<()> {
 
 /// Builds the planned flows into `sim` (after its nodes and links).
 pub(super) fn build(sim: &mut Sim, plans: Vec<FlowPlan>) {
-    sim.flows.reserve_exact(plans.len());
+    let n = plans.len();
+    sim.flows.reserve_exact(n);
     for (i, p) in plans.into_iter().enumerate() {
         let fid = FlowId(i as u32);
         let (src, dst) = (NodeId(p.src as u32), NodeId(p.dst as u32));
@@ -191,11 +303,16 @@ pub(super) fn build(sim: &mut Sim, plans: Vec<FlowPlan>) {
             src,
             dst,
             first_hop: sim.world().first_hop_rate(src, dst),
-            size: None,
+            size: p.size,
             rng: Rng::new(sim.seed, STREAM_FLOW + i as u64),
         };
         let (snd, rcv) = p.spec.build(env);
         let ip_id = Flow::initial_ip_ids(sim.seed, i);
+        if !p.after.is_empty() {
+            sim.deps
+                .get_or_insert_with(|| Box::new(Deps::new(n)))
+                .wait(i, &p.after, p.start);
+        }
         sim.flows
             .push(Flow::new(p.name, p.spec.kind(), src, dst, p.start, snd, rcv, ip_id));
     }

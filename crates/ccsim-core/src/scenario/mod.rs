@@ -14,6 +14,7 @@
 //! and `[trace]` ([`crate::tap`]). The random draws of the build (delays,
 //! start times) come from one stream in that order.
 
+mod collective;
 mod flows;
 mod matrix;
 mod topology;
@@ -67,7 +68,12 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     }
     let mut rng = Rng::new(seed, STREAM_BUILD);
     let net = topology::read(&mut root, &mut rng)?;
-    let plans = flows::read(&mut root, &net, &mut rng, duration, limits)?;
+    let mut plans = flows::read(&mut root, &net, &mut rng, duration, limits)?;
+    let authored = plans.len();
+    collective::read(&mut root, &net, duration, limits, &mut plans)?;
+    if plans.len() > authored {
+        flows::check_unique_names(&plans, "collectives")?;
+    }
     let (mut workloads, pairs) = workload::read(&mut root, &net.nodes(), duration, seed)?;
     let ends: Vec<topology::FlowEnds> = plans.iter().map(flows::FlowPlan::ends).collect();
     let routes = net.route(&ends, &pairs, limits)?;

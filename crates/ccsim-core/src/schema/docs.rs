@@ -146,6 +146,18 @@ pub const DOCS: &[(&str, &str)] = &[
         "transport: tcp (default), cbr, poisson, blt, bully-tyrant",
     ),
     ("flows[].name", "flow name (default f<index>)"),
+    (
+        "flows[].after",
+        "names of flows (or of flow tables) that must complete before these start; start is then the delay after the last",
+    ),
+    (
+        "collectives[].kind",
+        "the transport of the collective's flows: tcp (default), blt, bully-tyrant",
+    ),
+    (
+        "collectives",
+        "[[collectives]]: all-reduces over hosts, expanded into flows whose steps wait for the transfers they depend on",
+    ),
     ("flows[].pairs", "dumbbell: \"all\" or a list of pair indices"),
     (
         "flows[].matrix",

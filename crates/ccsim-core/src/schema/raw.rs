@@ -44,7 +44,11 @@ pub fn schema(path: &str) -> Option<Value> {
             json!({"anyOf": [{"const": "all"}, {"type": "array", "items": {"type": "integer", "minimum": 0}}]})
         } else if path == "flows[].src" || path == "flows[].dst" {
             json!({"type": "string"})
-        } else if path == "workloads[].sources" || path == "workloads[].destinations" || path == "flows[].matrix.hosts"
+        } else if path == "workloads[].sources"
+            || path == "workloads[].destinations"
+            || path == "flows[].matrix.hosts"
+            || path == "collectives[].hosts"
+            || path == "flows[].after"
         {
             // workload/read.rs Nodes::list: node names of the topology
             names(true)

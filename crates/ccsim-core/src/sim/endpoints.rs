@@ -62,6 +62,9 @@ impl Sim {
         if self.flows[fid.idx()].conn.is_some() {
             self.conn_progress(fid);
         }
+        if self.deps.is_some() && ends != Ends::Receiver {
+            self.check_completion(fid);
+        }
     }
 
     /// Schedules the flow's two wakeups where they are needed earlier than

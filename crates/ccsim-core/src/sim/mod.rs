@@ -10,7 +10,9 @@
 //! docs/architecture.md.
 
 mod arrivals;
+pub use deps::Deps;
 mod components;
+mod deps;
 mod endpoints;
 mod measure;
 mod path;
@@ -86,6 +88,8 @@ pub struct Sim {
     pub memory_limit: u64,
     /// Packet captures and the event trace, if the scenario asks for them.
     pub taps: Option<Box<crate::tap::Taps>>,
+    /// Flows that start when others complete (`after`), if any.
+    pub deps: Option<Box<Deps>>,
     /// Hand a packet that finds its queue empty and the transmitter idle
     /// straight to the transmitter when the discipline allows it
     /// ([`crate::qdisc::Qdisc::passes_idle`]). On by default; results are the
@@ -125,6 +129,7 @@ impl Sim {
             workloads: Workloads::default(),
             memory_limit: crate::budget::DEFAULT_MEMORY,
             taps: None,
+            deps: None,
             cut_through: true,
             fast_links: true,
             instant: (Time::ZERO, 0),
@@ -167,6 +172,9 @@ impl Sim {
             self.plan_links();
         }
         for i in 0..self.flows.len() {
+            if self.deps.as_ref().is_some_and(|d| d.waits(i)) {
+                continue; // started by the completions it waits for
+            }
             let f = &self.flows[i];
             self.sched.schedule(f.start, Ev::FlowStart(FlowId(i as u32)));
         }
