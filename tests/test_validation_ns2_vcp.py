@@ -10,7 +10,9 @@ VCP-enabled ns-2.35 (tools/ns2-vcp/build.sh): small cases run in both (about 30 
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import re
+from pathlib import Path
 
 import pytest
 from ccsim.validation.ns2 import vcp_scenario as vs
@@ -197,3 +199,59 @@ def test_a_newcomer_converges_as_in_vcps_code():
     chks = vcp_suite.checks([c], vcp_suite.run([c], 2, 2))
     bad = [ch.verdict().line() for ch in chks if not ch.ok]
     assert not bad, bad
+
+
+def _port():
+    spec = importlib.util.spec_from_file_location(
+        "port", Path(__file__).resolve().parents[1] / "tools" / "ns2-vcp" / "port.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_builds_port_edits_each_anchor_once(tmp_path):
+    """tools/ns2-vcp/port.py on stand-ins of ns-2.35's and VCP's files that hold only
+    the anchors: every edit lands once, VCP's defaults are copied verbatim with the
+    trace's default after the measurement interval; a missing anchor stops it."""
+    port = _port()
+    ns, vcp = tmp_path / "ns-2.35", tmp_path / "ns-2.29"
+    for d in (ns / "common", ns / "tcl" / "lib", vcp / "vcp", vcp / "tcl" / "lib"):
+        d.mkdir(parents=True)
+    for f in port.SOURCES:
+        (vcp / "vcp" / f).write_text(f"// {f}\n")
+    (vcp / "vcp" / "vcp-queue.h").write_text("  unsigned int    utilization_adjustment_counter_;\n")
+    (vcp / "vcp" / "vcp-queue.cc").write_text(
+        '  bind("load_measurement_interval_", &load_measurement_interval_);\n'
+        "  // adjust target utilization every a number of measurement intervals\n"
+    )
+    block = [
+        "# vcp -xy",
+        "Queue/DropTail2/VcpQueue set load_measurement_interval_ 0.200",
+        "Agent/VcpSink set bytes_ 0",
+    ]
+    (vcp / "tcl" / "lib" / "ns-default.tcl").write_text("x\n" + "\n".join(block) + "\ny\n")
+    (ns / "common" / "flags.h").write_text(
+        "\t\t\t\t * a window following an approved QS request.\n\t\t\t\t */\n"
+        "\tunsigned char& ce() { return ecn_to_echo_; }\n"
+    )
+    (ns / "tcl" / "lib" / "ns-default.tcl").write_text("a\nQueue/RED set bytes_ true ;\n")
+    (ns / "Makefile.in").write_text(
+        "\t-I./tcp -I./sctp -I./common -I./link -I./queue \\\n"
+        "\txcp/xcpq.o xcp/xcp.o xcp/xcp-end-sys.o \\\n"
+    )
+    port.main([str(ns), str(vcp)])
+    assert (ns / "vcp" / "vcp-src.cc").read_text() == "// vcp-src.cc\n"
+    assert "lf_trace_" in (ns / "vcp" / "vcp-queue.h").read_text()
+    cc = (ns / "vcp" / "vcp-queue.cc").read_text()
+    assert cc.count('bind("lf_trace_"') == 1 and cc.index("lf-trace") < cc.index("// adjust")
+    assert "unsigned short& lf()" in (ns / "common" / "flags.h").read_text()
+    tcl = (ns / "tcl" / "lib" / "ns-default.tcl").read_text().splitlines()
+    assert tcl[1:3] == block[:2] and tcl[3].startswith("Queue/DropTail2/VcpQueue set lf_trace_")
+    assert tcl[4:] == [block[2], "", "Queue/RED set bytes_ true ;"]
+    make = (ns / "Makefile.in").read_text()
+    assert "-I./queue -I./vcp" in make and "common/tclcl-int64-shim.o" in make
+    assert (ns / "common" / "tclcl-int64-shim.cc").is_file()
+    (ns / "common" / "flags.h").write_text("changed\n")
+    with pytest.raises(SystemExit, match="found it 0 times"):
+        port.flags(ns)
