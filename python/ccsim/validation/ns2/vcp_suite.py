@@ -65,10 +65,10 @@ FIG1 = "100 Mb/s, RTTs 150/200/250 ms joining every 100 s (BMCC's Fig. 1)"
 def dumbbell(name: str, bw: float, rtt: float, n: int, quick: bool, **kw) -> Case:
     """``n`` forward flows of RTT ``rtt`` starting within 300 ms (VCP's sample script);
     60 s measured from 20 s (quick: 40 s from 15 s), at RTT 150 ms 90 s from 30 s."""
-    long = rtt >= 150
-    dur, warm = (60.0, 25.0) if long and quick else (90.0, 30.0) if long else (60.0, 20.0)
-    if quick and not long:
-        dur, warm = 40.0, 15.0
+    if rtt >= 150:
+        dur, warm = (60.0, 25.0) if quick else (90.0, 30.0)
+    else:
+        dur, warm = (40.0, 15.0) if quick else (60.0, 20.0)
     return Case(name, bw, (rtt,) * n, (0.0,) * n, duration_s=dur, warmup_s=warm, **kw)
 
 
