@@ -3,13 +3,21 @@ what it needs and how to install it, its docs markers and its ``run_suite``; the
 reference's version for the report's stamp; :func:`select` by name.
 
 >>> [s.name for s in SUITES]
-['tcp', 'queues', 'bmcc-mix', 'blt-tcp', 'buc-fifo', 'westwood', 'modern']
+['tcp', 'queues', 'bmcc-mix', 'blt-tcp', 'buc-fifo', 'vcp', 'westwood', 'modern']
 """
 
 from __future__ import annotations
 
 from ccsim.validation.framework import Suite
-from ccsim.validation.ns2 import blt_tcp, bmcc_mix, buc_fifo, queue_disciplines, tcp_suite
+from ccsim.validation.ns2 import (
+    blt_tcp,
+    bmcc_mix,
+    buc_fifo,
+    queue_disciplines,
+    tcp_suite,
+    vcp_scenario,
+    vcp_suite,
+)
 from ccsim.validation.ns2 import reference as ns2_reference
 from ccsim.validation.ns3 import modern_cc_aqm, westwood_buffer_sizing
 from ccsim.validation.ns3 import reference as ns3_reference
@@ -62,6 +70,19 @@ SUITES: list[Suite] = [
         (0.5, 1.5),
     ),
     Suite(
+        "vcp",
+        "VCP against its authors' ns-2 code (VCP 0.1): dumbbells of 10-150 Mb/s, 4-50 flows, "
+        "with and without reverse traffic; flows of different RTTs joining one by one, BMCC's "
+        "Fig. 1 scenario among them",
+        vcp_scenario.REFERENCE,
+        f"VCP's ns-2 code built into ns-2.35, `${vcp_scenario.ENV}`",
+        vcp_scenario.have_vcp_ns,
+        vcp_scenario.INSTALL,
+        (vcp_suite.MARK_BEGIN, vcp_suite.MARK_END),
+        vcp_suite.run_suite,
+        (2.0, 6.0),
+    ),
+    Suite(
         "westwood",
         "Westwood+ and NewReno, 1 and 200 flows (buffer-sizing Figs. 4 and 8), with ns-2.35's "
         "TCP-Linux beside",
@@ -93,6 +114,8 @@ SUITES: list[Suite] = [
 def reference_version(suite: Suite) -> str:
     if suite.reference == "ns-3":
         return ns3_reference.version()
+    if suite.reference == vcp_scenario.REFERENCE:
+        return vcp_scenario.version()
     return ns2_reference.version() if suite.reference == "ns-2.35" else ""
 
 

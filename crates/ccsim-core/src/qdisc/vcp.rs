@@ -36,15 +36,25 @@
 //!   forced mark (`marks`, `marks_forced`): an RFC 3168 receiver reads it as
 //!   congestion.
 //!
+//! * **ACKs first** (`ack_priority`, VCP's `DropTail2` with `two_queue_
+//!   true`, `drop-tail2.cc`): pure ACKs wait in a FIFO of their own that is
+//!   served before the inner discipline; the buffer (`limit`) counts both, an
+//!   arrival that would overflow it is dropped, and the load factor's queue
+//!   samples count both (`byteLength()`). With two-way traffic this keeps the
+//!   reverse flows' ACKs from queueing behind data (docs/validation.md, `ccsim
+//!   validate vcp`: without it VCP's ns-2 code queues 20 times more).
+//!
 //! Deviations: intervals and samples are measured lazily, at the queue's
-//! events ([`crate::qdisc::load_factor`]); ns-2's DropTail2 serves ACKs
-//! before data (`two_queue_`) where the inner discipline here serves its own
-//! order (a dumbbell's forward queue holds no ACKs).
+//! events ([`crate::qdisc::load_factor`]); with `ack_priority` the inner
+//! discipline sees only the data, and a data packet is refused when the ACKs
+//! and the inner backlog together fill the buffer (DropTail2's rule; an inner
+//! AQM decides only on what it holds).
 
 use super::load_factor::{self as load, Adapt, LoadFactor, LoadParams, Meter, QueueFilter};
+use super::{DropReason, PacketFifo};
 use super::{Limit, LinkInfo, MarkReason, Qdisc, QdiscCtx, QdiscSpec, TraceValue};
 use crate::cfg::{Res, Tab};
-use crate::packet::{Ecn, Packet};
+use crate::packet::{Ecn, Kind, Packet};
 use crate::units::{Rate, Time};
 use serde_json::Value;
 use std::sync::Arc;
@@ -134,6 +144,8 @@ pub fn capacity_target(rate: Rate) -> Adapt {
 /// A VCP marker on a queue discipline.
 pub struct VcpQueue {
     inner: Box<dyn Qdisc>,
+    /// With `ack_priority`: the pure ACKs, served before `inner`.
+    acks: Option<PacketFifo>,
     load: LoadFactor<Meter>,
     enc: Encoding,
 }
@@ -142,9 +154,16 @@ impl VcpQueue {
     pub fn new(inner: Box<dyn Qdisc>, load: LoadParams, q_sample: Time, enc: Encoding, rate: Rate) -> VcpQueue {
         VcpQueue {
             inner,
+            acks: None,
             load: LoadFactor::new(load, rate, Meter::new(q_sample)),
             enc,
         }
+    }
+    /// Serves pure ACKs from a FIFO of their own ahead of the inner discipline
+    /// (`DropTail2`, `two_queue_ true`).
+    pub fn with_ack_priority(mut self) -> VcpQueue {
+        self.acks = Some(PacketFifo::default());
+        self
     }
     /// The code departing packets are raised to now.
     pub fn code(&self) -> Ecn {
@@ -159,13 +178,31 @@ impl Qdisc for VcpQueue {
 
     fn enqueue(&mut self, pkt: Packet, cx: &mut QdiscCtx) -> Option<&Packet> {
         // λ counts every arrival, before the drop decision (`enque`).
-        self.load.advance(cx.now, self.inner.backlog_bytes());
+        self.load.advance(cx.now, self.backlog_bytes());
         self.load.arrival(pkt.size);
+        let Some(acks) = self.acks.as_mut() else {
+            return self.inner.enqueue(pkt, cx);
+        };
+        // DropTail2::enque: the buffer holds both FIFOs.
+        let (pkts, bytes) = (
+            acks.len() + self.inner.backlog_packets(),
+            acks.bytes() + self.inner.backlog_bytes(),
+        );
+        if !self.inner.limit().admits(pkts, bytes, pkt.size) {
+            cx.drop(pkt, DropReason::Overflow);
+            return None;
+        }
+        if pkt.kind == Kind::Ack {
+            return Some(acks.push(pkt));
+        }
         self.inner.enqueue(pkt, cx)
     }
 
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<Packet> {
-        self.load.advance(cx.now, self.inner.backlog_bytes());
+        self.load.advance(cx.now, self.backlog_bytes());
+        if let Some(ack) = self.acks.as_mut().and_then(PacketFifo::pop) {
+            return Some(ack); // Not-ECT: no code to raise
+        }
         let mut p = self.inner.dequeue(cx);
         if let Some(pkt) = p.as_mut() {
             // `deque`: raise the code if this router is more loaded than the
@@ -182,13 +219,16 @@ impl Qdisc for VcpQueue {
     }
 
     fn peek(&self) -> Option<&Packet> {
-        self.inner.peek()
+        self.acks
+            .as_ref()
+            .and_then(PacketFifo::front)
+            .or_else(|| self.inner.peek())
     }
     fn backlog_packets(&self) -> usize {
-        self.inner.backlog_packets()
+        self.acks.as_ref().map_or(0, PacketFifo::len) + self.inner.backlog_packets()
     }
     fn backlog_bytes(&self) -> u64 {
-        self.inner.backlog_bytes()
+        self.acks.as_ref().map_or(0, PacketFifo::bytes) + self.inner.backlog_bytes()
     }
     fn limit(&self) -> Limit {
         self.inner.limit()
@@ -213,6 +253,7 @@ struct Spec {
     adapt: bool,
     q_sample: Time,
     enc: Encoding,
+    ack_priority: bool,
 }
 
 /// Each key's line of documentation, next to its read: the scenario
@@ -259,10 +300,15 @@ const DOCS: &[(&str, &str)] = &[
         "quantize",
         "vcp router: compare ⌊100·ρ⌋ + 1 in percent with the thresholds (\"percent\", VCP's code) or ρ itself (\"none\", the paper)",
     ),
+    (
+        "ack_priority",
+        "vcp router: pure ACKs wait in a FIFO of their own served before the inner discipline, the buffer counting both (VCP's DropTail2, two_queue_: true)",
+    ),
 ];
 
 /// Reads `queue = {kind = "vcp", inner = {...}, interval, gamma, gamma_adapt,
-/// kappa_q, q_sample, queue_filter, q_weight, low, high, quantize}`.
+/// kappa_q, q_sample, queue_filter, q_weight, low, high, quantize,
+/// ack_priority}`.
 pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
     t.docs(DOCS);
     let inner = load::read_inner(
@@ -297,6 +343,7 @@ pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
         _ => QueueFilter::VcpShift,
     };
     let enc = read_encoding(t)?;
+    let ack_priority = t.boolean("ack_priority", true)?;
     Ok(Arc::new(Spec {
         inner,
         load: LoadParams {
@@ -309,6 +356,7 @@ pub fn read(t: &mut Tab) -> Res<Arc<dyn QdiscSpec>> {
         adapt,
         q_sample,
         enc,
+        ack_priority,
     }))
 }
 
@@ -338,7 +386,8 @@ impl QdiscSpec for Spec {
             adapt: self.adapt.then(|| capacity_target(link.rate)),
             ..self.load
         };
-        Ok(Box::new(VcpQueue::new(inner, load, self.q_sample, self.enc, link.rate)))
+        let q = VcpQueue::new(inner, load, self.q_sample, self.enc, link.rate);
+        Ok(Box::new(if self.ack_priority { q.with_ack_priority() } else { q }))
     }
 }
 
@@ -482,6 +531,43 @@ mod tests {
         assert_eq!(d.trace("gamma"), 0.95);
     }
 
+    fn ack(uid: u64) -> Packet {
+        let mut p = pkt(uid, 1, 40);
+        p.kind = Kind::Ack;
+        p
+    }
+
+    /// `DropTail2` with `two_queue_ true` (`drop-tail2.cc`): ACKs leave before
+    /// data queued ahead of them, in their own order; the buffer of 4 holds
+    /// both FIFOs (a data packet or an ACK finding 4 waiting is dropped); the
+    /// backlog and the load factor's queue samples count the ACKs. With
+    /// `ack_priority = false` one FIFO.
+    #[test]
+    fn acks_are_served_first_and_share_the_buffer() {
+        let l = link("8Mbps", Limit::Packets(4));
+        let mut d = Drive::new(build(json!({"kind": "vcp"}), &l).unwrap());
+        assert!(d.enq(pkt(1, 0, 1000)));
+        assert!(d.enq(pkt(2, 0, 1000)));
+        assert!(d.enq(ack(3)));
+        assert!(d.enq(ack(4)));
+        assert_eq!((d.q.backlog_packets(), d.q.backlog_bytes()), (4, 2080));
+        assert!(!d.enq(pkt(5, 0, 1000)));
+        assert!(!d.enq(ack(6)));
+        assert_eq!(d.dropped(), vec![(5, DropReason::Overflow), (6, DropReason::Overflow)]);
+        assert_eq!(d.drain(), vec![3, 4, 1, 2]);
+        // The load counts every arrival, dropped or not, ACKs included.
+        d.now = ms(200);
+        d.deq();
+        assert_eq!(d.trace("arrived_bytes"), 3.0 * 1000.0 + 3.0 * 40.0);
+
+        let one = json!({"kind": "vcp", "ack_priority": false});
+        let mut d = Drive::new(build(one, &l).unwrap());
+        for p in [pkt(1, 0, 1000), ack(2), pkt(3, 0, 1000), ack(4)] {
+            assert!(d.enq(p));
+        }
+        assert_eq!(d.drain(), vec![1, 2, 3, 4]);
+    }
+
     #[test]
     fn bad_keys_name_the_key_and_what_is_accepted() {
         let l = link("8Mbps", Limit::Packets(100));
@@ -502,6 +588,7 @@ mod tests {
             "q.queue_filter"
         );
         assert_eq!(err(json!({"kind": "vcp", "kappa_q": -1})).path, "q.kappa_q");
+        assert_eq!(err(json!({"kind": "vcp", "ack_priority": 1})).path, "q.ack_priority");
         for nested in ["vcp", "bmcc"] {
             let e = err(json!({"kind": "vcp", "inner": {"kind": nested}}));
             assert_eq!(e.path, "q.inner.kind");

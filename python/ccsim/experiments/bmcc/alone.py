@@ -50,7 +50,11 @@ def _convergence_findings(d: Data) -> list[str]:
         "≈ 2500 packets, and MD happens only when the link refills (every ≈ 20-40 s), each time "
         "shrinking the gap between windows by 12.5 %: ≈ 9 cycles (several minutes) to go from one "
         "flow holding the link to within 70 % of equal shares. The runs' newcomers never reach "
-        "70 % of their fair share within their 100-s period (§3.4's 'rapidly' is not met)."
+        "70 % of their fair share within their 100-s period (§3.4's 'rapidly' is not met). "
+        "VCP's own ns-2 code is slow too on this scenario (its newcomers reach 70 % after 89 "
+        "and 74 s) and, given BMCC's smaller AI, as slow as BMCC: the protocol family's, not "
+        "ccsim's machinery (docs/models/bmcc.md, \"Fig. 1's slow convergence\"; `ccsim "
+        "validate vcp --only 'Fig. 1'`)."
     )
     out.append(
         f"Estimate tracking (Fig. 2): mean |f̂ − f| {t['tracking_gap'].mean():.3f} at the best lag "

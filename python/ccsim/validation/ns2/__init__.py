@@ -6,7 +6,11 @@
 * ``bmcc-mix`` (:mod:`.bmcc_mix`): BMCC's protocol mixes without BMCC (SACK and
   SACK + ECN over drop-tail and RED, with and without cross traffic);
 * ``blt-tcp`` (:mod:`.blt_tcp`): TCP in BLT's open-loop study;
-* ``buc-fifo`` (:mod:`.buc_fifo`): the BUC comparison's FIFO gateway, phase locking.
+* ``buc-fifo`` (:mod:`.buc_fifo`): the BUC comparison's FIFO gateway, phase locking;
+* ``vcp`` (:mod:`.vcp_suite`): VCP against its authors' ns-2 code built into ns-2.35 (a
+  binary of its own, ``$CCSIM_NS2_VCP``, built by tools/ns2-vcp/build.sh);
+  :mod:`.vcp_scenario` writes both simulators' runs of a case and reads them back, with
+  the Tcl programs of ``programs/vcp/``.
 
 :mod:`.tcp_scenario` writes, for one TCP case description, the ns-2 script and the ccsim
 scenario with the same drawn start times and delays (the ``tcp`` and ``bmcc-mix``
