@@ -42,8 +42,8 @@ def test_40ms_drop_tail_agrees_with_ns2():
     ]
     raw, chks, report = _outside(mod, cs, seeds=5)
     assert not report, report
-    by = {(ch.case, ch.metric.key): ch for ch in chks}
-    for side in ("ns2", "ccsim"):
+    by = {(ch.case, ch.quantity.key): ch for ch in chks}
+    for side in ("reference", "ccsim"):  # ns-2, ccsim
         # Drop-tail neither marks nor drops early; it overflows.
         assert max(getattr(by[cs[0].name, "marks"], side)) == 0
         assert max(getattr(by[cs[0].name, "early"], side)) == 0
@@ -67,7 +67,7 @@ def _red_cases(mod, rtt: int, quick: bool):
 
 def _red_structure(by, cs):
     red, ecn = cs[0].name, cs[1].name
-    for side in ("ns2", "ccsim"):
+    for side in ("reference", "ccsim"):  # ns-2, ccsim
         # RED without ECN drops early and never overflows its BDP buffer;
         # RED+ECN marks and drops nothing.
         assert min(getattr(by[red, "early"], side)) > 0
@@ -81,7 +81,7 @@ def test_40ms_red_agrees_with_ns2():
     mod = _load()
     cs = _red_cases(mod, 40, quick=True)
     raw, chks, report = _outside(mod, cs, seeds=5)
-    _red_structure({(ch.case, ch.metric.key): ch for ch in chks}, cs)
+    _red_structure({(ch.case, ch.quantity.key): ch for ch in chks}, cs)
     assert not report, report
 
 
@@ -91,7 +91,7 @@ def test_300ms_red_agrees_with_ns2():
     mod = _load()
     cs = _red_cases(mod, 300, quick=False)
     raw, chks, report = _outside(mod, cs, seeds=5)
-    _red_structure({(ch.case, ch.metric.key): ch for ch in chks}, cs)
+    _red_structure({(ch.case, ch.quantity.key): ch for ch in chks}, cs)
     assert not report, report
 
 

@@ -25,7 +25,8 @@ import dataclasses
 import math
 import random
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
 from ccsim.theory import confidence_interval
 
@@ -187,6 +188,58 @@ class Verdict:
             f"{self.case}: {self.quantity}: reference {f(self.reference)}, ccsim "
             f"{f(self.ccsim)}, tolerance ±{f(self.tolerance)}{why}"
         )
+
+
+@dataclasses.dataclass(frozen=True)
+class Quantity:
+    """A quantity a suite compares over seeds: its key and label, the format of its
+    values, how to get it from one run's outcome, and the resolution floor of its
+    tolerance (absolute in its unit, and relative to the reference's mean; the larger
+    applies). A ``count`` of events also gets its Poisson noise (:func:`count_tolerance`)."""
+
+    key: str
+    label: str
+    fmt: str
+    get: Callable[[Any], float]
+    floor: float
+    rel_floor: float = 0.0
+    count: bool = False
+
+
+@dataclasses.dataclass
+class SeedCheck:
+    """One quantity of one case measured over seeds in the reference and in ccsim,
+    paired by seed: the mean per-seed difference against :func:`paired_tolerance` at
+    99 % (and :func:`count_tolerance` for a count). A suite subclasses it with its own
+    ``explained`` table, (case, quantity key) → the known cause."""
+
+    case: str
+    quantity: Quantity
+    reference: list[float]
+    ccsim: list[float]
+
+    explained: ClassVar[Mapping[tuple[str, str], str]] = {}
+
+    @property
+    def diff(self) -> float:
+        return statistics.fmean(b - a for a, b in zip(self.reference, self.ccsim))
+
+    @property
+    def tol(self) -> float:
+        q = self.quantity
+        tol = paired_tolerance(self.reference, self.ccsim, q.floor, q.rel_floor)
+        return max(tol, count_tolerance(self.reference, self.ccsim)) if q.count else tol
+
+    @property
+    def ok(self) -> bool:
+        return abs(self.diff) <= self.tol + 1e-12
+
+    def verdict(self) -> Verdict:
+        """As the framework reports it."""
+        q = self.quantity
+        why = self.explained.get((self.case, q.key), "")
+        a, b = statistics.fmean(self.reference), statistics.fmean(self.ccsim)
+        return Verdict(self.case, q.label, a, b, self.tol, why, q.fmt)
 
 
 VERDICT_HEAD = (

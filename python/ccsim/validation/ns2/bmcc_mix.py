@@ -34,11 +34,10 @@ import statistics
 import sys
 import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 from ccsim.theory import confidence_interval, jain_index
-from ccsim.validation.framework import SuiteResult, Verdict, count_tolerance
+from ccsim.validation.framework import Quantity, SeedCheck, SuiteResult, Verdict
 from ccsim.validation.mdblock import replace_block
 from ccsim.validation.ns2.reference import have_ns
 from ccsim.validation.ns2.tcp_scenario import Case, CrossTraffic, Outcome, run_ccsim, run_ns2
@@ -114,20 +113,11 @@ def cases(quick: bool) -> list[Case]:
 
 
 @dataclasses.dataclass(frozen=True)
-class Metric:
-    key: str
-    label: str
-    fmt: str
-    get: Callable[[Outcome], float]
-    #: Resolution floor of the tolerance (absolute, in the metric's unit), and
-    #: a relative one (fraction of the ns-2 mean); the larger applies.
-    floor: float
-    rel_floor: float = 0.0
-    #: Only for cases with cross traffic.
+class Metric(Quantity):
+    """A compared quantity (:class:`framework.Quantity`); ``cross_only``: only for the
+    cases with cross traffic."""
+
     cross_only: bool = False
-    #: A count of events per run, given at least the noise it would have if it were
-    #: Poisson (:func:`framework.count_tolerance`).
-    count: bool = False
 
 
 METRICS = [
@@ -192,40 +182,6 @@ def half_width(xs: list[float], level: float) -> float:
     return confidence_interval(xs, level)[1]
 
 
-@dataclasses.dataclass
-class Check:
-    case: str
-    metric: Metric
-    ns2: list[float]
-    ccsim: list[float]
-
-    @property
-    def diffs(self) -> list[float]:
-        return [b - a for a, b in zip(self.ns2, self.ccsim)]
-
-    @property
-    def diff(self) -> float:
-        return statistics.fmean(self.diffs)
-
-    @property
-    def tol(self) -> float:
-        floor = max(self.metric.floor, self.metric.rel_floor * abs(statistics.fmean(self.ns2)))
-        if self.metric.count:
-            floor = max(floor, count_tolerance(self.ns2, self.ccsim, 0.99))
-        hw = half_width(self.diffs, 0.99)
-        return max(floor, 0.0 if hw != hw else hw)
-
-    @property
-    def ok(self) -> bool:
-        return abs(self.diff) <= self.tol + 1e-12
-
-    def verdict(self) -> Verdict:
-        """As the framework reports it."""
-        why = EXPLAINED.get((self.case, self.metric.key), "")
-        a, b = statistics.fmean(self.ns2), statistics.fmean(self.ccsim)
-        return Verdict(self.case, self.metric.label, a, b, self.tol, why, self.metric.fmt)
-
-
 #: Differences outside tolerance with a known cause that is not a ccsim defect:
 #: (case, metric key) -> the cause, printed as a ‡ note under the table. Each was
 #: checked with a run: ccsim emulating ns-2's Agent/TCP/Sack1 (its pipe_ counting the
@@ -245,6 +201,12 @@ EXPLAINED: dict[tuple[str, str], str] = {
         "emulating Sack1 resends 5360 segments of cross traffic (ns-2 4434 ± 1196)"
     ),
 }
+
+
+class Check(SeedCheck):
+    """A metric of a case, ns-2 (``reference``) against ccsim over seeds."""
+
+    explained = EXPLAINED
 
 
 def run_one(job: tuple[str, Case, int]) -> tuple[str, int, str, dict]:
@@ -295,7 +257,7 @@ def checks(cs: list[Case], raw: dict) -> list[Check]:
 
 
 def table(cs: list[Case], chks: list[Check], seeds: int, walls: dict) -> str:
-    by = {(ch.case, ch.metric.key): ch for ch in chks}
+    by = {(ch.case, ch.quantity.key): ch for ch in chks}
     notes = sorted({EXPLAINED[k] for k in by if k in EXPLAINED and not by[k].ok})
     head = "| case | " + " | ".join(m.label for m in METRICS) + " |"
     lines = [head, "|" + "---|" * (len(METRICS) + 1)]
@@ -315,10 +277,10 @@ def table(cs: list[Case], chks: list[Check], seeds: int, walls: dict) -> str:
             if not ch.ok:
                 why = EXPLAINED.get((c.name, m.key))
                 mark = f" ‡{notes.index(why) + 1}" if why else " **✗**"
-            cells.append(f"{cell(ch.ns2)}<br>{cell(ch.ccsim)}{mark}")
+            cells.append(f"{cell(ch.reference)}<br>{cell(ch.ccsim)}{mark}")
         lines.append(f"| {c.name} | " + " | ".join(cells) + " |")
     bad = [ch for ch in chks if not ch.ok]
-    unexplained = [ch for ch in bad if (ch.case, ch.metric.key) not in EXPLAINED]
+    unexplained = [ch for ch in bad if (ch.case, ch.quantity.key) not in EXPLAINED]
     lines += [
         "",
         f"Each cell: ns-2.35 (first line) and ccsim (second line), mean over {seeds} seeds "
@@ -386,9 +348,9 @@ def identical_ecn(cs: list[Case], raw: dict) -> list[str]:
 def report_notes(chks: list[Check]) -> str:
     """One line per explained difference that is within tolerance now."""
     return "\n".join(
-        f"note: {ch.case}: {ch.metric.label} is within tolerance now (an EXPLAINED entry)"
+        f"note: {ch.case}: {ch.quantity.label} is within tolerance now (an EXPLAINED entry)"
         for ch in chks
-        if ch.ok and (ch.case, ch.metric.key) in EXPLAINED
+        if ch.ok and (ch.case, ch.quantity.key) in EXPLAINED
     )
 
 
@@ -396,9 +358,9 @@ def report_bad(chks: list[Check]) -> str:
     """One line per comparison outside its tolerance and not explained."""
     out = []
     for ch in chks:
-        if not ch.ok and (ch.case, ch.metric.key) not in EXPLAINED:
+        if not ch.ok and (ch.case, ch.quantity.key) not in EXPLAINED:
             out.append(
-                f"outside: {ch.case}: {ch.metric.label}: ns-2 {statistics.fmean(ch.ns2):.4g}, "
+                f"outside: {ch.case}: {ch.quantity.label}: ns-2 {statistics.fmean(ch.reference):.4g}, "
                 f"ccsim {statistics.fmean(ch.ccsim):.4g}, difference {ch.diff:+.4g}, "
                 f"tolerance ±{ch.tol:.4g}"
             )

@@ -38,11 +38,10 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from ccsim.theory import confidence_interval, jain_index
-from ccsim.validation.framework import SuiteResult, Verdict, count_tolerance, paired_tolerance
+from ccsim.validation.framework import Quantity, SeedCheck, SuiteResult
 from ccsim.validation.mdblock import replace_block
 from ccsim.validation.ns2.vcp_scenario import (
     INSTALL,
@@ -127,20 +126,6 @@ def cases(quick: bool) -> list[Case]:
 
 
 # ----- what is compared
-
-
-@dataclasses.dataclass(frozen=True)
-class Quantity:
-    key: str
-    label: str
-    fmt: str
-    get: Callable[[Outcome], float]
-    #: Resolution floor of the tolerance: absolute (the quantity's unit) and relative
-    #: to the reference's mean; the larger applies.
-    floor: float
-    rel_floor: float = 0.0
-    #: A count of events: also its Poisson noise (``framework.count_tolerance``).
-    count: bool = False
 
 
 def _mean(xs: list[float]) -> float:
@@ -228,36 +213,15 @@ def quantities(case: Case) -> list[Quantity]:
     return convergence_quantities(case) if case.series else DUMBBELL
 
 
-@dataclasses.dataclass
-class Check:
-    case: str
-    quantity: Quantity
-    ns2: list[float]
-    ccsim: list[float]
-
-    @property
-    def diff(self) -> float:
-        return statistics.fmean(self.ccsim) - statistics.fmean(self.ns2)
-
-    @property
-    def tol(self) -> float:
-        q = self.quantity
-        tol = paired_tolerance(self.ns2, self.ccsim, q.floor, q.rel_floor)
-        return max(tol, count_tolerance(self.ns2, self.ccsim)) if q.count else tol
-
-    @property
-    def ok(self) -> bool:
-        return abs(self.diff) <= self.tol + 1e-12
-
-    def verdict(self) -> Verdict:
-        why = EXPLAINED.get((self.case, self.quantity.key), "")
-        a, b = statistics.fmean(self.ns2), statistics.fmean(self.ccsim)
-        return Verdict(self.case, self.quantity.label, a, b, self.tol, why, self.quantity.fmt)
-
-
 #: Differences outside tolerance with a known cause that is not a ccsim defect:
 #: (case, quantity key) -> the cause with the runs that show it.
 EXPLAINED: dict[tuple[str, str], str] = {}
+
+
+class Check(SeedCheck):
+    """A quantity of a case, VCP's ns-2 code (``reference``) against ccsim over seeds."""
+
+    explained = EXPLAINED
 
 
 # ----- running
@@ -335,7 +299,7 @@ class Marks:
             why = EXPLAINED.get((case, key))
             mark = f" ‡{self.notes.index(why) + 1}" if why else " **✗**"
         fmt = ch.quantity.fmt
-        cells = [_cell(ch.ns2, fmt), _cell(ch.ccsim, fmt) + mark]
+        cells = [_cell(ch.reference, fmt), _cell(ch.ccsim, fmt) + mark]
         if bmcc is not None:
             cells.append(f"*{_cell(bmcc, fmt)}*")
         return "<br>".join(cells)
