@@ -442,6 +442,29 @@ pub fn by_name(name: &str) -> Result<Box<dyn CongestionOps>, String> {
     Ok((module.1)(&mut defaults).map_err(|e| e.to_string())?.build())
 }
 
+/// The sender's view the modules' unit tests start from: `cwnd` and `ssthresh`
+/// bytes of `mss`-byte segments, cwnd in flight, no RTT sample yet, byte counting.
+#[cfg(test)]
+impl CcState {
+    pub(crate) fn for_test(mss: u64, cwnd: u64, ssthresh: u64) -> CcState {
+        CcState {
+            now: Time::ZERO,
+            mss,
+            cwnd,
+            ssthresh,
+            flight: cwnd,
+            cwnd_cnt: 0,
+            byte_counting: true,
+            srtt: None,
+            min_rtt: None,
+            pipe: 0,
+            delivered: 0,
+            pacing_rate: 0,
+            stamp: 0.0,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -471,19 +494,8 @@ mod tests {
 
     fn st(cwnd: u64, ssthresh: u64) -> CcState {
         CcState {
-            now: Time::ZERO,
-            mss: 1000,
-            cwnd,
-            ssthresh,
-            flight: cwnd,
-            cwnd_cnt: 0,
-            byte_counting: true,
-            srtt: None,
-            min_rtt: None,
             pipe: cwnd,
-            delivered: 0,
-            pacing_rate: 0,
-            stamp: 0.0,
+            ..CcState::for_test(1000, cwnd, ssthresh)
         }
     }
 

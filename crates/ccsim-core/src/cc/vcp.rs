@@ -531,18 +531,9 @@ mod tests {
     fn st(w: f64, rtt_ms: u64, now_ms: u64) -> CcState {
         CcState {
             now: ms(now_ms),
-            mss: MSS,
-            cwnd: (w * MSS as f64) as u64,
-            ssthresh: u64::MAX,
-            flight: (w * MSS as f64) as u64,
-            cwnd_cnt: 0,
-            byte_counting: true,
             srtt: Some(ms(rtt_ms)),
             min_rtt: Some(ms(rtt_ms)),
-            pipe: 0,
-            delivered: 0,
-            pacing_rate: 0,
-            stamp: 0.0,
+            ..CcState::for_test(MSS, (w * MSS as f64) as u64, u64::MAX)
         }
     }
 

@@ -267,21 +267,7 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn st(cwnd_segs: u64, ssthresh_segs: u64) -> CcState {
-        CcState {
-            now: Time::ZERO,
-            mss: MSS,
-            cwnd: cwnd_segs * MSS,
-            ssthresh: ssthresh_segs * MSS,
-            flight: cwnd_segs * MSS,
-            cwnd_cnt: 0,
-            byte_counting: true,
-            srtt: None,
-            min_rtt: None,
-            pipe: 0,
-            delivered: 0,
-            pacing_rate: 0,
-            stamp: 0.0,
-        }
+        CcState::for_test(MSS, cwnd_segs * MSS, ssthresh_segs * MSS)
     }
 
     /// `n` ACKs of one segment with RTT `rtt_ms`; the flight stays as `s`
