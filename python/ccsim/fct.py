@@ -42,7 +42,7 @@ def _solo_scenario(scenario: dict, conns: pd.DataFrame, gaps: np.ndarray) -> dic
     starts = np.concatenate([[0.0], np.cumsum(gaps[:-1])])
     flows = []
     for (_, c), start in zip(conns.iterrows(), starts):
-        f = {k: v for k, v in copy.deepcopy(transports[c["workload"]]).items()}
+        f = copy.deepcopy(transports[c["workload"]])
         f.update(
             name=f"solo{c['conn']}",
             src=c["src"],
@@ -62,7 +62,7 @@ def _solo_scenario(scenario: dict, conns: pd.DataFrame, gaps: np.ndarray) -> dic
     return sc
 
 
-def _first_gaps(conns: pd.DataFrame, scenario: dict) -> np.ndarray:
+def _first_gaps(conns: pd.DataFrame) -> np.ndarray:
     """A first guess of each solo run's length: twice the connection's own FCT in the
     loaded run (an idle network is not slower) or, if it did not complete, 10 ms plus
     its size at 1 Gb/s."""
@@ -81,7 +81,7 @@ def ideal(result, max_rounds: int = 6) -> pd.Series:
     out = pd.Series(np.nan, index=conns.index, name="ideal_fct_s")
     for lo in range(0, len(conns), CHUNK):
         part = conns.iloc[lo : lo + CHUNK]
-        gaps = _first_gaps(part, result.scenario)
+        gaps = _first_gaps(part)
         for _ in range(max_rounds):
             r = ccsim.run(_solo_scenario(result.scenario, part, gaps))
             f = r.flows
