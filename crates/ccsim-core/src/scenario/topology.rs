@@ -621,18 +621,17 @@ impl Net {
 
     /// Where the workloads' endpoints come from.
     pub(super) fn nodes(&self) -> workload::Nodes<'_> {
+        let mut out_bps = vec![0.0; self.names.len()];
+        for l in &self.links {
+            out_bps[l.from] += l.rate.0 as f64;
+        }
         workload::Nodes {
             names: &self.names,
             index: &self.index,
             pairs: &self.pairs,
-            capacity_bps: self.links.iter().map(|l| l.rate.0 as f64).sum(),
-            out_bps: {
-                let mut out = vec![0.0; self.names.len()];
-                for l in &self.links {
-                    out[l.from] += l.rate.0 as f64;
-                }
-                out
-            },
+            // (whole bit/s: the sums are exact in either order)
+            capacity_bps: out_bps.iter().sum(),
+            out_bps,
         }
     }
 
