@@ -93,6 +93,16 @@ QUEUES = [
     ("drops_forced", "packets", "AQM forced drops (e.g. RED average above max_th)"),
     ("drops_link_loss", "packets", "lost on the wire (`loss` key)"),
     ("drops_component", "packets", "dropped by a router component before the queue"),
+    (
+        "drops_shared_buffer",
+        "packets",
+        "refused by the switch's shared buffer: the queue was at its dynamic threshold (`[switches]`)",
+    ),
+    (
+        "drops_headroom",
+        "packets",
+        "refused by a PFC switch: the input port's headroom was full (`[switches.pfc]`)",
+    ),
     ("marks", "packets", f"ECN CE marks {_W}"),
     ("marks_early", "packets", "AQM probabilistic marks"),
     ("marks_forced", "packets", "deterministic marks"),
@@ -107,6 +117,12 @@ QUEUES = [
     ("mean_len_bytes", "B", f"time-average backlog {_W}"),
     ("max_len_pkts", "packets", f"largest backlog {_W}"),
     ("max_len_bytes", "B", f"largest backlog {_W}"),
+    (
+        "pfc_pauses",
+        "frames",
+        f"PFC pause frames this link's sender received from the switch at its far end {_W}",
+    ),
+    ("pfc_paused_s", "s", f"time this link's transmitter was paused by PFC {_W}"),
     (
         "sojourn_mean_s",
         "s",

@@ -27,6 +27,7 @@ pub mod error;
 pub mod feedback;
 pub mod hist;
 pub mod link;
+pub mod mmu;
 pub mod monitor;
 pub mod network;
 pub mod output;

@@ -177,6 +177,9 @@ pub struct Packet {
     /// way, and the receiver echoes the last one it received in its ACKs
     /// (`AckSample::stamp`). 0 unless something sets it.
     pub stamp: f32,
+    /// The input port of the switch whose queue holds the packet, where that
+    /// switch runs PFC (`crate::mmu`; [`crate::mmu::NO_PORT`] elsewhere).
+    pub in_port: u16,
 }
 
 impl Packet {
@@ -204,6 +207,7 @@ impl Packet {
             retx: false,
             enq: now,
             stamp: 0.0,
+            in_port: u16::MAX,
         }
     }
     /// A data segment of `len` payload bytes from `seq`, with `header` bytes of

@@ -49,6 +49,8 @@ pub fn queues_table(
         q.mean_bytes.push(s.len_byte_ns as f64 / w_ns);
         q.max_pkts.push(s.max_pkts as i64);
         q.max_bytes.push(s.max_bytes as i64);
+        q.pauses.push(s.pauses as i64);
+        q.paused.push(s.paused_ns as f64 * 1e-9);
         let h = &s.sojourn;
         for (col, v) in q.sojourn.iter_mut().zip([
             h.mean_s(),
@@ -93,6 +95,8 @@ pub fn queues_table(
         ("mean_len_bytes", Column::F64(q.mean_bytes)),
         ("max_len_pkts", Column::I64(q.max_pkts)),
         ("max_len_bytes", Column::I64(q.max_bytes)),
+        ("pfc_pauses", Column::I64(q.pauses)),
+        ("pfc_paused_s", Column::F64(q.paused)),
     ]);
     for (name, col) in SOJOURN_COLUMNS.iter().zip(q.sojourn) {
         qcols.push((name, Column::F64(col)));
@@ -134,6 +138,8 @@ struct QueueCols {
     mean_bytes: Vec<f64>,
     max_pkts: Vec<i64>,
     max_bytes: Vec<i64>,
+    pauses: Vec<i64>,
+    paused: Vec<f64>,
     loss: Vec<f64>,
     sojourn: [Vec<f64>; 5],
 }
@@ -154,6 +160,7 @@ impl QueueCols {
             &mut q.marks,
             &mut q.max_pkts,
             &mut q.max_bytes,
+            &mut q.pauses,
         ];
         for v in ints.into_iter().chain(&mut q.by_reason).chain(&mut q.marks_by_reason) {
             v.reserve_exact(n);
@@ -165,6 +172,7 @@ impl QueueCols {
             &mut q.mean_pkts,
             &mut q.mean_bytes,
             &mut q.loss,
+            &mut q.paused,
         ];
         for v in floats.into_iter().chain(&mut q.sojourn) {
             v.reserve_exact(n);

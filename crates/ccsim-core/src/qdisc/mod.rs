@@ -112,6 +112,12 @@ reasons! {
         LinkLoss => "link_loss",
         /// Dropped by a router component.
         Component => "component",
+        /// Refused by a switch's shared buffer: the output queue was at its
+        /// dynamic threshold (crate::mmu).
+        SharedBuffer => "shared_buffer",
+        /// Refused by a PFC switch: the input port's headroom was full
+        /// (crate::mmu).
+        Headroom => "headroom",
     }
 }
 

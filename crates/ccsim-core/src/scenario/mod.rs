@@ -8,9 +8,10 @@
 //!
 //! Building is a driver: each section goes to the code that owns it, in an
 //! order where each finds what it needs: `[topology]` (`topology.rs`),
-//! `[[flows]]` (`flows.rs`), `[[workloads]]` ([`crate::workload`]), routing and
-//! the budget, the world's nodes, links and flows, `[[components]]`
-//! ([`crate::components`]), `[monitor]` ([`crate::monitor`]), `[[capture]]`
+//! `[switches]` ([`crate::mmu`]), `[[flows]]` (`flows.rs`), `[[workloads]]`
+//! ([`crate::workload`]), routing and the budget, the world's nodes, links and
+//! flows, `[[components]]` ([`crate::components`]), the switches' memory
+//! (`Sim::install_switches`), `[monitor]` ([`crate::monitor`]), `[[capture]]`
 //! and `[trace]` ([`crate::tap`]). The random draws of the build (delays,
 //! start times) come from one stream in that order.
 
@@ -68,6 +69,7 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     }
     let mut rng = Rng::new(seed, STREAM_BUILD);
     let net = topology::read(&mut root, &mut rng)?;
+    let switches = crate::mmu::read(&mut root, &net.names, &net.routers())?;
     let mut plans = flows::read(&mut root, &net, &mut rng, duration, limits)?;
     let authored = plans.len();
     collective::read(&mut root, &net, duration, limits, &mut plans)?;
@@ -85,7 +87,8 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
         .map(|p| &p.spec)
         .chain(workloads.list.iter().map(|w| &w.spec))
         .collect();
-    net.build(&mut sim, routes, &specs)?;
+    net.build(&mut sim, routes, &specs, switches.as_ref())?;
+    let max_packet = specs.iter().map(|p| p.max_packet()).max().unwrap_or(0);
     drop(specs);
     flows::build(&mut sim, plans);
     if !workloads.list.is_empty() {
@@ -94,6 +97,9 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     sim.workloads = workloads;
     for (node, comp) in components::read(&mut root, &sim.world())? {
         sim.add_component(node, comp);
+    }
+    if let Some(spec) = &switches {
+        sim.install_switches(spec, max_packet)?;
     }
     sim.monitor = crate::monitor::read(&mut root, sim.world(), duration, limits)?;
     let first_slot = sim.workloads.first_slot.unwrap_or(sim.flows.len());

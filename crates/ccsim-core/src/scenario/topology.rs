@@ -619,6 +619,14 @@ impl Net {
         (0..self.names.len()).filter(|&i| out_links[i] == 1).collect()
     }
 
+    /// The routers: nodes with other than one link out.
+    pub(super) fn routers(&self) -> Vec<usize> {
+        let hosts = self.hosts();
+        (0..self.names.len())
+            .filter(|i| hosts.binary_search(i).is_err())
+            .collect()
+    }
+
     /// Where the workloads' endpoints come from.
     pub(super) fn nodes(&self) -> workload::Nodes<'_> {
         let mut out_bps = vec![0.0; self.names.len()];
@@ -677,8 +685,21 @@ impl Net {
 
     /// Puts the nodes (with their `routes`) and the links (with their queues,
     /// buffers resolved for the packets of `specs`, the transports of every
-    /// flow and workload) into `sim`.
-    pub(super) fn build(&self, sim: &mut Sim, routes: Vec<Route>, specs: &[&Arc<dyn TransportSpec>]) -> Res<()> {
+    /// flow and workload) into `sim`. The output queues of `switches` hold
+    /// up to the switch's buffer, which admits their packets (crate::mmu).
+    pub(super) fn build(
+        &self,
+        sim: &mut Sim,
+        routes: Vec<Route>,
+        specs: &[&Arc<dyn TransportSpec>],
+        switches: Option<&crate::mmu::SwitchesSpec>,
+    ) -> Res<()> {
+        let mut shared = vec![None; self.names.len()];
+        if let Some(s) = switches {
+            for &n in &s.nodes {
+                shared[n] = Some(Limit::Bytes(s.buffer));
+            }
+        }
         // Packet size used to express "bdp" buffers in packets.
         let pkt = self
             .bdp_packet
@@ -692,7 +713,10 @@ impl Net {
         }
         let max_pkt = specs.iter().map(|p| p.max_packet()).max().unwrap_or(0);
         for (i, l) in self.links.iter().enumerate() {
-            let limit = resolve_limit(&l.queue, l.rate, self, pkt)?;
+            let limit = match shared[l.from] {
+                Some(buffer) => buffer,
+                None => resolve_limit(&l.queue, l.rate, self, pkt)?,
+            };
             if let Limit::Bytes(b) = limit {
                 if b < max_pkt {
                     return Err(ScenarioError {

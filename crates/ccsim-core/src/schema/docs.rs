@@ -26,7 +26,14 @@ pub const DOCS: &[(&str, &str)] = &[
     ),
     ("name", "a name"),
     ("description", "free text"),
-    ("topology", "the network: kind = \"dumbbell\" or \"graph\""),
+    (
+        "topology",
+        "the network: kind = \"dumbbell\", \"graph\", \"leaf_spine\" or \"fat_tree\"",
+    ),
+    (
+        "switches",
+        "[switches]: a buffer shared by each switch's output queues with dynamic thresholds, and PFC (crate::mmu)",
+    ),
     (
         "flows",
         "[[flows]]: TCP flows and datagram sources (required unless workloads are given)",

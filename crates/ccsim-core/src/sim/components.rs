@@ -6,7 +6,6 @@ use super::{Ev, Sim};
 use crate::packet::{LinkId, NodeId, Packet};
 use crate::qdisc::{DropReason, QdiscCtx};
 use crate::router::{Component, QueueEvent, QueueView, Verdict};
-use crate::units::Time;
 use crate::world::{call_each, call_one, Requests};
 
 impl Sim {
@@ -69,9 +68,9 @@ impl Sim {
         // (A packet a component passes on or releases has no lead: it
         // arrives at the queue in this event.)
         if self.taps.is_some() {
-            self.enqueue::<true>(out, h, Time::ZERO);
+            self.enqueue::<true>(out, h, None);
         } else {
-            self.enqueue::<false>(out, h, Time::ZERO);
+            self.enqueue::<false>(out, h, None);
         }
     }
 

@@ -17,6 +17,8 @@ mod endpoints;
 mod measure;
 mod path;
 mod plan;
+mod switches;
+pub use switches::Switches;
 
 use crate::error::SimError;
 use crate::link::{Link, QueueStats};
@@ -55,6 +57,11 @@ pub enum Ev {
     Sample,
     /// Start of the measurement window.
     Warmup,
+    /// A PFC pause (`true`) or resume frame reaches the link's transmitter
+    /// (sim/switches.rs).
+    Pfc(LinkId, bool),
+    /// The PFC deadlock check (sim/switches.rs).
+    PfcCheck,
 }
 
 /// Packet accounting for the conservation invariant.
@@ -90,6 +97,11 @@ pub struct Sim {
     pub taps: Option<Box<crate::tap::Taps>>,
     /// Flows that start when others complete (`after`), if any.
     pub deps: Option<Box<Deps>>,
+    /// Switches with a shared buffer or PFC (`[switches]`), if any.
+    pub switches: Option<Box<Switches>>,
+    /// An error met inside the loop (a PFC deadlock): the run ends at it
+    /// and [`Sim::step`] returns it.
+    fault: Option<SimError>,
     /// Hand a packet that finds its queue empty and the transmitter idle
     /// straight to the transmitter when the discipline allows it
     /// ([`crate::qdisc::Qdisc::passes_idle`]). On by default; results are the
@@ -130,6 +142,8 @@ impl Sim {
             memory_limit: crate::budget::DEFAULT_MEMORY,
             taps: None,
             deps: None,
+            switches: None,
+            fault: None,
             cut_through: true,
             fast_links: true,
             instant: (Time::ZERO, 0),
@@ -229,6 +243,9 @@ impl Sim {
     /// After `n` events of a step: the periodic tidy, the memory check.
     #[inline(never)]
     fn between_steps(&mut self, n: u64) -> Result<(), SimError> {
+        if let Some(e) = self.fault.take() {
+            return Err(e);
+        }
         self.since_tidy += n;
         if self.since_tidy >= (TIDY_EVENTS_PER_LINK * self.links.len() as u64).max(TIDY_EVENTS_MIN) {
             self.tidy();
@@ -338,6 +355,8 @@ impl Sim {
             Ev::CompWake(n) => self.comp_wake(n),
             Ev::Sample => self.sample(),
             Ev::Warmup => self.begin_measurement(),
+            Ev::Pfc(l, on) => self.pfc_frame::<T>(l, on),
+            Ev::PfcCheck => self.pfc_check(),
         }
     }
 

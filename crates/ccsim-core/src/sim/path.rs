@@ -51,7 +51,7 @@ impl Sim {
             return;
         };
         if self.nodes[node.idx()].comps.is_empty() {
-            self.enqueue::<T>(out, h, from.map_or(Time::ZERO, |f| f.1));
+            self.enqueue::<T>(out, h, from);
         } else {
             let pkt = self.slab.take(h);
             self.through_components(node, 0, from.map(|f| f.0), out, pkt);
@@ -60,11 +60,12 @@ impl Sim {
 
     /// Offers the packet in slab slot `h` to the link's queue discipline (the
     /// link wrapper keeps the stats), or passes it straight to the transmitter
-    /// (cut-through, [`Sim::passes`]) in its slot. `lead`: how far ahead its
-    /// arrival was known (a FIFO link orders ties by it: link/fifo.rs).
-    pub(super) fn enqueue<const T: bool>(&mut self, link: LinkId, h: u32, lead: Time) {
+    /// (cut-through, [`Sim::passes`]) in its slot. `from`: the link it came
+    /// in by, and how far ahead its arrival was known (a FIFO link orders
+    /// ties by it: link/fifo.rs); `None` for a packet its node sends.
+    pub(super) fn enqueue<const T: bool>(&mut self, link: LinkId, h: u32, from: Option<(LinkId, Time)>) {
         if self.links[link.idx()].fifo.is_some() {
-            self.admit(link, h, self.now(), lead);
+            self.admit(link, h, self.now(), from.map_or(Time::ZERO, |f| f.1));
             return;
         }
         let size = self.slab.get(h).size;
@@ -73,12 +74,15 @@ impl Sim {
             return;
         }
         let pkt = self.slab.take(h);
-        if self.links[link.idx()].watched {
+        let l = &self.links[link.idx()];
+        if l.watched {
             self.enqueue_watched(link, pkt);
+        } else if l.buffered {
+            self.enqueue_buffered::<T>(link, pkt, from.map(|f| f.0));
         } else if T && self.taps.as_deref().is_some_and(|t| t.on(link)) {
             self.enqueue_tapped(link, pkt);
         } else {
-            self.offer::<false>(link, pkt);
+            self.offer::<false, false>(link, pkt);
         }
         self.kick::<T>(link);
     }
@@ -177,11 +181,14 @@ impl Sim {
     }
 
     /// An arrival at a queue no component watches (`TAP`: and the taps record
-    /// it; a constant, so that the untapped path has no trace of them).
+    /// it; `BUF`: the queue is a switch's with a shared buffer, which accounts
+    /// it: sim/switches.rs; constants, so that the plain path has no trace
+    /// of either).
     #[inline(always)]
-    pub(super) fn offer<const TAP: bool>(&mut self, link: LinkId, mut pkt: Packet) {
+    pub(super) fn offer<const TAP: bool, const BUF: bool>(&mut self, link: LinkId, mut pkt: Packet) {
         let now = self.now();
         pkt.enq = now;
+        let (uid, inp, size) = (pkt.uid, pkt.in_port, pkt.size);
         let arrival = if TAP { Some(pkt.clone()) } else { None };
         let l = &mut self.links[link.idx()];
         l.count_arrival(now);
@@ -193,12 +200,10 @@ impl Sim {
                 marks: &mut self.mark_buf,
             };
             let s = l.qdisc.enqueue(pkt, &mut cx);
-            if TAP {
-                s.cloned()
-            } else {
-                None
-            }
+            let kept = BUF && s.is_some();
+            (if TAP { s.cloned() } else { None }, kept)
         };
+        let (stored, kept) = stored;
         if TAP {
             if let (Some(a), Some(t)) = (&arrival, self.taps.as_deref_mut()) {
                 t.enqueued(now, l, a, stored.as_ref(), &self.mark_buf, &self.drop_buf);
@@ -208,6 +213,10 @@ impl Sim {
         for m in self.mark_buf.drain(..) {
             l.stats.count_mark(m);
         }
+        if BUF {
+            self.buffered_in(link, uid, inp, size, kept);
+        }
+        let l = &mut self.links[link.idx()];
         for (_, r) in self.drop_buf.drain(..) {
             l.stats.count_drop(r);
             self.counters.dropped += 1;
@@ -217,7 +226,7 @@ impl Sim {
     #[cold]
     #[inline(never)]
     pub(super) fn enqueue_tapped(&mut self, link: LinkId, pkt: Packet) {
-        self.offer::<true>(link, pkt);
+        self.offer::<true, false>(link, pkt);
     }
 
     /// The taps' record of a dequeue at `link` (`sent`: the packet that starts
@@ -291,6 +300,9 @@ impl Sim {
         let now = self.now();
         let li = link.idx();
         let l = &mut self.links[li];
+        if l.paused {
+            return; // (a resume frame kicks it)
+        }
         l.integrate(now);
         let pkt = {
             let mut cx = QdiscCtx {
@@ -316,6 +328,10 @@ impl Sim {
             l.stats.count_drop(*r);
             self.counters.dropped += 1;
         }
+        if l.buffered {
+            self.buffered_out(link, pkt.as_ref());
+        }
+        let l = &self.links[li];
         let watched = l.watched;
         if !watched {
             self.drop_buf.clear();

@@ -58,7 +58,7 @@ impl Sim {
         let fifo: Vec<bool> = self
             .links
             .iter()
-            .map(|l| !l.watched && !tapped(l.id) && l.qdisc.fifo_limit().is_some())
+            .map(|l| !l.watched && !l.buffered && !l.pausable && !tapped(l.id) && l.qdisc.fifo_limit().is_some())
             .collect();
         let untapped: Vec<bool> = self.links.iter().map(|l| !tapped(l.id)).collect();
         let inputs = if self.nodes.iter().any(|n| !n.comps.is_empty()) {
