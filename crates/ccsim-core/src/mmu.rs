@@ -348,6 +348,24 @@ impl Mmu {
         }
     }
 
+    /// Whether a `size`-byte packet from input `inp` for the empty output
+    /// queue `out` of an idle transmitter may cut through: admitted, and
+    /// entering and leaving the queue at once would change nothing: its port
+    /// is not paused and stays below XOFF (so that [`Mmu::enqueued`] would
+    /// not pause it, nor [`Mmu::left`] resume it).
+    pub fn passes(&self, inp: u16, out: u16, size: u32) -> bool {
+        if self.admit(inp, out, size).is_some() {
+            return false;
+        }
+        match &self.pfc {
+            Some(p) if inp != NO_PORT => {
+                let port = &p.ports[inp as usize];
+                !port.paused && port.shared + (size as u64) < self.threshold(p)
+            }
+            _ => true,
+        }
+    }
+
     /// A `size`-byte packet from input `inp` entered output queue `out`
     /// (after [`Mmu::admit`]). Returns `true` if input `inp` must now pause
     /// its upstream.

@@ -64,8 +64,13 @@ impl Sim {
     /// in by, and how far ahead its arrival was known (a FIFO link orders
     /// ties by it: link/fifo.rs); `None` for a packet its node sends.
     pub(super) fn enqueue<const T: bool>(&mut self, link: LinkId, h: u32, from: Option<(LinkId, Time)>) {
-        if self.links[link.idx()].fifo.is_some() {
+        let l = &self.links[link.idx()];
+        if l.fifo.is_some() {
             self.admit(link, h, self.now(), from.map_or(Time::ZERO, |f| f.1));
+            return;
+        }
+        if l.buffered {
+            self.enqueue_buffered::<T>(link, h, from.map(|f| f.0));
             return;
         }
         let size = self.slab.get(h).size;
@@ -74,11 +79,8 @@ impl Sim {
             return;
         }
         let pkt = self.slab.take(h);
-        let l = &self.links[link.idx()];
-        if l.watched {
+        if self.links[link.idx()].watched {
             self.enqueue_watched(link, pkt);
-        } else if l.buffered {
-            self.enqueue_buffered::<T>(link, pkt, from.map(|f| f.0));
         } else if T && self.taps.as_deref().is_some_and(|t| t.on(link)) {
             self.enqueue_tapped(link, pkt);
         } else {

@@ -44,6 +44,9 @@ pub struct Switches {
     /// Per link into a PFC switch: how long a pause frame takes to reach
     /// its transmitter.
     pause_delay: Vec<Time>,
+    /// Per link: its cut-through limit while a pause is in force (a paused
+    /// link lets nothing cut through: `Link::pass_limit` is `None` then).
+    pass_limit: Vec<Option<crate::units::Limit>>,
     deadlock_check: Time,
     check_pending: bool,
     /// The ports found waiting on each other at the last check, with their
@@ -65,6 +68,7 @@ impl Sim {
             out_links: Vec::with_capacity(spec.nodes.len()),
             in_links: Vec::with_capacity(spec.nodes.len()),
             pause_delay: vec![Time::ZERO; n],
+            pass_limit: vec![None; n],
             deadlock_check: spec.deadlock_check,
             check_pending: false,
             stuck: Vec::new(),
@@ -86,31 +90,28 @@ impl Sim {
                     expected: format!("a switch of fewer than {NO_PORT} ports"),
                 });
             }
+            if !self.nodes[node].comps.is_empty() {
+                return Err(ScenarioError {
+                    path: "switches.nodes".into(),
+                    value: format!("{name:?}"),
+                    expected: "switches without router components (components hold and release packets \
+                               outside the switch's memory)"
+                        .into(),
+                });
+            }
             for (p, &l) in outs.iter().enumerate() {
                 sw.out_port[l.idx()] = (m, p as u16);
-                let link = &mut self.links[l.idx()];
-                link.buffered = true;
-                link.pass_limit = None;
+                self.links[l.idx()].buffered = true;
             }
             let pfc = match spec.pfc {
                 None => None,
                 Some(pfc) => {
-                    if !self.nodes[node].comps.is_empty() {
-                        return Err(ScenarioError {
-                            path: "switches.nodes".into(),
-                            value: format!("{name:?}"),
-                            expected: "PFC switches without router components (components see packets before \
-                                       the switch knows their input port)"
-                                .into(),
-                        });
-                    }
                     let mut headrooms = Vec::with_capacity(ins.len());
                     for (p, &l) in ins.iter().enumerate() {
                         sw.in_port[l.idx()] = (m, p as u16);
                         sw.pause_delay[l.idx()] = self.pause_delay(l);
                         let link = &mut self.links[l.idx()];
                         link.pausable = true;
-                        link.pass_limit = None;
                         headrooms.push(
                             pfc.headroom
                                 .unwrap_or_else(|| auto_headroom(link.rate.0, link.delay.0, max_packet)),
@@ -142,19 +143,29 @@ impl Sim {
         back.delay + back.rate.tx_time(PAUSE_FRAME)
     }
 
-    /// An arrival at an output queue of a switch with a memory: admitted by
-    /// the memory (else dropped, counted at the queue), then offered to the
-    /// discipline, and accounted. `from`: the link it came in by.
+    /// An arrival (in slab slot `h`) at an output queue of a switch with a
+    /// memory: admitted by the memory (else dropped, counted at the queue),
+    /// then cut through where that changes nothing ([`Mmu::passes`]), or
+    /// offered to the discipline and accounted. `from`: the link it came in
+    /// by.
     #[inline(never)]
-    pub(super) fn enqueue_buffered<const T: bool>(&mut self, link: LinkId, mut pkt: Packet, from: Option<LinkId>) {
-        let sw = self.switches.as_deref_mut().expect("a buffered link has its switch");
+    pub(super) fn enqueue_buffered<const T: bool>(&mut self, link: LinkId, h: u32, from: Option<LinkId>) {
+        let sw = self.switches.as_deref().expect("a buffered link has its switch");
         let (m, out) = sw.out_port[link.idx()];
         let inp = from
             .map(|f| sw.in_port[f.idx()])
             .filter(|&(im, _)| im == m)
             .map_or(NO_PORT, |(_, p)| p);
+        let size = self.slab.get(h).size;
+        let mmu = &sw.mmus[m as usize];
+        let (passes, refused) = (mmu.passes(inp, out, size), mmu.admit(inp, out, size));
+        if passes && self.passes::<T>(link, size) {
+            self.pass::<T>(link, h, size);
+            return;
+        }
+        let mut pkt = self.slab.take(h);
         pkt.in_port = inp;
-        if let Some(why) = sw.mmus[m as usize].admit(inp, out, pkt.size) {
+        if let Some(why) = refused {
             if T {
                 self.tap_dropped(link, &pkt, why);
             }
@@ -170,6 +181,7 @@ impl Sim {
         } else {
             self.offer::<false, true>(link, pkt);
         }
+        self.kick::<T>(link);
     }
 
     /// After the discipline of buffered `link` took (`kept`) or refused the
@@ -224,9 +236,15 @@ impl Sim {
     /// A PFC frame reaches `link`'s transmitter.
     pub(super) fn pfc_frame<const T: bool>(&mut self, link: LinkId, on: bool) {
         let now = self.now();
-        self.links[link.idx()].pause(now, on);
+        let sw = self.switches.as_deref_mut().expect("switches");
+        let l = &mut self.links[link.idx()];
+        if on && !l.paused {
+            sw.pass_limit[link.idx()] = l.pass_limit.take();
+        } else if !on && l.paused {
+            l.pass_limit = sw.pass_limit[link.idx()].take();
+        }
+        l.pause(now, on);
         if on {
-            let sw = self.switches.as_deref_mut().expect("switches");
             if !sw.check_pending {
                 sw.check_pending = true;
                 let at = now + sw.deadlock_check;
