@@ -132,6 +132,15 @@ def test_a_butterfly_halves_then_doubles():
             "collectives[0].hosts",
             "node names",
         ),
+        (  # a host twice would send to itself (the engine crashed on it)
+            {
+                "collectives": [
+                    {"algorithm": "ring_allreduce", "size": "1MB", "hosts": ["h0_0_0", "h0_0_0"]}
+                ]
+            },
+            "collectives[0].hosts",
+            "distinct host names (h0_0_0 is listed twice)",
+        ),
         (
             {
                 "flows": [
@@ -167,3 +176,4 @@ def test_bad_collectives_and_dependencies_are_refused_naming_the_key(extra, key,
     with pytest.raises(ccsim.ScenarioError) as e:
         _run(extra)
     assert str(e.value).startswith(key) and words in str(e.value), str(e.value)
+    assert "\n" not in str(e.value)  # one line

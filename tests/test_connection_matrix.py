@@ -72,6 +72,12 @@ def test_count_and_the_transport_apply_to_every_pair():
         ),
         ({"kind": "permutation", "hosts": ["h0_0_0", "nowhere"]}, {}, "matrix.hosts", "node names"),
         ({"kind": "permutation", "hosts": ["h0_0_0"]}, {}, "matrix.hosts", "at least two hosts"),
+        (  # a host twice would be paired with itself (the engine crashed on it)
+            {"kind": "permutation", "hosts": ["h0_0_0", "h0_0_0", "h1_0_0"]},
+            {},
+            "matrix.hosts",
+            "distinct host names (h0_0_0 is listed twice)",
+        ),
         ({"kind": "permutation"}, {"src": "h0_0_0"}, "flows[0].src", "either `matrix` or"),
     ],
 )
@@ -79,3 +85,4 @@ def test_bad_matrices_are_refused_naming_the_key(matrix, flow, key, words):
     with pytest.raises(ccsim.ScenarioError) as e:
         _run(matrix, **flow)
     assert key in str(e.value) and words in str(e.value), str(e.value)
+    assert "\n" not in str(e.value)  # one line

@@ -68,6 +68,8 @@ def test_a_cdf_file_in_percent_or_fractions_resolves_to_its_points(tmp_path):
         ("nowhere.txt", "reading the file"),
         ([[10, 0.5], [5, 1.0]], "non-decreasing"),
         ([[10, 0.5], [20, 0.9]], "ends at probability 1"),
+        ([[10, 0.6], [20, 0.5], [30, 1.0]], "point 1: sizes and probabilities non-decreasing"),
+        ([[10, 0.5], [20, 1.5]], "a probability in [0, 1]"),
         ([[10]], "points"),
         (3, "one of"),
     ],
@@ -76,6 +78,7 @@ def test_bad_cdfs_are_refused_naming_the_key(cdf, words):
     with pytest.raises(ccsim.ScenarioError) as e:
         _run({"dist": "empirical", "cdf": cdf}, duration="1ms")
     assert "workloads[0].size.cdf" in str(e.value) and words in str(e.value), str(e.value)
+    assert "\n" not in str(e.value)  # one line
 
 
 def _load_run(load, **extra):

@@ -85,9 +85,12 @@ def test_oversubscription_puts_more_hosts_under_each_edge_switch():
         ("k", 66, "an integer in [2, 64]"),
         ("oversubscription", 0.5, "a number in [1, 1000]"),
         ("oversubscription", 1.25, "a whole number of hosts"),
+        ("k", 3, "an even number of ports per switch"),
+        ("oversubscription", 0.99, "a number in [1, 1000]"),
     ],
 )
 def test_bad_fat_trees_are_refused_naming_the_key(key, value, words):
     with pytest.raises(ccsim.ScenarioError) as e:
         ccsim.run(_fabric(**{key: value}))
     assert f"topology.{key}" in str(e.value) and words in str(e.value)
+    assert "\n" not in str(e.value)  # one line

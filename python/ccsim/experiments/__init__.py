@@ -19,7 +19,7 @@ __all__ = ["Check", "Experiment", "all_experiments", "get", "reproduce"]
 
 def all_experiments() -> list[Experiment]:
     """Every registered experiment, in paper order."""
-    from ccsim.experiments import blt, bmcc, buc_rfcn, classics, token_ftcp, westwood
+    from ccsim.experiments import blt, bmcc, buc_rfcn, classics, datacenter, token_ftcp, westwood
 
     return [
         *westwood.EXPERIMENTS,
@@ -28,6 +28,7 @@ def all_experiments() -> list[Experiment]:
         *bmcc.EXPERIMENTS,
         *blt.EXPERIMENTS,
         *classics.EXPERIMENTS,
+        *datacenter.EXPERIMENTS,
     ]
 
 

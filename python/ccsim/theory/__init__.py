@@ -1,6 +1,6 @@
 """Closed-form models used to check ccsim's packet-level results.
 
-Everything here is plain Python (``math`` only): no NumPy, no SciPy, no native
+Everything here is plain Python (``math``, and ``random`` for one Monte Carlo): no NumPy, no SciPy, no native
 code, and no imports from the rest of ``ccsim`` (only between the modules of this
 package, a test checks it). Its doctests run without the engine.
 
@@ -31,7 +31,11 @@ corrections); every name is importable from ``ccsim.theory`` itself:
   :func:`mm1k_loss`, :func:`mm1k_mean_number`, :func:`md1_mean_wait`,
   :func:`mg1_mean_wait`, :func:`mathis_throughput`, :func:`mathis_window_packets`.
 * Metrics (:mod:`~ccsim.theory.fairness`, ``docs/theory.md`` §4):
-  :func:`jain_index`, :func:`mean_deviation`.
+  :func:`jain_index`, :func:`mean_deviation`, :func:`max_min_fair`.
+* Data-centre classics (:mod:`~ccsim.theory.datacenter`, ``docs/theory.md`` §6;
+  Vasudevan et al. 2009, Alizadeh et al. 2010, Al-Fares et al. 2008):
+  :func:`slow_start_rounds`, :func:`incast_no_loss_senders`,
+  :func:`fat_tree_ecmp_path`, :func:`ecmp_permutation_throughput`.
 * Statistics (:mod:`~ccsim.theory.stats`): :func:`confidence_interval`, with the
   Student-t helpers :func:`student_t_ppf`, :func:`student_t_sf`, :func:`normal_ppf`
   and :func:`regularized_incomplete_beta`.
@@ -60,7 +64,13 @@ from .buffer_sizing import (
     util_bound_westwood,
     util_bound_westwood_as_printed,
 )
-from .fairness import jain_index, mean_deviation
+from .datacenter import (
+    ecmp_permutation_throughput,
+    fat_tree_ecmp_path,
+    incast_no_loss_senders,
+    slow_start_rounds,
+)
+from .fairness import jain_index, max_min_fair, mean_deviation
 from .queueing import (
     mathis_throughput,
     mathis_window_packets,
@@ -96,6 +106,8 @@ __all__ = [
     "buc_equilibrium",
     "buffer_rule_of_thumb",
     "confidence_interval",
+    "ecmp_permutation_throughput",
+    "fat_tree_ecmp_path",
     "fluid_phases_newreno",
     "fluid_utilization_newreno",
     "fluid_utilization_westwood",
@@ -104,9 +116,11 @@ __all__ = [
     "idle_path_transfer",
     "idle_time_newreno",
     "idle_time_westwood",
+    "incast_no_loss_senders",
     "jain_index",
     "mathis_throughput",
     "mathis_window_packets",
+    "max_min_fair",
     "md1_mean_wait",
     "mean_deviation",
     "mg1_mean_wait",
@@ -117,6 +131,7 @@ __all__ = [
     "processor_sharing_response_time",
     "regularized_incomplete_beta",
     "sigma_q_bound",
+    "slow_start_rounds",
     "student_t_ppf",
     "student_t_sf",
     "token_ftcp_ca_packets",

@@ -1,16 +1,18 @@
 """Fairness metrics of a set of throughputs: Jain's index and the mean deviation
-(``docs/theory.md`` §4: the BLT and BUC papers' fairness measures).
+(``docs/theory.md`` §4: the BLT and BUC papers' fairness measures), and the max-min fair
+allocation of flows on fixed paths (§4, the ECMP experiment's reference).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 from ._args import floats
 
 __all__ = [
     "jain_index",
+    "max_min_fair",
     "mean_deviation",
 ]
 
@@ -87,3 +89,64 @@ def mean_deviation(xs: Iterable[float], normalized: bool = False) -> float:
     if normalized:
         return md / mean if mean != 0.0 else math.nan
     return md
+
+
+def max_min_fair(
+    paths: Mapping[Hashable, Sequence[Hashable]], capacity: Mapping[Hashable, float]
+) -> dict[Hashable, float]:
+    """The max-min fair rates of flows on fixed paths (progressive filling).
+
+    Every flow's rate grows at the same pace until a link it crosses is full; the
+    flows of a full link are frozen at their rate and the others go on growing
+    (Bertsekas & Gallager, *Data Networks*, 2nd ed., §6.5.2; ``docs/theory.md`` §4).
+    Each round freezes the flows of the link with the smallest fair share of its
+    remaining capacity, so the rounds are at most the number of links.
+
+    Parameters
+    ----------
+    paths : mapping
+        Flow → the links it crosses (each link once).
+    capacity : mapping
+        Link → capacity (any unit; the rates come out in it). Every link of a path
+        must have one.
+
+    Returns
+    -------
+    dict
+        Flow → its max-min fair rate. A flow with an empty path is unconstrained
+        (``inf``).
+
+    Examples
+    --------
+    Two links of capacity 1; flow a crosses both, b the first, c the second: each link
+    is shared by two flows, so each gets 1/2. With a third flow d on the first link,
+    that link is the bottleneck (1/3 each) and c takes what a leaves on the second:
+
+    >>> max_min_fair({"a": [1, 2], "b": [1], "c": [2]}, {1: 1.0, 2: 1.0})
+    {'a': 0.5, 'b': 0.5, 'c': 0.5}
+    >>> r = max_min_fair({"a": [1, 2], "b": [1], "c": [2], "d": [1]}, {1: 1.0, 2: 1.0})
+    >>> {f: round(x, 6) for f, x in r.items()}
+    {'a': 0.333333, 'b': 0.333333, 'c': 0.666667, 'd': 0.333333}
+    """
+    users: dict[Hashable, list[Hashable]] = {}
+    for f, p in paths.items():
+        for link in p:
+            if link not in capacity:
+                raise ValueError(f"flow {f!r} crosses link {link!r}, which has no capacity")
+            users.setdefault(link, []).append(f)
+    rate = {f: math.inf for f, p in paths.items() if not p}
+    remaining = {link: float(capacity[link]) for link in users}
+    active = {link: len(fs) for link, fs in users.items()}
+    while active:
+        link = min(active, key=lambda lk: remaining[lk] / active[lk])
+        share = max(0.0, remaining[link] / active[link])
+        for f in users[link]:
+            if f in rate:
+                continue
+            rate[f] = share
+            for other in paths[f]:
+                remaining[other] -= share
+                active[other] -= 1
+                if active[other] == 0:
+                    del active[other]
+    return {f: rate[f] for f in paths}

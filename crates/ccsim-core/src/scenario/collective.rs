@@ -32,7 +32,7 @@ use serde_json::Value;
 const DOCS: &[(&str, &str)] = &[
     ("algorithm", "\"ring_allreduce\" or \"butterfly_allreduce\" (hosts a power of two); the other keys are the flows' transport's (kind = \"tcp\" by default)"),
     ("name", "the collective's name; its flows are <name>/<step>/<host index> (default c<index>)"),
-    ("hosts", "the hosts taking part, in ring order (node names; default every node with one link out)"),
+    ("hosts", "the hosts taking part, in ring order (node names, each once; default every node with one link out)"),
     ("size", "bytes each host contributes (the buffer being reduced)"),
     ("start", "when the first step starts"),
 ];
@@ -49,12 +49,7 @@ pub(super) fn read(root: &mut Tab, net: &Net, duration: Time, limits: &Limits, p
         t.docs(DOCS);
         let kind = t.choice("algorithm", None, &["ring_allreduce", "butterfly_allreduce"])?;
         let name = t.string("name")?.unwrap_or_else(|| format!("c{ci}"));
-        let hosts = if t.has("hosts") {
-            net.nodes().list(&mut t, "hosts", "a list of host names")?
-        } else {
-            t.raw("hosts");
-            net.hosts()
-        };
+        let hosts = super::matrix::hosts(&mut t, net)?;
         let n = hosts.len();
         if n < 2 || (kind == "butterfly_allreduce" && !n.is_power_of_two()) {
             let v = t.get("hosts").cloned().unwrap_or(Value::from(n));

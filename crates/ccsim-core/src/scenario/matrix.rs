@@ -29,7 +29,7 @@ const DOCS: &[(&str, &str)] = &[
         "kind",
         "\"permutation\" (each host sends to one and receives from one), \"incast\" (senders to one receiver), \"outcast\" (one sender to receivers) or \"all_to_all\"",
     ),
-    ("hosts", "the hosts (node names; default: every node with one link out)"),
+    ("hosts", "the hosts (node names, each once; default: every node with one link out)"),
     ("receiver", "incast: the receiving host (default: the first host)"),
     ("senders", "incast: how many hosts send, drawn at random (default: every other host)"),
     ("sender", "outcast: the sending host (default: the first host)"),
@@ -41,12 +41,7 @@ const DOCS: &[(&str, &str)] = &[
 pub(super) fn read(m: &mut Tab, net: &Net, rng: &mut Rng) -> Res<Vec<(usize, usize)>> {
     m.docs(DOCS);
     let kind = m.choice("kind", None, &["permutation", "incast", "outcast", "all_to_all"])?;
-    let hosts = if m.has("hosts") {
-        net.nodes().list(m, "hosts", "a list of host names")?
-    } else {
-        m.raw("hosts");
-        net.hosts()
-    };
+    let hosts = hosts(m, net)?;
     if hosts.len() < 2 {
         let v = m.get("hosts").cloned().unwrap_or(Value::from(hosts.len()));
         return Err(m.error(
@@ -75,6 +70,28 @@ pub(super) fn read(m: &mut Tab, net: &Net, rng: &mut Rng) -> Res<Vec<(usize, usi
             many.into_iter().map(|d| (one, d)).collect()
         }
     })
+}
+
+/// The `hosts` of a matrix or a collective (`t`): node names, each listed once (a name
+/// twice would pair a host with itself), or, absent, every node with one link out.
+pub(super) fn hosts(t: &mut Tab, net: &Net) -> Res<Vec<usize>> {
+    if !t.has("hosts") {
+        t.raw("hosts");
+        return Ok(net.hosts());
+    }
+    let ids = net.nodes().list(t, "hosts", "a list of host names")?;
+    let mut seen = vec![false; net.names.len()];
+    for &id in &ids {
+        if std::mem::replace(&mut seen[id], true) {
+            let name = &net.names[id];
+            return Err(t.error(
+                "hosts",
+                &Value::String(name.clone()),
+                format!("distinct host names ({name} is listed twice)"),
+            ));
+        }
+    }
+    Ok(ids)
 }
 
 /// Incast's and outcast's ends: the one host (`one_key`, a node name; default the

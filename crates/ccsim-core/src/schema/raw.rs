@@ -106,7 +106,7 @@ pub fn schema(path: &str) -> Option<Value> {
 pub const NOT_REQUIRED: &[(&str, &str)] = &[
     // flows are required unless workloads are given (scenario/flows.rs)
     ("", "flows"),
-    // arrival_rate or offered_load (workload/read.rs)
+    // arrival_rate, offered_load or load (workload/read.rs)
     ("workloads[]", "arrival_rate"),
     ("workloads[]", "offered_load"),
     ("workloads[]", "load"),
@@ -143,11 +143,13 @@ pub fn rules(table: &str) -> Vec<Value> {
         "" => vec![json!({"anyOf": [{"required": ["flows"]}, {"required": ["workloads"]}]})],
         "flows[]" => vec![
             bmcc_needs_feedback(),
-            json!({"anyOf": [{"required": ["pairs"]}, {"required": ["src", "dst"]}]}),
+            // pairs, src and dst, or a connection matrix (scenario/flows.rs, matrix.rs)
+            json!({"anyOf": [{"required": ["pairs"]}, {"required": ["src", "dst"]}, {"required": ["matrix"]}]}),
         ],
         "workloads[].transport" => vec![bmcc_needs_feedback()],
         "workloads[]" => vec![
-            json!({"oneOf": [{"required": ["arrival_rate"]}, {"required": ["offered_load"]}]}),
+            // one of the three rates (workload/read.rs)
+            json!({"oneOf": [{"required": ["arrival_rate"]}, {"required": ["offered_load"]}, {"required": ["load"]}]}),
             json!({"anyOf": [{"required": ["pairs"]}, {"required": ["sources", "destinations"]}]}),
         ],
         _ => vec![],
