@@ -1,13 +1,11 @@
-"""The data-centre classics (``ccsim reproduce dc``, issue 46): the three experiments are
+"""The data-centre classics (``ccsim reproduce dc``, issue 46): the four experiments are
 registered under one prefix, their quick scenarios are valid, the hand-worked pieces
 their checks rest on hold on hand-worked inputs (incast bounds, max-min fair shares,
 the Monte-Carlo ECMP expectation, the seed-and-bootstrap errors), the metrics read a
 real run right (ECMP paths of the right length, incast queries behind their barrier),
-and the incast and ECMP experiments pass end to end in quick mode (web search too with
-CCSIM_SLOW=1)."""
+and every one of them passes end to end in quick mode."""
 
 import math
-import os
 
 import ccsim
 import pandas as pd
@@ -15,19 +13,19 @@ import pytest
 from ccsim import theory
 from ccsim.cli import _expand
 from ccsim.experiments import all_experiments, reproduce
-from ccsim.experiments.datacenter import common, ecmp, incast, websearch
+from ccsim.experiments.datacenter import common, ecmp, incast, pfc, websearch
 from ccsim.experiments.framework import Data
 
-NAMES = ["dc-incast", "dc-websearch", "dc-ecmp"]
+NAMES = ["dc-incast", "dc-websearch", "dc-ecmp", "dc-pfc"]
 
 
-def test_the_three_are_registered_under_one_prefix():
+def test_the_four_are_registered_under_one_prefix():
     known = [e.name for e in all_experiments()]
     assert all(n in known for n in NAMES)
     assert _expand(["dc"], known) == NAMES
 
 
-@pytest.mark.parametrize("exp", [incast, websearch, ecmp])
+@pytest.mark.parametrize("exp", [incast, websearch, ecmp, pfc])
 def test_every_quick_scenario_is_valid(exp):
     for r in exp.runs(True):
         resolved = ccsim.resolve(r.scenario)
@@ -35,10 +33,11 @@ def test_every_quick_scenario_is_valid(exp):
 
 
 def test_the_quick_modes_are_small():
-    # the three together add at most ~90 s to `ccsim reproduce --all --quick`
+    # the four together add at most ~90 s to `ccsim reproduce --all --quick`
     assert len(incast.runs(True)) <= 30
     assert len(websearch.runs(True)) <= 12
     assert len(ecmp.runs(True)) <= 6
+    assert len(pfc.runs(True)) <= 18
 
 
 def test_incast_bounds_are_the_hand_worked_ones():
@@ -152,20 +151,8 @@ def test_reproduce_dc_incast_quick_passes_every_check(tmp_path):
     assert report.count("| PASS |") == len(incast.EXPERIMENT.checks)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        # about 40 s on two cores (12 fat-tree runs and their solo runs): not by default
-        pytest.param(
-            "dc-websearch",
-            marks=[
-                pytest.mark.slow,
-                pytest.mark.skipif(not os.environ.get("CCSIM_SLOW"), reason="set CCSIM_SLOW=1"),
-            ],
-        ),
-        "dc-ecmp",
-    ],
-)
+# dc-websearch: about 40 s on two cores (12 fat-tree runs and their solo runs)
+@pytest.mark.parametrize("name", ["dc-websearch", "dc-ecmp", "dc-pfc"])
 def test_reproduce_quick_passes_every_check(tmp_path, name):
     ok = reproduce(
         [name], quick=True, results_dir=tmp_path / "db", out_dir=tmp_path / "out", progress=False

@@ -7,20 +7,19 @@ papers:
   workload at 30-70 % load, DCTCP against TCP and CUBIC (Alizadeh et al. 2010 §4.3);
 - ``dc-ecmp`` (:mod:`.ecmp`): ECMP collisions of long flows in a permutation on a
   fat-tree, throughput below full bisection (Al-Fares et al. 2008; Raiciu et al. 2011),
-  against the max-min fair allocation of the paths the hash chose.
+  against the max-min fair allocation of the paths the hash chose;
+- ``dc-pfc`` (:mod:`.pfc`): PFC's congestion spreading, an incast's pause frames slowing
+  a victim flow that shares no bottleneck with it (Zhu et al. 2015 §2.2).
 
 :mod:`.common` holds what they share (the 1-Gb/s port, its buffer and DCTCP marker, the
 transports, fat-tree names). A further classic is one more module here defining an
-``EXPERIMENT`` (runs, metrics, checks, plot) and one line in ``EXPERIMENTS`` below:
-PFC's congestion spreading (a victim flow sharing no bottleneck with an incast, paused
-by the pause frames the incast's port sends upstream) goes in ``pfc.py`` once the engine
-has PFC, reusing :func:`.common.queue`, :func:`.common.transport` and the fat-tree names.
+``EXPERIMENT`` (runs, metrics, checks, plot) and one line in ``EXPERIMENTS`` below.
 """
 
 from __future__ import annotations
 
-from . import ecmp, incast, websearch
+from . import ecmp, incast, pfc, websearch
 
-EXPERIMENTS = [incast.EXPERIMENT, websearch.EXPERIMENT, ecmp.EXPERIMENT]
+EXPERIMENTS = [incast.EXPERIMENT, websearch.EXPERIMENT, ecmp.EXPERIMENT, pfc.EXPERIMENT]
 
-__all__ = ["EXPERIMENTS", "ecmp", "incast", "websearch"]
+__all__ = ["EXPERIMENTS", "ecmp", "incast", "pfc", "websearch"]
