@@ -5,6 +5,7 @@
 //
 //   fabric -k K -flows FILE -end_us T [-linkspeed_mbps C] [-latency_ns L] [-queue_pkts B]
 //          [-cc tcp|dctcp|dctcp-rfc] [-seed S] [-sample_us P] [-scan_us R]
+//          [-mark departure|arrival]
 //
 // FILE: one flow a line, "src dst bytes start_us" (htsim's host numbers; bytes a whole
 // number of 1500-byte packets). Every link is C Mb/s with latency L (htsim's one hop
@@ -14,7 +15,8 @@
 // random (drawn from -seed), its ACKs the same path reversed (htsim's get_paths
 // (dst, src) at the same index). htsim's TcpRtxTimerScanner checks the senders' timers
 // every R us (10 000, as htsim's TCP main). -cc dctcp-rfc: DCTCP as RFC 8257 cuts
-// (RfcDctcpSrc below), for explanatory runs only. Prints one line per flow
+// (RfcDctcpSrc below), and -mark arrival (ArrivalEcnQueue below), for explanatory runs
+// only. Prints one line per flow
 //   flow ID SRC DST BYTES START_US FCT_US   (FCT -1: not completed by T)
 // then "drops N" (all switch queues), "delivered_pkts N" (data packets received in order), "queue_mean_bytes X" and "queue_max_bytes X"
 // (the bytes waiting in the switch queues, the one in service not counted, sampled every
@@ -110,6 +112,19 @@ public:
     double _alfa = 0;
 };
 
+// For explanatory runs (-mark arrival): a drop-tail queue marking CE on a packet that
+// arrives to find at least 15 packets' bytes waiting (ccsim's step queue), where htsim's
+// ECNQueue marks a departing packet when more than 15 packets' bytes, itself included,
+// are queued.
+class ArrivalEcnQueue : public Queue {
+public:
+    ArrivalEcnQueue(linkspeed_bps rate, mem_b size) : Queue(rate, size, the_events, NULL) {}
+    void receivePacket(Packet& pkt) override {
+        if (Peek::waiting(this) >= memFromPkt(15)) pkt.set_flags(pkt.flags() | ECN_CE);
+        Queue::receivePacket(pkt);
+    }
+};
+
 // Samples the switch queues' occupancy every period.
 class Sampler : public EventSource {
 public:
@@ -145,6 +160,7 @@ int main(int argc, char** argv) {
     uint32_t queue_pkts = 100;
     unsigned seed = 1;
     int cc = 0;  // 0 tcp, 1 dctcp, 2 dctcp-rfc
+    bool mark_on_arrival = false;
     for (int i = 1; i < argc; i++) {
         if (i + 1 >= argc) usage();
         const char* a = argv[i];
@@ -158,6 +174,10 @@ int main(int argc, char** argv) {
         else if (!strcmp(a, "-seed")) seed = atoi(v);
         else if (!strcmp(a, "-sample_us")) sample_us = atof(v);
         else if (!strcmp(a, "-scan_us")) scan_us = atof(v);
+        else if (!strcmp(a, "-mark")) {
+            if (!strcmp(v, "arrival")) mark_on_arrival = true;
+            else if (strcmp(v, "departure")) usage();
+        }
         else if (!strcmp(a, "-cc")) {
             if (!strcmp(v, "dctcp")) cc = 1;
             else if (!strcmp(v, "dctcp-rfc")) cc = 2;
@@ -182,8 +202,14 @@ int main(int argc, char** argv) {
     auto add = [&](std::vector<std::vector<std::vector<BaseQueue*>>>& qs) {
         for (auto& a : qs)
             for (auto& b : a)
-                for (auto q : b)
-                    if (q) switch_queues.push_back(q);
+                for (auto& q : b) {
+                    if (!q) continue;
+                    // Routes are made from these vectors when flows are connected, below.
+                    if (mark_on_arrival)
+                        q = new ArrivalEcnQueue(speedFromMbps(linkspeed_mbps),
+                                                memFromPkt(queue_pkts));
+                    switch_queues.push_back(q);
+                }
     };
     add(top->queues_nlp_ns);
     add(top->queues_nup_nlp);

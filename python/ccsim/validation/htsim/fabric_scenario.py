@@ -115,6 +115,9 @@ class Case:
     #: only after a window with marks): explanatory runs change them.
     htsim_scan_us: float = 10_000.0
     htsim_dctcp: str = "dctcp"
+    #: Where htsim's switch queues mark: ``"departure"`` (its ECNQueue) or ``"arrival"``
+    #: (the program's queue marking as ccsim's step queue does), for explanatory runs.
+    htsim_mark: str = "departure"
 
     @property
     def hosts(self) -> int:
@@ -284,6 +287,8 @@ def htsim_command(program: str, case: Case, flows_file: Path, seed: int) -> list
         str(seed),
         "-scan_us",
         f"{case.htsim_scan_us:g}",
+        "-mark",
+        case.htsim_mark,
     ]
 
 
