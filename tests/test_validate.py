@@ -24,6 +24,7 @@ def test_unknown_suite_is_refused_with_the_list(capsys):
 
 def test_missing_reference_skips_with_one_line(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.delenv("CCSIM_HTSIM_DIR", raising=False)
     assert cli.main(["validate", "--out", str(tmp_path)]) == 0
     err = capsys.readouterr().err.strip().splitlines()
     skips = [line for line in err if "skipped" in line]

@@ -3,12 +3,14 @@ what it needs and how to install it, its docs markers and its ``run_suite``; the
 reference's version for the report's stamp; :func:`select` by name.
 
 >>> [s.name for s in SUITES]
-['tcp', 'queues', 'bmcc-mix', 'blt-tcp', 'buc-fifo', 'vcp', 'westwood', 'modern']
+['tcp', 'queues', 'bmcc-mix', 'blt-tcp', 'buc-fifo', 'vcp', 'westwood', 'modern', 'htsim-fabric']
 """
 
 from __future__ import annotations
 
 from ccsim.validation.framework import Suite
+from ccsim.validation.htsim import fabric_suite
+from ccsim.validation.htsim import reference as htsim_reference
 from ccsim.validation.ns2 import (
     blt_tcp,
     bmcc_mix,
@@ -108,6 +110,18 @@ SUITES: list[Suite] = [
         modern_cc_aqm.run_suite,
         (2.5, 90.0),
     ),
+    Suite(
+        "htsim-fabric",
+        "Fat-trees (k = 4 and 8) against htsim: permutation, incast and web-search traffic, "
+        "TCP and DCTCP, with htsim's TCP conventions",
+        htsim_reference.REFERENCE,
+        f"htsim built from Broadcom/csg-htsim, `${htsim_reference.ENV}`",
+        htsim_reference.have_htsim,
+        htsim_reference.INSTALL,
+        (fabric_suite.MARK_BEGIN, fabric_suite.MARK_END),
+        fabric_suite.run_suite,
+        (0.5, 1.5),
+    ),
 ]
 
 
@@ -116,6 +130,8 @@ def reference_version(suite: Suite) -> str:
         return ns3_reference.version()
     if suite.reference == vcp_scenario.REFERENCE:
         return vcp_scenario.version()
+    if suite.reference == htsim_reference.REFERENCE:
+        return htsim_reference.version()
     return ns2_reference.version() if suite.reference == "ns-2.35" else ""
 
 

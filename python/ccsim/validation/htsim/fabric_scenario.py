@@ -1,0 +1,353 @@
+"""Fat-tree cases written for htsim and for ccsim from one description, run in both and
+read back the same way.
+
+A :class:`Case` is a k-ary fat-tree (htsim's ``FatTreeTopology``, ccsim's ``kind =
+"fat_tree"``) whose every link runs at ``rate_gbps`` with a propagation delay of
+``latency_us`` (htsim's one hop latency; no switching latency in either), switch queues of
+``queue_pkts`` packets (htsim ``ECNQueue``: bytes, the packet in service included; ccsim
+a drop-tail byte limit of one packet less, since its limit counts the packets waiting) and
+host NIC queues of 1 000 packets (htsim's ``FEEDER_BUFFER``), and a traffic pattern:
+
+* ``permutation``: every host sends ``pkts`` packets to one other host, a permutation
+  without fixed points (htsim's ``ConnectionMatrix::setPermutation``), starting within
+  ``jitter_us``;
+* ``incast``: ``senders`` hosts send ``pkts`` packets each to host 0, within ``jitter_us``;
+* ``websearch``: Poisson arrivals over ``window_us`` at ``load`` of the host links, each
+  between two distinct hosts drawn uniformly, sizes from the web-search distribution
+  (DCTCP, SIGCOMM 2010; ccsim's ``cdf = "web_search"`` points) in whole packets.
+
+:func:`flows` draws the flows (source, destination, packets, start) from the case and the
+seed; both simulators get exactly these (:func:`htsim_flows_text`, :func:`ccsim_scenario`).
+Packets are 1 500 bytes on the wire in both (htsim's data packet size; ccsim ``mss =
+1460``, ``header = 40``), ACKs 40. The TCP of both is htsim's ``TcpSrc`` as ccsim's keys
+express it (:data:`HTSIM_TCP`); paths differ: htsim's program picks one of a flow's
+equal-cost paths at random (its ACKs the same path back), ccsim hashes each direction per
+flow at every switch, so the cases are compared over seeds, not flow by flow.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import math
+import random
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from ccsim.api import run
+from ccsim.validation.htsim.reference import fabric_program
+
+#: Bytes on the wire per data packet (htsim's ``Packet::data_packet_size``) and per ACK.
+WIRE = 1500
+PAYLOAD = 1460
+ACK = 40
+
+#: htsim's ``TcpSrc`` (tcp.cpp) in ccsim's keys: a 10-packet initial window and a
+#: 100-packet initial ssthresh; a SYN before data; an RTT sample from every ACK
+#: (the timestamp it echoes), RTO = SRTT + 4·MDEV with a floor of 250 ms, 3 s before
+#: the first sample; no SACK, no delayed ACKs, no limited transmit; slow start by at most
+#: one MSS per ACK, congestion avoidance by MSS²/cwnd per ACK; ssthresh = max(cwnd/2,
+#: 2 MSS) on a loss; NewReno-like recovery leaving at min(ssthresh, flight + MSS), every
+#: new ACK restarting the timer and a fast retransmit not. Not matched: htsim checks its
+#: timers every 10 ms for all flows (``TcpRtxTimerScanner``), so its timeouts fire up to
+#: 10 ms late; ccsim's fire on time.
+HTSIM_TCP = {
+    "mss": PAYLOAD,
+    "header": WIRE - PAYLOAD,
+    "ack_size": ACK,
+    "init_cwnd": 10,
+    "init_ssthresh": f"{100 * PAYLOAD}B",
+    "handshake": True,
+    "rtt_samples": "timestamps",
+    "min_rto": "250ms",
+    "init_rto": "3s",
+    "sack": False,
+    "delayed_ack": False,
+    "limited_transmit": False,
+    "byte_counting": False,
+    "loss_window": "cwnd",
+    "full_ack": "flight",
+    "partial_ack_timer": "every",
+    "rearm_rto": False,
+}
+
+#: The web-search flow sizes (bytes, P(X <= bytes)): ccsim's shipped ``web_search``.
+WEB_SEARCH = [
+    (0.0, 0.0),
+    (10e3, 0.15),
+    (20e3, 0.2),
+    (30e3, 0.3),
+    (50e3, 0.4),
+    (80e3, 0.53),
+    (200e3, 0.6),
+    (1e6, 0.7),
+    (2e6, 0.8),
+    (5e6, 0.9),
+    (10e6, 0.97),
+    (30e6, 1.0),
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    name: str
+    k: int
+    traffic: str
+    rate_gbps: float = 10.0
+    latency_us: float = 1.0
+    queue_pkts: int = 100
+    #: ``"tcp"`` or ``"dctcp"``.
+    cc: str = "tcp"
+    pkts: int = 100
+    jitter_us: float = 10.0
+    senders: int = 0
+    load: float = 0.5
+    window_us: float = 10_000.0
+    end_us: float = 1_000_000.0
+    #: ccsim's host NIC queue: ``"fq"`` (fair queueing: an ACK waits for at most the
+    #: data packet in service, as htsim's FairPriorityQueue serves ACKs first) or
+    #: ``"fifo"`` (ACKs behind the host's own data).
+    host_queue: str = "fq"
+    #: htsim's timer scan period (us; its TCP main's 10 ms) and its DCTCP sender
+    #: (``"dctcp"``, htsim's ``DCTCPSrc``, or ``"dctcp-rfc"``: the program's copy that cuts
+    #: only after a window with marks): explanatory runs change them.
+    htsim_scan_us: float = 10_000.0
+    htsim_dctcp: str = "dctcp"
+    #: Where htsim's switch queues mark: ``"departure"`` (its ECNQueue) or ``"arrival"``
+    #: (the program's queue marking as ccsim's step queue does), for explanatory runs.
+    htsim_mark: str = "departure"
+
+    @property
+    def hosts(self) -> int:
+        return self.k**3 // 4
+
+
+@dataclasses.dataclass(frozen=True)
+class Flow:
+    src: int
+    dst: int
+    pkts: int
+    start_us: float
+
+
+def web_search_size(rng: random.Random) -> float:
+    """A flow size in bytes by inverse transform, linear between the points."""
+    u = rng.random()
+    ps = [p for _, p in WEB_SEARCH]
+    i = max(1, bisect.bisect_left(ps, u))
+    (x0, p0), (x1, p1) = WEB_SEARCH[i - 1], WEB_SEARCH[i]
+    return x0 + (x1 - x0) * (u - p0) / (p1 - p0) if p1 > p0 else x1
+
+
+def mean_web_search() -> float:
+    return sum((x0 + x1) / 2 * (p1 - p0) for (x0, p0), (x1, p1) in zip(WEB_SEARCH, WEB_SEARCH[1:]))
+
+
+def flows(case: Case, seed: int) -> list[Flow]:
+    """The case's flows for ``seed`` (the same for both simulators)."""
+    rng = random.Random(f"{case.name}/{seed}")
+    n = case.hosts
+    if case.traffic == "permutation":
+        while True:
+            perm = list(range(n))
+            rng.shuffle(perm)
+            if all(i != d for i, d in enumerate(perm)):
+                break
+        return [
+            Flow(i, d, case.pkts, round(rng.uniform(0, case.jitter_us), 3))
+            for i, d in enumerate(perm)
+        ]
+    if case.traffic == "incast":
+        senders = rng.sample(range(1, n), case.senders or n - 1)
+        return [Flow(s, 0, case.pkts, round(rng.uniform(0, case.jitter_us), 3)) for s in senders]
+    if case.traffic == "websearch":
+        mean_wire = mean_web_search() * WIRE / PAYLOAD
+        rate = case.load * case.rate_gbps * 1e9 * n / (8 * mean_wire) / 1e6  # per us
+        out, t = [], rng.expovariate(rate)
+        while t < case.window_us:
+            src = rng.randrange(n)
+            dst = rng.randrange(n - 1)
+            dst += dst >= src
+            pkts = max(1, math.ceil(web_search_size(rng) / PAYLOAD))
+            out.append(Flow(src, dst, pkts, round(t, 3)))
+            t += rng.expovariate(rate)
+        return out
+    raise ValueError(f"unknown traffic {case.traffic!r}")
+
+
+def hops(case: Case, src: int, dst: int) -> int:
+    """Links between two hosts: 2 under one edge switch, 4 in one pod, 6 across pods."""
+    half = case.k // 2
+    if src // half == dst // half:
+        return 2
+    return 4 if src // (half * half) == dst // (half * half) else 6
+
+
+def ideal_fct_us(case: Case, f: Flow) -> float:
+    """The FCT the flow would have on an idle fabric with its whole window open: the
+    SYN's round trip, the data at line rate stored and forwarded at each hop, the last
+    ACK back (the normalizer of both simulators' slowdowns)."""
+    h = hops(case, f.src, f.dst)
+    us = 8 / (case.rate_gbps * 1e3)  # microseconds per byte
+    rtt_small = 2 * h * (case.latency_us + ACK * us)
+    data = f.pkts * WIRE * us + (h - 1) * WIRE * us + h * case.latency_us
+    return rtt_small + data + h * (case.latency_us + ACK * us)
+
+
+def host(case: Case, i: int) -> str:
+    """htsim's host ``i`` as ccsim names it (pod, edge switch, host: the same order)."""
+    half = case.k // 2
+    return f"h{i // (half * half)}_{i // half % half}_{i % half}"
+
+
+def htsim_flows_text(fs: list[Flow]) -> str:
+    """The htsim program's flows file: ``src dst bytes start_us`` per line."""
+    return "".join(f"{f.src} {f.dst} {f.pkts * WIRE} {f.start_us:.3f}\n" for f in fs)
+
+
+def _queue(case: Case, pkts: int) -> dict:
+    # htsim's limit holds the packet in service; ccsim's counts the bytes waiting.
+    limit = f"{(pkts - 1) * WIRE}B"
+    if case.cc == "dctcp":
+        return {"kind": "step", "threshold": 15, "non_ect": "pass", "limit": limit}
+    return {"kind": "droptail", "limit": limit}
+
+
+def ccsim_scenario(case: Case, seed: int, fs: list[Flow] | None = None) -> dict:
+    """The ccsim scenario of ``case`` for ``seed``."""
+    fs = flows(case, seed) if fs is None else fs
+    rate = f"{case.rate_gbps:g}Gbps"
+    delay = f"{case.latency_us * 1000:g}ns"
+    switch = _queue(case, case.queue_pkts)
+    link = {"rate": rate, "delay": delay, "queue": switch, "reverse_queue": switch}
+    nic = {"kind": "fq" if case.host_queue == "fq" else "droptail", "limit": f"{999 * WIRE}B"}
+    host_link = dict(link, queue=nic)
+    tcp = dict(HTSIM_TCP)
+    if case.cc == "dctcp":
+        tcp.update(cc={"kind": "dctcp", "alpha_init": 0.0}, ecn=True)
+    return {
+        "name": f"htsim-fabric {case.name}",
+        "seed": seed,
+        "duration": f"{case.end_us:g}us",
+        "topology": {
+            "kind": "fat_tree",
+            "k": case.k,
+            "host_link": host_link,
+            "fabric_link": link,
+            "core_link": link,
+        },
+        "flows": [
+            dict(
+                tcp,
+                name=f"f{i}",
+                src=host(case, f.src),
+                dst=host(case, f.dst),
+                size=f"{f.pkts * PAYLOAD}B",
+                start=f"{round(f.start_us * 1000)}ns",
+            )
+            for i, f in enumerate(fs)
+        ],
+    }
+
+
+@dataclasses.dataclass
+class Outcome:
+    """One run of a case: each flow's FCT (us, NaN if not completed by the end), the
+    drops at switch queues, the switch queues' mean and largest backlog (bytes), the
+    retransmission timeouts, and the run's wall time."""
+
+    fct_us: list[float]
+    drops: int
+    queue_mean_bytes: float
+    queue_max_bytes: float
+    timeouts: int
+    wall_s: float = 0.0
+
+
+def htsim_command(program: str, case: Case, flows_file: Path, seed: int) -> list[str]:
+    return [
+        program,
+        "-k",
+        str(case.k),
+        "-flows",
+        str(flows_file),
+        "-end_us",
+        f"{case.end_us:g}",
+        "-linkspeed_mbps",
+        f"{case.rate_gbps * 1000:g}",
+        "-latency_ns",
+        f"{case.latency_us * 1000:g}",
+        "-queue_pkts",
+        str(case.queue_pkts),
+        "-cc",
+        case.htsim_dctcp if case.cc == "dctcp" else case.cc,
+        "-seed",
+        str(seed),
+        "-scan_us",
+        f"{case.htsim_scan_us:g}",
+        "-mark",
+        case.htsim_mark,
+    ]
+
+
+def parse_htsim(text: str) -> Outcome:
+    """The program's output: ``flow`` lines, then ``drops``, ``queue_mean_bytes``,
+    ``queue_max_bytes``, ``timeouts``."""
+    fct: list[float] = []
+    said: dict[str, float] = {}
+    for line in text.splitlines():
+        w = line.split()
+        if not w:
+            continue
+        if w[0] == "flow":
+            v = float(w[6])
+            fct.append(math.nan if v < 0 else v)
+        elif len(w) == 2:
+            said[w[0]] = float(w[1])
+    return Outcome(
+        fct,
+        int(said["drops"]),
+        said["queue_mean_bytes"],
+        said["queue_max_bytes"],
+        int(said.get("timeouts", 0)),
+    )
+
+
+def run_htsim(case: Case, seed: int) -> Outcome:
+    program = fabric_program()
+    if program is None:
+        raise RuntimeError("no htsim fat-tree program (CCSIM_HTSIM_DIR)")
+    t = time.perf_counter()
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "flows.txt"
+        path.write_text(htsim_flows_text(flows(case, seed)))
+        out = subprocess.run(
+            htsim_command(program, case, path, seed), capture_output=True, text=True, check=True
+        ).stdout
+    o = parse_htsim(out)
+    o.wall_s = time.perf_counter() - t
+    return o
+
+
+def switch_queue(name: str) -> bool:
+    """A queue of a switch's output (ccsim names queues ``from->to``)."""
+    return not name.startswith("h")
+
+
+def run_ccsim(case: Case, seed: int) -> Outcome:
+    t = time.perf_counter()
+    r = run(ccsim_scenario(case, seed))
+    fl = r.flows.set_index("name")
+    n = len(flows(case, seed))
+    fct = [float(fl.loc[f"f{i}"].fct_s) * 1e6 for i in range(n)]
+    q = r.queues[[switch_queue(x) for x in r.queues.queue]]
+    return Outcome(
+        fct,
+        int(q.drops.sum()),
+        float(q.mean_len_bytes.mean()),
+        float(q.max_len_bytes.max()),
+        int(r.flows.timeouts.sum()),
+        time.perf_counter() - t,
+    )

@@ -1,0 +1,95 @@
+"""The fat-tree comparison with htsim (ccsim.validation.htsim): both simulators' inputs
+written from one description, the htsim program's output read back, the suite skipped
+without htsim, and run against it where ``CCSIM_HTSIM_DIR`` names a built htsim."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import pytest
+from ccsim.api import run
+from ccsim.validation.htsim import fabric_scenario as fs
+from ccsim.validation.htsim import fabric_suite, reference
+
+CASES = [
+    fs.Case("perm", 4, "permutation", pkts=20, end_us=50_000),
+    fs.Case("incast", 4, "incast", senders=5, pkts=10, end_us=50_000),
+    fs.Case("ws", 4, "websearch", window_us=2_000, end_us=50_000),
+    fs.Case("ws dctcp", 4, "websearch", cc="dctcp", window_us=2_000, end_us=50_000),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_both_inputs_carry_the_same_flows(case):
+    flows = fs.flows(case, 3)
+    assert flows == fs.flows(case, 3) and flows != fs.flows(case, 4)
+    lines = [line.split() for line in fs.htsim_flows_text(flows).splitlines()]
+    sc = fs.ccsim_scenario(case, 3, flows)
+    assert len(lines) == len(sc["flows"]) == len(flows) > 0
+    for f, line, table in zip(flows, lines, sc["flows"]):
+        src, dst, size, start = int(line[0]), int(line[1]), int(line[2]), float(line[3])
+        assert (src, dst, start) == (f.src, f.dst, f.start_us) and src != dst
+        assert size == f.pkts * fs.WIRE and table["size"] == f"{f.pkts * fs.PAYLOAD}B"
+        assert table["src"] == fs.host(case, src) and table["dst"] == fs.host(case, dst)
+        assert int(table["start"].removesuffix("ns")) == round(start * 1000)
+
+
+def test_permutation_has_no_fixed_point_and_incast_one_receiver():
+    perm = fs.flows(CASES[0], 1)
+    assert sorted(f.dst for f in perm) == list(range(16))
+    assert all(f.src != f.dst for f in perm)
+    assert {f.dst for f in fs.flows(CASES[1], 1)} == {0}
+
+
+def test_web_search_load_is_the_one_asked():
+    case = fs.Case("ws", 8, "websearch", window_us=200_000)
+    flows = fs.flows(case, 1)
+    offered = sum(f.pkts for f in flows) * fs.WIRE * 8 / (case.window_us * 1e-6)
+    assert offered / (case.hosts * case.rate_gbps * 1e9) == pytest.approx(0.5, rel=0.15)
+
+
+def test_hosts_are_named_as_ccsim_names_them_and_hops_counted():
+    case = fs.Case("x", 4, "permutation")
+    assert [fs.host(case, i) for i in (0, 1, 2, 5, 15)] == [
+        "h0_0_0",
+        "h0_0_1",
+        "h0_1_0",
+        "h1_0_1",
+        "h3_1_1",
+    ]
+    assert [fs.hops(case, 0, d) for d in (1, 2, 4)] == [2, 4, 6]
+
+
+def test_ccsim_runs_the_scenario_and_one_flow_takes_its_ideal_fct():
+    case = fs.Case("one", 4, "permutation", end_us=20_000)
+    flow = fs.Flow(0, 15, 5, 0.0)
+    r = run(fs.ccsim_scenario(case, 1, [flow]))
+    fct_us = float(r.flows.fct_s.iloc[0]) * 1e6
+    # Five packets fit the initial window: the FCT is the idle-fabric formula's.
+    assert fct_us == pytest.approx(fs.ideal_fct_us(case, flow), rel=0.02)
+
+
+def test_htsim_output_is_read_back():
+    out = "flow 0 0 15 150000 0.000 265.5\nflow 1 1 14 150000 10.000 -1.000\n" + (
+        "drops 3\ndelivered_pkts 1200\nqueue_mean_bytes 96.1\nqueue_max_bytes 138000\ntimeouts 2\n"
+    )
+    o = fs.parse_htsim(out)
+    assert o.fct_us[0] == 265.5 and math.isnan(o.fct_us[1])
+    assert (o.drops, o.queue_mean_bytes, o.queue_max_bytes, o.timeouts) == (3, 96.1, 138000, 2)
+
+
+def test_without_htsim_the_suite_is_skipped(monkeypatch, capsys):
+    monkeypatch.delenv(reference.ENV, raising=False)
+    assert not reference.have_htsim()
+    assert fabric_suite.main([]) == 0
+    assert "skipped" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not reference.have_htsim(), reason=f"no htsim (${reference.ENV})")
+def test_suite_against_htsim():
+    res = fabric_suite.run_suite(True, only="k=4 permutation", jobs=1, seeds=3)
+    assert len(res.verdicts) >= 8
+    by = {v.quantity: v for v in res.verdicts}
+    assert by["flows completed, %"].within
+    assert os.environ.get(reference.ENV)
