@@ -21,11 +21,17 @@ delay are drawn once, from the case and the seed (:func:`draw_pairs`), and given
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import json
 import math
+import os
 import random
 import statistics
+import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from ccsim.theory import confidence_interval
@@ -294,3 +300,69 @@ class Suite:
     run: Callable[[bool, str | None, int], SuiteResult]
     #: Rough wall time on two cores (minutes), quick and full.
     minutes: tuple[float, float] = (2.0, 15.0)
+
+
+def run_seeded(
+    cases: Sequence[Any],
+    run: Callable[[list, int, int], dict],
+    result: Callable[[list, dict, int, float], SuiteResult],
+    quick: bool,
+    only: str | None,
+    jobs: int,
+    seeds: int | None,
+) -> SuiteResult:
+    """A seed-paired suite for ``ccsim validate``: its cases whose name contains ``only``,
+    run over ``seeds`` seeds (5 quick, 10 full) by ``run(cases, seeds, jobs)`` and
+    judged by ``result(cases, raw, seeds, wall)``."""
+    seeds = seeds or (5 if quick else 10)
+    t = time.perf_counter()
+    cs = [c for c in cases if not only or only in c.name]
+    return result(cs, run(cs, seeds, jobs), seeds, time.perf_counter() - t)
+
+
+def seeded_main(
+    argv: list[str] | None,
+    doc: str,
+    cases: Callable[[bool], list],
+    run: Callable[[list, int, int], dict],
+    result: Callable[[list, dict, int, float], SuiteResult],
+    reference: tuple[str, Callable[[], bool], str],
+    marks: tuple[str, str],
+    quick_help: str,
+) -> int:
+    """The command line of a seed-paired suite's module (``python -m ...``): run (or
+    ``--load`` saved results), print the block, ``--write`` it between ``marks`` into a
+    Markdown file; exit 1 if a check is outside. ``reference``: (the key of its results
+    in the saved JSON, whether it is installed, the line printed when it is not)."""
+    from ccsim.validation.mdblock import replace_block
+
+    key, present, skipped = reference
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help=quick_help)
+    ap.add_argument("--seeds", type=int, default=None, help="seeds per case (default 10, quick 5)")
+    ap.add_argument("--only", help="run only cases whose name contains this text")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel runs")
+    ap.add_argument("--save", type=Path, help="write the per-run results (JSON) here")
+    ap.add_argument("--load", type=Path, help="tabulate saved results instead of running")
+    ap.add_argument("--write", type=Path, help="replace the block in this markdown file")
+    a = ap.parse_args(argv)
+    if a.load is None and not present():
+        print(skipped)
+        return 0
+    cs = [c for c in cases(a.quick) if not a.only or a.only in c.name]
+    if a.load:
+        raw = json.loads(a.load.read_text())
+        cs = [c for c in cs if c.name in raw]
+        seeds = len(next(iter(raw.values()))[key])
+    else:
+        seeds = a.seeds or (5 if a.quick else 10)
+        raw = run(cs, seeds, a.jobs)
+        if a.save:
+            a.save.write_text(json.dumps(raw))
+    res = result(cs, raw, seeds, 0.0)
+    print(res.block)
+    for v in res.failures:
+        print("outside: " + v.line(), file=sys.stderr)
+    if a.write:
+        replace_block(a.write, res.block, *marks)
+    return 1 if res.failures else 0

@@ -29,20 +29,14 @@ drops also within their Poisson noise (``framework.count_tolerance``).
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures
 import dataclasses
-import json
 import math
-import os
 import statistics
 import sys
-import time
-from pathlib import Path
 
 from ccsim.theory import confidence_interval, jain_index
-from ccsim.validation.framework import Quantity, SeedCheck, SuiteResult
-from ccsim.validation.mdblock import replace_block
+from ccsim.validation.framework import Quantity, SeedCheck, SuiteResult, run_seeded, seeded_main
 from ccsim.validation.ns2.vcp_scenario import (
     INSTALL,
     PAYLOAD,
@@ -406,42 +400,20 @@ def run_suite(
     quick: bool, only: str | None = None, jobs: int = 1, seeds: int | None = None
 ) -> SuiteResult:
     """The suite for ``ccsim validate`` (5 seeds quick, 10 full)."""
-    seeds = seeds or (5 if quick else 10)
-    t = time.perf_counter()
-    cs = [c for c in cases(quick) if not only or only in c.name]
-    return result(cs, run(cs, seeds, jobs), seeds, time.perf_counter() - t)
+    return run_seeded(cases(quick), run, result, quick, only, jobs, seeds)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="5 seeds, shorter dumbbells")
-    ap.add_argument("--seeds", type=int, default=None, help="seeds per case (default 10, quick 5)")
-    ap.add_argument("--only", help="run only cases whose name contains this text")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel runs")
-    ap.add_argument("--save", type=Path, help="write the per-run results (JSON) here")
-    ap.add_argument("--load", type=Path, help="tabulate saved results instead of running")
-    ap.add_argument("--write", type=Path, help="replace the block in this markdown file")
-    a = ap.parse_args(argv)
-    if a.load is None and not have_vcp_ns():
-        print(f"VCP validation skipped: no VCP-enabled ns-2 ({INSTALL})")
-        return 0
-    cs = [c for c in cases(a.quick) if not a.only or a.only in c.name]
-    if a.load:
-        raw = json.loads(a.load.read_text())
-        cs = [c for c in cs if c.name in raw]
-        seeds = len(next(iter(raw.values()))["ns2"])
-    else:
-        seeds = a.seeds or (5 if a.quick else 10)
-        raw = run(cs, seeds, a.jobs)
-        if a.save:
-            a.save.write_text(json.dumps(raw))
-    res = result(cs, raw, seeds, 0.0)
-    print(res.block)
-    for v in res.failures:
-        print("outside: " + v.line(), file=sys.stderr)
-    if a.write:
-        replace_block(a.write, res.block, MARK_BEGIN, MARK_END)
-    return 1 if res.failures else 0
+    return seeded_main(
+        argv,
+        __doc__,
+        cases,
+        run,
+        result,
+        ("ns2", have_vcp_ns, f"VCP validation skipped: no VCP-enabled ns-2 ({INSTALL})"),
+        (MARK_BEGIN, MARK_END),
+        "5 seeds, shorter dumbbells",
+    )
 
 
 if __name__ == "__main__":
