@@ -36,7 +36,7 @@
 //! Results: the flow table's `retransmits` counts packets sent again,
 //! `fast_retransmits` go-backs on a NACK, `timeouts` go-backs on the timer,
 //! `ecn_reductions` rate decreases (CNPs acted upon), `cwnd_bytes` 0; the
-//! `flow` time series' `cc_state` is Rc in bit/s; `summary["cc"]` has the
+//! X; `summary["cc"]` has the
 //! controller's counters (`cnps`, `fast_recovery`, `additive`, `hyper`) and
 //! the NIC's (`nacks`, `go_back_n`, `timeouts`).
 
@@ -471,7 +471,7 @@ impl Sender for RoceSender {
             sent_seq: self.snd_max,
             inflight: self.snd_max - self.una,
             in_recovery: self.next < self.snd_max,
-            cc_state: self.rp.rate(),
+            cc_state: self.rp.rate() / 8.0,
         })
     }
     fn as_any(&self) -> &dyn Any {
