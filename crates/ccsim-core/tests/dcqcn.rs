@@ -83,7 +83,10 @@ fn two_flows_fill_a_40g_bottleneck_fairly_without_loss() {
         assert_eq!(drops, 0.0, "seed {seed}: retransmissions under PFC");
         assert_eq!(queue_value(&o, "R1->R2", "drops"), 0.0);
         assert!(jain(&x) > 0.95, "seed {seed}: Jain {} of {x:?}", jain(&x));
-        assert!((5e3..200e3).contains(&qmean) && qmax < 200e3, "seed {seed}: queue {qmean} (max {qmax})");
+        assert!(
+            (5e3..200e3).contains(&qmean) && qmax < 200e3,
+            "seed {seed}: queue {qmean} (max {qmax})"
+        );
     }
 }
 
@@ -150,7 +153,10 @@ fn go_back_n_recovers_losses_on_a_lossy_path() {
     });
     let o = run(&s);
     assert!(queue_value(&o, "R1->R2", "drops") > 0.0);
-    assert!(flow_values(&o, "fast_retransmits").iter().sum::<f64>() > 0.0, "go-back-N on NACKs");
+    assert!(
+        flow_values(&o, "fast_retransmits").iter().sum::<f64>() > 0.0,
+        "go-back-N on NACKs"
+    );
     assert!(flow_values(&o, "fct_s").iter().all(|f| f.is_finite()));
     assert!(flow_values(&o, "bytes_delivered").iter().all(|&b| b == 2e6));
 }

@@ -124,7 +124,11 @@ impl Qdisc for KminKmax {
         if hit {
             if pkt.ecn.is_ect() {
                 pkt.ecn = Ecn::Ce;
-                cx.mark(if p >= 1.0 { MarkReason::Forced } else { MarkReason::Early });
+                cx.mark(if p >= 1.0 {
+                    MarkReason::Forced
+                } else {
+                    MarkReason::Early
+                });
             } else if pkt.ecn != Ecn::Ce && self.spec.drop_non_ect {
                 cx.drop(pkt, DropReason::Forced);
                 return None;

@@ -314,7 +314,7 @@ mod tests {
         );
         r.rc = 4e9;
         r.on_cnp(us(0)); // Rt = 4, Rc = 2 Gb/s
-        // Timer events 1..=6 (t = 6 > F, bc = 0): 5 FR then 1 AI.
+                         // Timer events 1..=6 (t = 6 > F, bc = 0): 5 FR then 1 AI.
         r.on_timer(us(330));
         assert_eq!((r.stats.fast_recovery, r.stats.additive), (5, 1));
         // Byte counter stages 1..=5: max(t, bc) = 6 > F, min ≤ F: additive.

@@ -9,7 +9,7 @@
 //! | `cbr`, `poisson` | [`datagram`] | docs/user-guide.md, "Flows" |
 //! | `blt` | [`blt`] | Kim & Farber 1994, §3.3; docs/models/blt.md |
 //! | `bully-tyrant` | [`bully_tyrant`] | Kim & Farber 1994, §4.2.6; docs/models/blt.md |
-//! | `roce` (`cc = "dcqcn"`) | [`roce`], [`dcqcn`] | RoCEv2 (IBTA Annex A17); Zhu et al., SIGCOMM 2015; docs/models/dcqcn.md |
+//! | `roce` (`rate_control = "dcqcn"`) | [`roce`], [`dcqcn`] | RoCEv2 (IBTA Annex A17); Zhu et al., SIGCOMM 2015; docs/models/dcqcn.md |
 
 pub mod blt;
 pub mod bully_tyrant;
@@ -69,6 +69,7 @@ fn refuse_tcp_keys(kind: &str, t: &Tab) -> Res<()> {
         if crate::tcp::params::KEYS.contains(&key.as_str()) {
             let what = match key.as_str() {
                 "sack" | "sack_blocks" => "SACK is a TCP option",
+                "cc" if kind == "roce" => "a RoCE NIC's rate controller is `rate_control` (dcqcn)",
                 "cc" => "congestion control is TCP's (a blt or bully-tyrant sender has none)",
                 _ => "it is a TCP key",
             };

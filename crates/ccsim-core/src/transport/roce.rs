@@ -1,5 +1,5 @@
 //! A RoCEv2 NIC as a transport (`kind = "roce"`): a rate-paced sender with no
-//! window, go-back-N loss recovery, and a pluggable rate controller (`cc`;
+//! window, go-back-N loss recovery, and a pluggable rate controller (`rate_control`;
 //! DCQCN today, [`super::dcqcn`]); the receiver NIC acknowledges in order,
 //! NACKs the first packet past a gap and, as DCQCN's notification point,
 //! answers CE marks with CNPs.
@@ -82,24 +82,51 @@ pub struct RoceSpec {
 /// Each key's line of documentation, next to its read: the scenario
 /// schema's description of the key ([`Tab::docs`]).
 const DOCS: &[(&str, &str)] = &[
-    ("cc", "roce: the NIC's rate controller (dcqcn: Zhu et al., SIGCOMM 2015)"),
+    (
+        "rate_control",
+        "roce: the NIC's rate controller (dcqcn: Zhu et al., SIGCOMM 2015)",
+    ),
     ("size", "roce: bytes to transfer, or \"inf\" (until the run ends)"),
     ("mtu", "roce: payload bytes per data packet (the ns-3 fork's 1000)"),
     ("header", "roce: header bytes added on the wire to each data packet"),
     ("ack_size", "roce: bytes on the wire of an ACK, NACK or CNP"),
-    ("rate", "roce: line rate, \"access\" (the rate of the source's first link) or a rate"),
-    ("window", "roce: cap on unacknowledged bytes, or \"none\" (DCQCN NICs have no window)"),
-    ("rto", "roce: fixed retransmission timeout (go back to the first unacknowledged byte)"),
-    ("ack_every", "roce: the receiver acknowledges every this many in-order packets"),
-    ("nack_interval", "roce: the receiver repeats a NACK for the same gap only after this long (the fork's 500us)"),
-    ("cnp_interval", "roce / dcqcn NP: at most one CNP per flow per this interval (N = 50us)"),
+    (
+        "rate",
+        "roce: line rate, \"access\" (the rate of the source's first link) or a rate",
+    ),
+    (
+        "window",
+        "roce: cap on unacknowledged bytes, or \"inf\" (none: DCQCN NICs have no window)",
+    ),
+    (
+        "rto",
+        "roce: fixed retransmission timeout (go back to the first unacknowledged byte)",
+    ),
+    (
+        "ack_every",
+        "roce: the receiver acknowledges every this many in-order packets",
+    ),
+    (
+        "nack_interval",
+        "roce: the receiver repeats a NACK for the same gap only after this long (the fork's 500us)",
+    ),
+    (
+        "cnp_interval",
+        "roce / dcqcn NP: at most one CNP per flow per this interval (N = 50us)",
+    ),
     ("g", "dcqcn: EWMA gain of alpha, in (0, 1] (1/256)"),
-    ("alpha_timer", "dcqcn: alpha decays by (1 - g) each such period without a CNP (K = 55us)"),
+    (
+        "alpha_timer",
+        "dcqcn: alpha decays by (1 - g) each such period without a CNP (K = 55us)",
+    ),
     ("rate_timer", "dcqcn: rate-increase timer T (55us)"),
     ("byte_counter", "dcqcn: bytes sent per byte-counter stage B (10MB)"),
     ("fast_recovery", "dcqcn: stages of fast recovery F after a CNP (5)"),
     ("rate_ai", "dcqcn: additive increase of the target rate R_AI (40Mbps)"),
-    ("rate_hai", "dcqcn: hyper increase step of the target rate R_HAI (400Mbps)"),
+    (
+        "rate_hai",
+        "dcqcn: hyper increase step of the target rate R_HAI (400Mbps)",
+    ),
     ("min_rate", "dcqcn: lowest current rate (the fork's 100Mbps)"),
 ];
 
@@ -108,7 +135,7 @@ impl RoceSpec {
     /// checks that name each key.
     pub fn read(t: &mut Tab, cx: &ReadCtx) -> Res<RoceSpec> {
         t.docs(DOCS);
-        t.choice("cc", Some("dcqcn"), &["dcqcn"])?;
+        t.choice("rate_control", Some("dcqcn"), &["dcqcn"])?;
         let size = if cx.in_workload {
             INFINITE
         } else {
@@ -129,23 +156,9 @@ impl RoceSpec {
             }
             _ => Some(t.rate("rate", None)?),
         };
-        let window = match t.get("window") {
-            None => {
-                t.raw("window");
-                t.put("window", Value::String("none".into()));
-                None
-            }
-            Some(v) if v == "none" => {
-                t.raw("window");
-                None
-            }
-            Some(_) => {
-                let w = t.size("window", None)?;
-                if w == 0 {
-                    return Err(t.error("window", &Value::from(0), "a positive size or \"none\""));
-                }
-                Some(w)
-            }
+        let window = match t.size_or_inf("window", "inf")? {
+            Some(0) => return Err(t.error("window", &Value::from(0), "a positive size or \"inf\"")),
+            w => w,
         };
         let rto = t.time("rto", Some("4ms"))?;
         if rto < Time::from_micros(1) {
@@ -220,9 +233,18 @@ impl TransportSpec for RoceSpec {
         let line = p.rate.unwrap_or(env.first_hop);
         let RateCc::Dcqcn(rp) = &self.cc;
         let min = rp.min_rate.min(line.0 as f64);
-        let rp = Rp::new(RpParams { min_rate: min, ..rp.clone() }, line.0 as f64);
+        let rp = Rp::new(
+            RpParams {
+                min_rate: min,
+                ..rp.clone()
+            },
+            line.0 as f64,
+        );
         let r = RoceReceiver::new(&p, env.flow, env.dst, env.src);
-        (Box::new(RoceSender::new(p, rp, env.flow, env.src, env.dst)), Box::new(r))
+        (
+            Box::new(RoceSender::new(p, rp, env.flow, env.src, env.dst)),
+            Box::new(r),
+        )
     }
     fn max_packet(&self) -> u64 {
         (self.p.mtu + self.p.header) as u64
@@ -619,13 +641,22 @@ mod tests {
     fn paces_at_line_rate_and_halves_on_a_cnp() {
         let mut s = sender(100_000);
         let mut out = Vec::new();
-        s.start(&mut EndpointCtx { now: Time::ZERO, out: &mut out });
+        s.start(&mut EndpointCtx {
+            now: Time::ZERO,
+            out: &mut out,
+        });
         run(&mut s, us(9), &mut out);
         let at: Vec<u64> = out.iter().map(|p| p.ts_val.0).collect();
         assert_eq!(at, (0..10).map(|k| k * 1000).collect::<Vec<_>>());
         let mut cnp = Packet::new(0, FlowId(0), NodeId(1), NodeId(0), 60, Kind::Ack, us(9));
         cnp.flags = roce_flags::CNP;
-        s.on_packet(&cnp, &mut EndpointCtx { now: us(9) + Time(500), out: &mut out });
+        s.on_packet(
+            &cnp,
+            &mut EndpointCtx {
+                now: us(9) + Time(500),
+                out: &mut out,
+            },
+        );
         out.clear();
         run(&mut s, us(20), &mut out);
         // At 4 Gb/s: the packet after the one sent at 9 µs leaves at 11 µs.
@@ -642,16 +673,31 @@ mod tests {
         let mut out = Vec::new();
         let seg = |seq: u64| Packet::segment(FlowId(0), NodeId(0), NodeId(1), seq, 1000, 0, Time::ZERO);
         for seq in [0, 2000, 3000, 4000] {
-            r.on_packet(&seg(seq), &mut EndpointCtx { now: us(seq / 1000), out: &mut out });
+            r.on_packet(
+                &seg(seq),
+                &mut EndpointCtx {
+                    now: us(seq / 1000),
+                    out: &mut out,
+                },
+            );
         }
         let kinds: Vec<(u64, bool)> = out.iter().map(|a| (a.ack, a.has(roce_flags::NAK))).collect();
         assert_eq!(kinds, vec![(1000, false), (1000, true)]);
         assert_eq!(r.delivered(), 1000);
         let mut s = sender(10_000);
         let mut sent = Vec::new();
-        s.start(&mut EndpointCtx { now: Time::ZERO, out: &mut sent });
+        s.start(&mut EndpointCtx {
+            now: Time::ZERO,
+            out: &mut sent,
+        });
         run(&mut s, us(4), &mut sent);
-        s.on_packet(&out[1], &mut EndpointCtx { now: us(4) + Time(500), out: &mut sent });
+        s.on_packet(
+            &out[1],
+            &mut EndpointCtx {
+                now: us(4) + Time(500),
+                out: &mut sent,
+            },
+        );
         let before = sent.len();
         run(&mut s, us(6), &mut sent);
         let seqs: Vec<u64> = sent[before..].iter().map(|p| p.seq).collect();
@@ -669,7 +715,13 @@ mod tests {
         for k in 0..120u64 {
             let mut d = Packet::segment(FlowId(0), NodeId(0), NodeId(1), k * 1000, 1000, 0, Time::ZERO);
             d.ecn = Ecn::Ce;
-            r.on_packet(&d, &mut EndpointCtx { now: us(k), out: &mut out });
+            r.on_packet(
+                &d,
+                &mut EndpointCtx {
+                    now: us(k),
+                    out: &mut out,
+                },
+            );
         }
         let cnps = out.iter().filter(|p| p.has(roce_flags::CNP)).count();
         assert_eq!((cnps, r.stats.ce_received), (3, 120));
@@ -681,19 +733,34 @@ mod tests {
     fn completes_and_recovers_a_lost_tail_by_timeout() {
         let mut s = sender(3000);
         let mut out = Vec::new();
-        s.start(&mut EndpointCtx { now: Time::ZERO, out: &mut out });
+        s.start(&mut EndpointCtx {
+            now: Time::ZERO,
+            out: &mut out,
+        });
         run(&mut s, us(100), &mut out);
         assert_eq!(out.len(), 3);
         assert!(out[2].has(flags::FIN));
         let mut a = Packet::new(0, FlowId(0), NodeId(1), NodeId(0), 60, Kind::Ack, us(5));
         a.flags = flags::ACK;
         a.ack = 2000;
-        s.on_packet(&a, &mut EndpointCtx { now: us(5), out: &mut out });
+        s.on_packet(
+            &a,
+            &mut EndpointCtx {
+                now: us(5),
+                out: &mut out,
+            },
+        );
         run(&mut s, us(1006), &mut out);
         assert_eq!(s.stats.timeouts, 1);
         assert_eq!(out.last().unwrap().seq, 2000);
         a.ack = 3000;
-        s.on_packet(&a, &mut EndpointCtx { now: us(1010), out: &mut out });
+        s.on_packet(
+            &a,
+            &mut EndpointCtx {
+                now: us(1010),
+                out: &mut out,
+            },
+        );
         assert_eq!(s.completed(), Some(us(1010)));
         assert_eq!(s.next_wake(), None);
     }
