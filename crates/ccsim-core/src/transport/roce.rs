@@ -131,8 +131,8 @@ const DOCS: &[(&str, &str)] = &[
 ];
 
 impl RoceSpec {
-    /// long: one read per key, in the order of [`DOCS`], with the range
-    /// checks that name each key.
+    /// Reads the NIC's keys and the rate controller's ([`read_dcqcn`]), with
+    /// the range checks that name each key.
     pub fn read(t: &mut Tab, cx: &ReadCtx) -> Res<RoceSpec> {
         t.docs(DOCS);
         t.choice("rate_control", Some("dcqcn"), &["dcqcn"])?;
