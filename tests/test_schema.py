@@ -112,12 +112,13 @@ def test_repeated_subschemas_are_written_once():
     text = json.dumps(s)
     assert {"cc", "queue"} <= set(s["$defs"])
     assert text.count('"$ref"') >= 10
-    # no object of 400 bytes or more occurs twice
+    # no object of 400 bytes or more (compact JSON, as schema::SHARE_MIN_BYTES
+    # measures it) occurs twice
     seen: dict[str, int] = {}
 
     def walk(v, key=""):
         if isinstance(v, dict):
-            t = json.dumps(v, sort_keys=True)
+            t = json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
             if len(t) >= 400 and key not in ("properties", "$defs") and "$ref" not in v:
                 seen[t] = seen.get(t, 0) + 1
             for k, x in v.items():

@@ -32,7 +32,7 @@ _W = "over the measurement window (warm-up to end)"
 FLOWS = [
     ("flow", "–", "flow index (scenario order, after `count` and `pairs` expansion)"),
     ("name", "–", "flow name (`name` key, default `f<index>`)"),
-    ("kind", "–", "`tcp`, `blt`, `bully-tyrant`, `cbr` or `poisson`"),
+    ("kind", "–", "`tcp`, `blt`, `bully-tyrant`, `roce`, `cbr` or `poisson`"),
     ("cc", "–", "congestion control of a TCP flow (empty for datagram flows)"),
     ("src", "–", "sending node"),
     ("dst", "–", "receiving node"),

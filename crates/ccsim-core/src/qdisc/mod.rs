@@ -50,6 +50,7 @@ pub mod drr;
 pub mod foreign;
 pub mod fq;
 pub mod fq_codel;
+pub mod kmin_kmax;
 pub mod load_factor;
 pub mod pie;
 pub mod prio;
@@ -345,6 +346,7 @@ const READERS: &[(&str, Reader)] = &[
     ("prio_discard", prio::read),
     ("bmcc", bmcc::read),
     ("step", step::read),
+    ("kmin_kmax", kmin_kmax::read),
     ("codel", codel::read),
     ("fq_codel", fq_codel::read),
     ("pie", pie::read),

@@ -9,10 +9,13 @@
 //! | `cbr`, `poisson` | [`datagram`] | docs/user-guide.md, "Flows" |
 //! | `blt` | [`blt`] | Kim & Farber 1994, §3.3; docs/models/blt.md |
 //! | `bully-tyrant` | [`bully_tyrant`] | Kim & Farber 1994, §4.2.6; docs/models/blt.md |
+//! | `roce` (`rate_control = "dcqcn"`) | [`roce`], [`dcqcn`] | RoCEv2 (IBTA Annex A17); Zhu et al., SIGCOMM 2015; docs/models/dcqcn.md |
 
 pub mod blt;
 pub mod bully_tyrant;
 pub mod datagram;
+pub mod dcqcn;
+pub mod roce;
 pub mod tcp;
 
 use crate::cfg::{show, Res, ScenarioError, Tab};
@@ -45,6 +48,7 @@ pub const READERS: &[(&str, Reader)] = &[
     ("bully-tyrant", |_, t, cx| {
         Ok(Arc::new(bully_tyrant::read(t, cx.in_workload)?))
     }),
+    ("roce", |_, t, cx| Ok(Arc::new(roce::RoceSpec::read(t, cx)?))),
 ];
 
 /// Reads `kind` (default `"tcp"`) and that transport's keys from `t` (a
@@ -65,6 +69,7 @@ fn refuse_tcp_keys(kind: &str, t: &Tab) -> Res<()> {
         if crate::tcp::params::KEYS.contains(&key.as_str()) {
             let what = match key.as_str() {
                 "sack" | "sack_blocks" => "SACK is a TCP option",
+                "cc" if kind == "roce" => "a RoCE NIC's rate controller is `rate_control` (dcqcn)",
                 "cc" => "congestion control is TCP's (a blt or bully-tyrant sender has none)",
                 _ => "it is a TCP key",
             };
@@ -109,6 +114,7 @@ mod tests {
             ("poisson", json!({"rate": "1Mbps"}), false),
             ("blt", json!({"size": "10KB"}), true),
             ("bully-tyrant", json!({"size": "10KB"}), true),
+            ("roce", json!({"size": "10KB"}), true),
         ];
         assert_eq!(cases.len(), READERS.len());
         for (kind, v, transfers) in cases {
