@@ -81,3 +81,17 @@ def test_bad_threshold_is_one_line_naming_the_key():
     with pytest.raises(ccsim.ScenarioError, match=r"^switches\.pfc\.xoff: got") as e:
         ccsim.run(_leaf_spine({"buffer": "1MB", "pfc": {"xoff": "2MB"}}, INCAST))
     assert "\n" not in str(e.value)
+
+
+def test_pause_counters_cover_the_measurement_window():
+    s = _leaf_spine({"buffer": "200KB", "pfc": {}}, INCAST)
+    whole = ccsim.run(s).queues.set_index("queue")
+    s["warmup"] = "5ms"
+    window = ccsim.run(s).queues.set_index("queue")
+    paused = whole.pfc_pauses > 0
+    assert (window.pfc_pauses <= whole.pfc_pauses).all()
+    assert (window.pfc_pauses[paused] < whole.pfc_pauses[paused]).any()
+    assert (window.pfc_paused_s <= 0.015 + 1e-12).all() and (
+        whole.pfc_paused_s <= 0.02 + 1e-12
+    ).all()
+    assert (window.pfc_paused_s <= whole.pfc_paused_s + 1e-12).all()

@@ -59,11 +59,13 @@ pub fn collect(mut sim: Sim, resolved: String, events: u64) -> Output {
         tables.extend(world::component_events(world));
     }
     drop(std::mem::take(&mut sim.flows));
+    let pfc = sim.pause_counts();
     let links = std::mem::take(&mut sim.links);
     let nodes = &sim.nodes;
     let queues = link::queues_table(
         links,
         &sim.link_base,
+        pfc,
         &|n: NodeId| nodes[n.idx()].name.clone(),
         sim.warmup,
         sim.end,

@@ -64,10 +64,6 @@ pub struct QueueStats {
     /// Sojourn times (dequeue − enqueue) of the packets that left the queue
     /// for the transmitter; a packet that cut through an idle link counts 0.
     pub sojourn: LogHist,
-    /// PFC pause frames this link's transmitter received from the switch
-    /// at its far end (crate::mmu), and the time it spent paused (ns).
-    pub pauses: u64,
-    pub paused_ns: u64,
 }
 
 impl QueueStats {
@@ -110,8 +106,6 @@ impl QueueStats {
         }
         d.len_pkt_ns -= earlier.len_pkt_ns;
         d.len_byte_ns -= earlier.len_byte_ns;
-        d.pauses -= earlier.pauses;
-        d.paused_ns -= earlier.paused_ns;
         d.sojourn = self.sojourn.since(&earlier.sojourn);
         d
     }
@@ -244,10 +238,9 @@ pub struct Link {
     /// The switch at its far end runs PFC and may pause it: served by
     /// events, never cut through.
     pub pausable: bool,
-    /// A PFC pause is in force: the transmitter starts nothing new.
+    /// A PFC pause is in force: the transmitter starts nothing new (its
+    /// counters are the switches': sim/switches.rs).
     pub paused: bool,
-    /// When the pause in force began (or the paused time was last accounted).
-    pub paused_since: Time,
     /// Arrival time at the far end of the last packet sent on this link with
     /// jitter, which the next may not overtake.
     last_arrival: Time,
@@ -306,7 +299,6 @@ impl Link {
             buffered: false,
             pausable: false,
             paused: false,
-            paused_since: Time::ZERO,
             last_arrival: Time::ZERO,
             pipe: VecDeque::new(),
             rng,
@@ -451,13 +443,8 @@ impl Link {
     /// Accounts what happened on this link before `t` (at `t` too when
     /// `inclusive`): the end of the serialization in service, and a FIFO
     /// link's arrivals, starts and drops ([`Fifo::settle`]); the backlog
-    /// integrals and a pause in force are brought up to `t`. Returns the
-    /// packets dropped.
+    /// integrals are brought up to `t`. Returns the packets dropped.
     pub fn account(&mut self, t: Time, inclusive: bool) -> u64 {
-        if self.paused {
-            self.stats.paused_ns += (t - self.paused_since).0;
-            self.paused_since = t;
-        }
         match self.fifo.as_mut() {
             Some(f) => {
                 let mut acc = Accounts {
@@ -514,19 +501,6 @@ impl Link {
             self.stats.count_drop(DropReason::LinkLoss);
         }
         s.lost as u64
-    }
-
-    /// A PFC pause frame for this link reaches its transmitter at `now`
-    /// (`on`) or a resume frame (`!on`): it stops starting packets, or may
-    /// start again. A pause while paused only refreshes it.
-    pub fn pause(&mut self, now: Time, on: bool) {
-        if on && !self.paused {
-            self.stats.pauses += 1;
-            self.paused_since = now;
-        } else if !on && self.paused {
-            self.stats.paused_ns += (now - self.paused_since).0;
-        }
-        self.paused = on;
     }
 
     /// Packets inside this link: queued, in transmission, propagating.

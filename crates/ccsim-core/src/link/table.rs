@@ -8,11 +8,14 @@ use crate::units::Time;
 
 /// The `queues` table: one row per link, its queue's counters over the
 /// measurement window (`warmup` to `end`; `base` are the statistics at its
-/// start, none for a window from 0) and its utilization. Each link is
-/// dropped once its row is written (the table replaces them).
+/// start, none for a window from 0) and its utilization; `pfc`, where
+/// switches run PFC, each link's pause frames and paused time (ns) over the
+/// window. Each link is dropped once its row is written (the table replaces
+/// them).
 pub fn queues_table(
     links: Vec<Link>,
     base: &[QueueStats],
+    pfc: Option<Vec<(u64, u64)>>,
     node_name: &dyn Fn(NodeId) -> String,
     warmup: Time,
     end: Time,
@@ -49,8 +52,9 @@ pub fn queues_table(
         q.mean_bytes.push(s.len_byte_ns as f64 / w_ns);
         q.max_pkts.push(s.max_pkts as i64);
         q.max_bytes.push(s.max_bytes as i64);
-        q.pauses.push(s.pauses as i64);
-        q.paused.push(s.paused_ns as f64 * 1e-9);
+        let (pauses, paused_ns) = pfc.as_ref().map_or((0, 0), |p| p[i]);
+        q.pauses.push(pauses as i64);
+        q.paused.push(paused_ns as f64 * 1e-9);
         let h = &s.sojourn;
         for (col, v) in q.sojourn.iter_mut().zip([
             h.mean_s(),

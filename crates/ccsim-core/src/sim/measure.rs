@@ -14,6 +14,7 @@ impl Sim {
             l.stats.sojourn.max_ns = 0;
         }
         self.link_base = self.links.iter().map(|l| l.stats.clone()).collect();
+        self.settle_pauses(now, true);
         for f in &mut self.flows {
             f.delivered_at_warmup = f.delivered_bytes();
         }
@@ -41,6 +42,7 @@ impl Sim {
         for l in &mut self.links {
             self.counters.dropped += l.account(end, true);
         }
+        self.settle_pauses(end, false);
         self.tidy();
     }
 }

@@ -44,6 +44,14 @@ pub struct Switches {
     /// Per link into a PFC switch: how long a pause frame takes to reach
     /// its transmitter.
     pause_delay: Vec<Time>,
+    /// Per link: the pause frames its transmitter received, the time it
+    /// was paused (ns) up to `paused_since`, when the pause in force began
+    /// or was last accounted; their values at the start of the measurement
+    /// window (empty before it).
+    pauses: Vec<u64>,
+    paused_ns: Vec<u64>,
+    paused_since: Vec<Time>,
+    base: Vec<(u64, u64)>,
     /// Per link: its cut-through limit while a pause is in force (a paused
     /// link lets nothing cut through: `Link::pass_limit` is `None` then).
     pass_limit: Vec<Option<crate::units::Limit>>,
@@ -69,6 +77,10 @@ impl Sim {
             in_links: Vec::with_capacity(spec.nodes.len()),
             pause_delay: vec![Time::ZERO; n],
             pass_limit: vec![None; n],
+            pauses: vec![0; n],
+            paused_ns: vec![0; n],
+            paused_since: vec![Time::ZERO; n],
+            base: Vec::new(),
             deadlock_check: spec.deadlock_check,
             check_pending: false,
             stuck: Vec::new(),
@@ -237,13 +249,16 @@ impl Sim {
     pub(super) fn pfc_frame<const T: bool>(&mut self, link: LinkId, on: bool) {
         let now = self.now();
         let sw = self.switches.as_deref_mut().expect("switches");
-        let l = &mut self.links[link.idx()];
+        let (l, i) = (&mut self.links[link.idx()], link.idx());
         if on && !l.paused {
-            sw.pass_limit[link.idx()] = l.pass_limit.take();
+            sw.pass_limit[i] = l.pass_limit.take();
+            sw.pauses[i] += 1;
+            sw.paused_since[i] = now;
         } else if !on && l.paused {
-            l.pass_limit = sw.pass_limit[link.idx()].take();
+            l.pass_limit = sw.pass_limit[i].take();
+            sw.paused_ns[i] += (now - sw.paused_since[i]).0;
         }
-        l.pause(now, on);
+        l.paused = on;
         if on {
             if !sw.check_pending {
                 sw.check_pending = true;
@@ -259,8 +274,8 @@ impl Sim {
     pub(super) fn pfc_check(&mut self) {
         let now = self.now();
         let stuck = self.stuck_ports();
-        let snapshot: Vec<(LinkId, u64)> = stuck.iter().map(|&l| (l, self.links[l.idx()].stats.pauses)).collect();
         let sw = self.switches.as_deref_mut().expect("switches");
+        let snapshot: Vec<(LinkId, u64)> = stuck.iter().map(|&l| (l, sw.pauses[l.idx()])).collect();
         sw.check_pending = false;
         if !snapshot.is_empty() && snapshot == sw.stuck {
             let e = self.deadlock(&stuck);
@@ -273,6 +288,33 @@ impl Sim {
             sw.check_pending = true;
             self.sched.schedule(now + sw.deadlock_check, Ev::PfcCheck);
         }
+    }
+
+    /// Brings the paused time of the links paused now up to `t` (at the
+    /// start of the measurement window, `window`: then the counters are its
+    /// base).
+    pub(super) fn settle_pauses(&mut self, t: Time, window: bool) {
+        let Some(sw) = self.switches.as_deref_mut() else {
+            return;
+        };
+        for i in (0..self.links.len()).filter(|&i| self.links[i].paused) {
+            sw.paused_ns[i] += (t - sw.paused_since[i]).0;
+            sw.paused_since[i] = t;
+        }
+        if window {
+            sw.base = sw.pauses.iter().copied().zip(sw.paused_ns.iter().copied()).collect();
+        }
+    }
+
+    /// Each link's pause frames and paused time (ns) over the measurement
+    /// window, where switches run PFC.
+    pub fn pause_counts(&self) -> Option<Vec<(u64, u64)>> {
+        let sw = self.switches.as_deref().filter(|s| s.mmus.iter().any(Mmu::lossless))?;
+        let now = sw.pauses.iter().copied().zip(sw.paused_ns.iter().copied());
+        Some(match sw.base.is_empty() {
+            true => now.collect(),
+            false => now.zip(&sw.base).map(|((p, t), &(bp, bt))| (p - bp, t - bt)).collect(),
+        })
     }
 
     /// The paused links whose switch holds their bytes only in output
@@ -352,7 +394,7 @@ impl Sim {
             .iter()
             .map(|l| {
                 let link = &self.links[l.idx()];
-                format!("{} (paused since t = {})", link.name, link.paused_since)
+                format!("{} (paused since t = {})", link.name, sw.paused_since[l.idx()])
             })
             .collect();
         SimError(format!(
