@@ -659,7 +659,7 @@ def _add_paper_parsers(sub) -> None:
 
     va = sub.add_parser(
         "validate",
-        help="compare ccsim with the reference simulators installed here (ns-2.35, ns-3)",
+        help="compare ccsim with the reference simulators installed here (ns-2.35, ns-3, htsim)",
         description="Run validation suites: each case in the reference simulator and in ccsim "
         "over seeds, every quantity against its tolerance; writes OUT/report.md. Exits 1 if "
         "a difference is outside its tolerance without a known cause. Suites whose reference "
@@ -668,7 +668,8 @@ def _add_paper_parsers(sub) -> None:
     va.add_argument(
         "suites",
         nargs="*",
-        help="suites to run (default: all): tcp, queues, bmcc-mix, blt-tcp, buc-fifo, vcp, westwood, modern",
+        help="suites to run (default: all): tcp, queues, bmcc-mix, blt-tcp, buc-fifo, vcp, westwood, "
+        "modern, htsim-fabric",
     )
     va.add_argument("--quick", action="store_true", help="fewer seeds, shorter runs (minutes)")
     va.add_argument("--only", help="run only the cases whose name contains this text")
