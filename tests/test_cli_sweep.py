@@ -128,7 +128,9 @@ def test_plot_draws_a_sweep(tmp_path):
 
 
 def test_sweep_resumes_after_ctrl_c(tmp_path):
-    sf = _files(tmp_path, reps=4, duration="20s", rate="200Mbps")
+    # points of about a second each: the store is readable between two of them (it is
+    # locked while the recorder writes), so the first point is seen long before the last
+    sf = _files(tmp_path, reps=4, duration="60s", rate="200Mbps")
     res = tmp_path / "res"
     proc = subprocess.Popen(
         [
