@@ -21,7 +21,7 @@
 use super::PacketFifo;
 use super::{DropReason, Limit, LinkInfo, MarkReason, Qdisc, QdiscCtx, QdiscSpec};
 use crate::cfg::{Res, Tab};
-use crate::packet::{Ecn, Packet};
+use crate::packet::Packet;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -122,17 +122,12 @@ impl Qdisc for KminKmax {
         let p = self.spec.p(q);
         let hit = p >= 1.0 || (p > 0.0 && cx.rng.uniform() < p);
         if hit {
-            if pkt.ecn.is_ect() {
-                pkt.ecn = Ecn::Ce;
-                cx.mark(if p >= 1.0 {
-                    MarkReason::Forced
-                } else {
-                    MarkReason::Early
-                });
-            } else if pkt.ecn != Ecn::Ce && self.spec.drop_non_ect {
-                cx.drop(pkt, DropReason::Forced);
-                return None;
-            }
+            let why = if p >= 1.0 {
+                MarkReason::Forced
+            } else {
+                MarkReason::Early
+            };
+            pkt = cx.mark_or_drop(pkt, why, self.spec.drop_non_ect)?;
         }
         Some(self.q.push(pkt))
     }
@@ -143,6 +138,7 @@ impl Qdisc for KminKmax {
 mod tests {
     use super::super::testutil::{build, link, pkt, Drive};
     use super::*;
+    use crate::packet::Ecn;
 
     fn ect(uid: u64) -> Packet {
         let mut p = pkt(uid, 0, 1000);

@@ -228,6 +228,22 @@ impl QdiscCtx<'_> {
     pub fn mark(&mut self, why: MarkReason) {
         self.marks.push(why);
     }
+    /// The congestion signal of a marking queue (DCTCP's step, DCQCN's
+    /// Kmin–Kmax) to an arrival: CE on an ECN-capable packet, counted as
+    /// `why`; a Not-ECT packet dropped (`Forced`) if `drop_non_ect`, else
+    /// let through, as is one already CE. Returns the packet to queue, or
+    /// `None` if it was dropped.
+    #[inline]
+    pub fn mark_or_drop(&mut self, mut pkt: Packet, why: MarkReason, drop_non_ect: bool) -> Option<Packet> {
+        if pkt.ecn.is_ect() {
+            pkt.ecn = crate::packet::Ecn::Ce;
+            self.mark(why);
+        } else if pkt.ecn != crate::packet::Ecn::Ce && drop_non_ect {
+            self.drop(pkt, DropReason::Forced);
+            return None;
+        }
+        Some(pkt)
+    }
 }
 
 /// One named value of a discipline's state for the time series, optionally

@@ -22,7 +22,7 @@
 use super::PacketFifo;
 use super::{DropReason, Limit, LinkInfo, MarkReason, Qdisc, QdiscCtx, QdiscSpec};
 use crate::cfg::{Res, Tab};
-use crate::packet::{Ecn, Packet};
+use crate::packet::Packet;
 use std::sync::Arc;
 
 #[derive(Debug)]
@@ -93,13 +93,7 @@ impl Qdisc for Step {
             return None;
         }
         if self.q.len() >= self.threshold {
-            if pkt.ecn.is_ect() {
-                pkt.ecn = Ecn::Ce;
-                cx.mark(MarkReason::Forced);
-            } else if pkt.ecn != Ecn::Ce && self.drop_non_ect {
-                cx.drop(pkt, DropReason::Forced);
-                return None;
-            }
+            pkt = cx.mark_or_drop(pkt, MarkReason::Forced, self.drop_non_ect)?;
         }
         Some(self.q.push(pkt))
     }
@@ -110,6 +104,7 @@ impl Qdisc for Step {
 mod tests {
     use super::super::testutil::{build, link, pkt, Drive};
     use super::*;
+    use crate::packet::Ecn;
 
     fn ect(uid: u64) -> Packet {
         let mut p = pkt(uid, 0, 1000);
