@@ -219,26 +219,11 @@ pub fn read(t: &mut Tab) -> Res<Arc<dyn CcSpec>> {
 mod tests {
     use super::*;
     use crate::rng::Rng;
-    use crate::units::Time;
 
     const MSS: u64 = 1000;
 
     fn st(cwnd: u64) -> CcState {
-        CcState {
-            now: Time::ZERO,
-            mss: MSS,
-            cwnd,
-            ssthresh: u64::MAX,
-            flight: cwnd,
-            cwnd_cnt: 0,
-            byte_counting: true,
-            srtt: None,
-            min_rtt: None,
-            pipe: 0,
-            delivered: 0,
-            pacing_rate: 0,
-            stamp: 0.0,
-        }
+        CcState::for_test(MSS, cwnd, u64::MAX)
     }
 
     fn ack(ece: bool) -> AckSample {
