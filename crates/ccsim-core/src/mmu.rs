@@ -348,15 +348,12 @@ impl Mmu {
         }
     }
 
-    /// Whether a `size`-byte packet from input `inp` for the empty output
-    /// queue `out` of an idle transmitter may cut through: admitted, and
-    /// entering and leaving the queue at once would change nothing: its port
-    /// is not paused and stays below XOFF (so that [`Mmu::enqueued`] would
-    /// not pause it, nor [`Mmu::left`] resume it).
-    pub fn passes(&self, inp: u16, out: u16, size: u32) -> bool {
-        if self.admit(inp, out, size).is_some() {
-            return false;
-        }
+    /// Whether a `size`-byte packet from input `inp`, admitted
+    /// ([`Mmu::admit`]) for the empty output queue of an idle transmitter,
+    /// may cut through: entering and leaving the queue at once would change
+    /// nothing: its port is not paused and stays below XOFF (so that
+    /// [`Mmu::enqueued`] would not pause it, nor [`Mmu::left`] resume it).
+    pub fn passes(&self, inp: u16, size: u32) -> bool {
         match &self.pfc {
             Some(p) if inp != NO_PORT => {
                 let port = &p.ports[inp as usize];

@@ -85,15 +85,15 @@ impl Sim {
             check_pending: false,
             stuck: Vec::new(),
         };
+        let (mut outs_of, mut ins_of) = (vec![Vec::new(); self.nodes.len()], vec![Vec::new(); self.nodes.len()]);
+        for l in &self.links {
+            outs_of[l.from.idx()].push(l.id);
+            ins_of[l.to.idx()].push(l.id);
+        }
         for &node in &spec.nodes {
             let m = sw.mmus.len() as u32;
-            let outs: Vec<LinkId> = self
-                .links
-                .iter()
-                .filter(|l| l.from.idx() == node)
-                .map(|l| l.id)
-                .collect();
-            let ins: Vec<LinkId> = self.links.iter().filter(|l| l.to.idx() == node).map(|l| l.id).collect();
+            let outs = std::mem::take(&mut outs_of[node]);
+            let ins = std::mem::take(&mut ins_of[node]);
             let name = &self.nodes[node].name;
             if outs.len().max(ins.len()) >= NO_PORT as usize {
                 return Err(ScenarioError {
@@ -121,7 +121,7 @@ impl Sim {
                     let mut headrooms = Vec::with_capacity(ins.len());
                     for (p, &l) in ins.iter().enumerate() {
                         sw.in_port[l.idx()] = (m, p as u16);
-                        sw.pause_delay[l.idx()] = self.pause_delay(l);
+                        sw.pause_delay[l.idx()] = self.pause_delay(l, &outs);
                         let link = &mut self.links[l.idx()];
                         link.pausable = true;
                         headrooms.push(
@@ -144,13 +144,13 @@ impl Sim {
     /// How long a pause frame for `link` takes from the switch at its far
     /// end to its transmitter: the reverse link's propagation delay and the
     /// frame's serialization at its rate (the forward link's, if the link
-    /// has no reverse).
-    fn pause_delay(&self, link: LinkId) -> Time {
+    /// has no reverse). `outs`: the links out of that switch.
+    fn pause_delay(&self, link: LinkId, outs: &[LinkId]) -> Time {
         let l = &self.links[link.idx()];
-        let back = self
-            .links
+        let back = outs
             .iter()
-            .find(|r| r.from == l.to && r.to == l.from)
+            .map(|r| &self.links[r.idx()])
+            .find(|r| r.to == l.from)
             .unwrap_or(l);
         back.delay + back.rate.tx_time(PAUSE_FRAME)
     }
@@ -170,8 +170,8 @@ impl Sim {
             .map_or(NO_PORT, |(_, p)| p);
         let size = self.slab.get(h).size;
         let mmu = &sw.mmus[m as usize];
-        let (passes, refused) = (mmu.passes(inp, out, size), mmu.admit(inp, out, size));
-        if passes && self.passes::<T>(link, size) {
+        let refused = mmu.admit(inp, out, size);
+        if refused.is_none() && mmu.passes(inp, size) && self.passes::<T>(link, size) {
             self.pass::<T>(link, h, size);
             return;
         }
