@@ -15,7 +15,9 @@ uniformly drawn hosts, Poisson arrivals at 50 % of the host links' capacity over
 window, simulated to its end; every flow with htsim's TCP conventions on both sides
 (``HTSIM_TCP``); ccsim's host NIC queue is ``fq`` as in the suite (``--host-queue
 fifo``: a drop-tail FIFO, cheaper, with ACKs behind the host's data). ccsim runs as a user runs it: ``ccsim run SCENARIO --out DIR --quiet``
-(start-up, reading a scenario of one table per flow, the run, the Parquet tables); its
+(start-up; reading a scenario whose one flow table takes the flows from a file in
+htsim's connection-matrix format, ``matrix = {kind = "file"}``, as htsim's program reads
+a flows file; the run; the Parquet tables); its
 engine's own CPU time is ``summary.json``'s ``cpu_s``.
 
 Measured, as ``benches/speed.py`` measures (its ``_timed``: CPU time user + system from
@@ -47,6 +49,7 @@ from ccsim.validation.htsim.fabric_scenario import (  # noqa: E402
     flows,
     htsim_command,
     htsim_flows_text,
+    matrix_text,
 )
 from ccsim.validation.htsim.reference import fabric_program  # noqa: E402
 from ccsim.validation.mdblock import replace_block  # noqa: E402
@@ -83,8 +86,10 @@ def run_ccsim(c: Case) -> Run:
     import pyarrow.parquet as pq
 
     with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "fabric.json"
-        sc = ccsim_scenario(c, 1)
+        path, cm = Path(d) / "fabric.json", Path(d) / "flows.cm"
+        fs = flows(c, 1)
+        cm.write_text(matrix_text(c, fs))
+        sc = ccsim_scenario(c, 1, matrix=cm)
         path.write_text(json.dumps(sc))
         out_dir = Path(d) / "out"
         _, wall, cpu, rss = speed._timed(
@@ -93,7 +98,7 @@ def run_ccsim(c: Case) -> Run:
         summary = json.loads((out_dir / "summary.json").read_text())
         delivered = pq.read_table(out_dir / "flows.parquet", columns=["bytes_delivered"])
         pkts = sum(-(-b // 1460) for b in delivered.column(0).to_pylist())
-    return Run(wall, cpu, rss, pkts, summary["cpu_s"], len(sc["flows"]))
+    return Run(wall, cpu, rss, pkts, summary["cpu_s"], len(fs))
 
 
 def best(runs: list[Run]) -> Run:

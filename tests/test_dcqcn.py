@@ -65,3 +65,20 @@ def test_kmin_kmax_refuses_thresholds_out_of_order():
     q = {"kind": "kmin_kmax", "kmin": "50KB", "kmax": "20KB", "limit": "10MB"}
     with pytest.raises(ccsim.ScenarioError, match="kmax"):
         ccsim.run(_dumbbell({}, duration="1ms", queue=q))
+
+
+def test_dcqcn_over_queues_that_never_mark_warns_once_per_flow_table():
+    # DCQCN's only congestion signal is a CNP for a CE mark: over drop-tail queues
+    # the NICs send at line rate (a valid run, without meaning), so ccsim.run warns
+    from ccsim.api import EcnWarning
+
+    dt = {"kind": "droptail", "limit": "10MB"}
+    with pytest.warns(EcnWarning, match=r"flows\[0\]\.rate_control: DCQCN.*no CNP") as w:
+        r = ccsim.run(_dumbbell({}, duration="2ms", queue=dt))
+    assert len([x for x in w if issubclass(x.category, EcnWarning)]) == 1  # one table, 2 flows
+    assert r.summary["cc"]["f0"]["cnps"] == 0
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", EcnWarning)
+        ccsim.run(_dumbbell({}, duration="2ms"))  # kmin_kmax marks: no warning

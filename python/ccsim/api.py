@@ -125,10 +125,11 @@ class EcnWarning(UserWarning):
 
 
 def ecn_without_marking(resolved: dict) -> list[str]:
-    """One message per flow of the resolved scenario with ``ecn = true`` when no queue
-    of the topology marks (``ecn = true`` on a ``red``, ``ared``, ``codel``, ``fq_codel``
-    or ``pie`` queue, a ``step``, a ``bmcc``, a ``vcp`` or a ``python`` queue: one of the
-    user's, which may mark). BMCC and VCP flows are left out: their ECN bits carry the
+    """One message per flow of the resolved scenario with ``ecn = true``, or a ``roce``
+    flow whose rate control is DCQCN (its only signal is a CNP, sent for a CE mark), when
+    no queue of the topology marks (``ecn = true`` on a ``red``, ``ared``, ``codel``,
+    ``fq_codel`` or ``pie`` queue, a ``step``, ``kmin_kmax``, ``bmcc``, ``vcp`` or
+    ``python`` queue: one of the user's, which may mark). BMCC and VCP flows are left out: their ECN bits carry the
     routers' load, and such a sender over routers that mark nothing is a valid experiment
     (the BMCC paper's Fig. 4; VCP over drop-tail is MI until a loss). A DCTCP flow there
     is a valid run without meaning: it is NewReno."""
@@ -137,7 +138,7 @@ def ecn_without_marking(resolved: dict) -> list[str]:
         if isinstance(v, dict):
             return (
                 v.get("ecn") is True
-                or v.get("kind") in ("bmcc", "vcp", "step", "python")
+                or v.get("kind") in ("bmcc", "vcp", "step", "kmin_kmax", "python")
                 or any(marks(x) for x in v.values())
             )
         return isinstance(v, list) and any(marks(x) for x in v)
@@ -149,10 +150,13 @@ def ecn_without_marking(resolved: dict) -> list[str]:
     def load_factor(f: dict) -> bool:
         return cc_is(f, "bmcc") or cc_is(f, "vcp")
 
+    def dcqcn(f: dict) -> bool:
+        return f.get("kind") == "roce" and f.get("rate_control", "dcqcn") == "dcqcn"
+
     flows = [
         i
         for i, f in enumerate(resolved.get("flows", []))
-        if f.get("ecn") is True and not load_factor(f)
+        if (f.get("ecn") is True and not load_factor(f)) or dcqcn(f)
     ]
     if not flows or marks(resolved.get("topology")):
         return []
@@ -162,6 +166,10 @@ def ecn_without_marking(resolved: dict) -> list[str]:
         "ecn = true on a red, ared, codel, fq_codel or pie queue): without marks DCTCP is "
         "NewReno (RFC 8257 §3.4)"
         if cc_is(flows_[i], "dctcp")
+        else f"flows[{i}].rate_control: DCQCN, but no queue of the topology marks CE (a "
+        "kmin_kmax or step queue, or ecn = true on a red queue): its NIC gets no CNP and "
+        "sends at line rate (Zhu et al., SIGCOMM 2015, §3)"
+        if dcqcn(flows_[i])
         else f"flows[{i}].ecn: true, but no queue of the topology marks CE (it takes ecn = true "
         "on a red, ared, codel, fq_codel or pie queue): this flow sees only drops"
         for i in flows

@@ -3,6 +3,7 @@
 //! that transport's keys, read by [`crate::transport`]); read into flow plans,
 //! then built into the world's flows. Keys: docs/user-guide.md "Flows".
 
+use super::matrix::Conn;
 use super::topology::{read_spread, FlowEnds, Net};
 use crate::budget::{self, Limits};
 use crate::cfg::{self, Res, ScenarioError, Tab};
@@ -64,7 +65,10 @@ pub(super) fn read(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, lim
         let mut t = Tab::new(format!("{fpath}[{i}]"), v)?;
         let base_name = t.string("name")?;
         let after = read_after(&mut t)?;
-        let ends = read_ends(&mut t, net, rng)?;
+        let (ends, conns) = read_ends(&mut t, net, rng)?;
+        if conns.is_some() {
+            refuse_with_file(&t)?;
+        }
         let count = t.uint("count", Some(1), 1, 1_000_000)? as usize;
         let start = read_spread(&mut t, "start", "0s", None)?;
         let cx = ReadCtx {
@@ -72,6 +76,13 @@ pub(super) fn read(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, lim
             in_workload: false,
         };
         let spec = transport::read(&mut t, &cx)?;
+        if conns.is_some() && !spec.transfers() {
+            return Err(t.error(
+                "kind",
+                &Value::String(spec.kind().to_string()),
+                "a transport that transfers a size (a `file` matrix gives every flow its size)",
+            ));
+        }
         let total = (plans.len() + ends.len() * count) as u64;
         limits.check(
             &t.key_path("count"),
@@ -80,10 +91,16 @@ pub(super) fn read(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, lim
             total.saturating_mul(budget::FLOW_BYTES),
             "use fewer flows",
         )?;
-        let resolved = t.finish()?;
+        let mut resolved = t.finish()?;
+        if let (Some(_), Some(table)) = (&conns, resolved.as_object_mut()) {
+            // (the file gives each flow's size, and one flow a line)
+            table.remove("size");
+            table.remove("count");
+        }
         let first = plans.len();
         let mut k = 0;
-        for &(s, d) in &ends {
+        for (j, &(s, d)) in ends.iter().enumerate() {
+            let conn = conns.as_ref().map(|c| c[j]);
             for _ in 0..count {
                 let idx = plans.len();
                 let name = match (&base_name, ends.len() * count) {
@@ -95,15 +112,15 @@ pub(super) fn read(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, lim
                     name,
                     src: s,
                     dst: d,
-                    start: start.draw(k, rng),
+                    start: start.draw(k, rng) + conn.map_or(Time::ZERO, |c| c.start),
                     spec: spec.clone(),
                     after: Vec::new(),
-                    size: None,
+                    size: conn.map(|c| c.size),
                 });
                 k += 1;
             }
         }
-        let is_finite = spec.transfers() && resolved.get("size").is_some_and(|v| v != "inf");
+        let is_finite = spec.transfers() && (conns.is_some() || resolved.get("size").is_some_and(|v| v != "inf"));
         finite.resize(plans.len(), is_finite);
         waits.push((after, first..plans.len()));
         out.push(resolved);
@@ -211,7 +228,34 @@ fn resolve_after(
 /// A flow table's endpoints as (source, destination) node indices: dumbbell
 /// `pairs` ("all" or pair indices), `src` and `dst` node names, or a connection
 /// `matrix` ([`super::matrix`]).
-fn read_ends(t: &mut Tab, net: &Net, rng: &mut Rng) -> Res<Vec<(usize, usize)>> {
+/// A `file` matrix gives each flow its start (after the table's `start`) and
+/// size, one flow a line: the table's `size` and a `count` above one would
+/// contradict it, and a `start` list or draw has no flow to go to.
+fn refuse_with_file(t: &Tab) -> Res<()> {
+    for (key, why) in [
+        (
+            "size",
+            "no `size` with a `file` matrix (each connection's size is in the file)",
+        ),
+        ("count", "no `count` with a `file` matrix (each line is one flow)"),
+    ] {
+        if let Some(v) = t.get(key) {
+            return Err(t.error(key, v, why));
+        }
+    }
+    match t.get("start") {
+        Some(v) if !v.is_string() => Err(t.error(
+            "start",
+            v,
+            "one time with a `file` matrix (added to each connection's own start)",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The flow table's (source, destination) pairs, and a `file` matrix's
+/// connections (one per pair).
+fn read_ends(t: &mut Tab, net: &Net, rng: &mut Rng) -> Res<(Vec<(usize, usize)>, Option<Vec<Conn>>)> {
     let mut ends: Vec<(usize, usize)> = Vec::new();
     if let Some(mut m) = t.table("matrix")? {
         for key in ["pairs", "src", "dst"] {
@@ -226,9 +270,9 @@ fn read_ends(t: &mut Tab, net: &Net, rng: &mut Rng) -> Res<Vec<(usize, usize)>> 
         t.raw("pairs");
         t.raw("src");
         t.raw("dst");
-        let ends = super::matrix::read(&mut m, net, rng)?;
+        let read = super::matrix::read(&mut m, net, rng)?;
         t.put("matrix", m.finish()?);
-        return Ok(ends);
+        return Ok(read);
     }
     t.raw("matrix");
     if let Some(p) = t.raw("pairs") {
@@ -273,7 +317,7 @@ fn read_ends(t: &mut Tab, net: &Net, rng: &mut Rng) -> Res<Vec<(usize, usize)>> 
         }
         ends.push((s, d));
     }
-    Ok(ends)
+    Ok((ends, None))
 }
 
 /// Refuses two flows of one name (`fpath`: the `flows` key's path).

@@ -207,6 +207,19 @@ def htsim_flows_text(fs: list[Flow]) -> str:
     return "".join(f"{f.src} {f.dst} {f.pkts * WIRE} {f.start_us:.3f}\n" for f in fs)
 
 
+def matrix_text(case: Case, fs: list[Flow]) -> str:
+    """The same flows in htsim's connection-matrix format (``Nodes``, ``Connections``,
+    then ``SRC->DST start PICOSECONDS size BYTES``), which ccsim reads as
+    ``matrix = {kind = "file"}``: one shared table for every flow, as htsim reads its
+    file, rather than one table per flow."""
+    lines = [f"Nodes {case.hosts}", f"Connections {len(fs)}"]
+    lines += [
+        f"{f.src}->{f.dst} start {round(f.start_us * 1000) * 1000} size {f.pkts * PAYLOAD}"
+        for f in fs
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def _queue(case: Case, pkts: int) -> dict:
     # htsim's limit holds the packet in service; ccsim's counts the bytes waiting.
     limit = f"{(pkts - 1) * WIRE}B"
@@ -215,9 +228,12 @@ def _queue(case: Case, pkts: int) -> dict:
     return {"kind": "droptail", "limit": limit}
 
 
-def ccsim_scenario(case: Case, seed: int, fs: list[Flow] | None = None) -> dict:
-    """The ccsim scenario of ``case`` for ``seed``."""
-    fs = flows(case, seed) if fs is None else fs
+def ccsim_scenario(
+    case: Case, seed: int, fs: list[Flow] | None = None, matrix: Path | None = None
+) -> dict:
+    """The ccsim scenario of ``case`` for ``seed``: a table per flow, or with ``matrix``
+    (a file written by :func:`matrix_text`) one table reading the flows from it."""
+    fs = flows(case, seed) if fs is None and matrix is None else fs
     rate = f"{case.rate_gbps:g}Gbps"
     delay = f"{case.latency_us * 1000:g}ns"
     switch = _queue(case, case.queue_pkts)
@@ -238,7 +254,9 @@ def ccsim_scenario(case: Case, seed: int, fs: list[Flow] | None = None) -> dict:
             "fabric_link": link,
             "core_link": link,
         },
-        "flows": [
+        "flows": [dict(tcp, matrix={"kind": "file", "path": str(matrix)})]
+        if matrix is not None
+        else [
             dict(
                 tcp,
                 name=f"f{i}",
