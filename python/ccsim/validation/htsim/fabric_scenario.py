@@ -118,6 +118,10 @@ class Case:
     #: Where htsim's switch queues mark: ``"departure"`` (its ECNQueue) or ``"arrival"``
     #: (the program's queue marking as ccsim's step queue does), for explanatory runs.
     htsim_mark: str = "departure"
+    #: htsim's ACK paths: ``"random"`` (one of the paths back drawn on its own, as ccsim
+    #: hashes each direction at every switch on its own) or ``"reverse"`` (the data's path
+    #: reversed, the program's choice before; for explanatory runs).
+    htsim_ack_paths: str = "random"
 
     @property
     def hosts(self) -> int:
@@ -289,6 +293,8 @@ def htsim_command(program: str, case: Case, flows_file: Path, seed: int) -> list
         f"{case.htsim_scan_us:g}",
         "-mark",
         case.htsim_mark,
+        "-ack_paths",
+        case.htsim_ack_paths,
     ]
 
 
