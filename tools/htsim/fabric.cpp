@@ -5,7 +5,7 @@
 //
 //   fabric -k K -flows FILE -end_us T [-linkspeed_mbps C] [-latency_ns L] [-queue_pkts B]
 //          [-cc tcp|dctcp|dctcp-rfc] [-seed S] [-sample_us P] [-scan_us R]
-//          [-mark departure|arrival]
+//          [-mark departure|arrival] [-ack_paths reverse|random] [-trace 0|1]
 //
 // FILE: one flow a line, "src dst bytes start_us [path [ack_path]]" (htsim's host
 // numbers; bytes a whole number of 1500-byte packets; for explanatory runs, path: the
@@ -14,8 +14,9 @@
 // latency, no switching latency); every switch queue an ECNQueue of B packets with
 // htsim's K = 15 packets (marks only matter to DCTCP: TcpSrc ignores ECN-Echo); host
 // NICs htsim's FairPriorityQueue of 1 000 packets. A flow takes one of its paths at
-// random (drawn from -seed), its ACKs the same path reversed (htsim's get_paths
-// (dst, src) at the same index). htsim's TcpRtxTimerScanner checks the senders' timers
+// random (drawn from -seed), its ACKs one of the paths back drawn on its own (-ack_paths
+// random, as ccsim hashes each direction) or the same path reversed (-ack_paths reverse,
+// the default: get_paths(dst, src) at the same index). htsim's TcpRtxTimerScanner checks the senders' timers
 // every R us (10 000, as htsim's TCP main). -cc dctcp-rfc: DCTCP as RFC 8257 cuts
 // (RfcDctcpSrc below), and -mark arrival (ArrivalEcnQueue below), for explanatory runs
 // only. Prints one line per flow
