@@ -71,12 +71,37 @@ def test_ccsim_runs_the_scenario_and_one_flow_takes_its_ideal_fct():
 
 
 def test_htsim_output_is_read_back():
-    out = "flow 0 0 15 150000 0.000 265.5\nflow 1 1 14 150000 10.000 -1.000\n" + (
+    out = "flow 0 0 15 150000 0.000 265.5 101 1\nflow 1 1 14 150000 10.000 -1.000 7 0\n" + (
+        "queue_drops queue(10000Mb/s,150000bytes)LS0->DST0(0) 3\n"
         "drops 3\ndelivered_pkts 1200\nqueue_mean_bytes 96.1\nqueue_max_bytes 138000\ntimeouts 2\n"
     )
     o = fs.parse_htsim(out)
     assert o.fct_us[0] == 265.5 and math.isnan(o.fct_us[1])
     assert (o.drops, o.queue_mean_bytes, o.queue_max_bytes, o.timeouts) == (3, 96.1, 138000, 2)
+
+
+def test_ccsim_links_name_htsim_path_indices():
+    """htsim lists a pod's aggregation switch a with cores a, a + k/2, ...: ccsim's core
+    a·k/2 + l is htsim's path a·k/2 + l; within a pod the index is a, under one edge 0."""
+    case = fs.Case("x", 4, "permutation")
+    across = ["h0_0_0->edge0_0", "edge0_0->agg0_1", "agg0_1->core3", "core3->agg2_1"]
+    assert fs.path_index(case, 0, 9, across) == 3
+    assert fs.path_index(case, 0, 9, ["edge0_0->agg0_0", "agg0_0->core1"]) == 1
+    assert fs.path_index(case, 0, 2, ["edge0_0->agg0_1", "agg0_1->edge0_1"]) == 1
+    assert fs.path_index(case, 0, 1, ["h0_0_0->edge0_0", "edge0_0->h0_0_1"]) == 0
+    flows = [fs.Flow(0, 9, 3, 0.0), fs.Flow(1, 2, 3, 1.0)]
+    lines = fs.htsim_flows_text(flows, [(3, 2), (1, 0)]).splitlines()
+    assert [line.split()[4:] for line in lines] == [["3", "2"], ["1", "0"]]
+
+
+def test_ccsim_paths_are_the_ones_its_run_takes():
+    case = fs.Case("perm", 4, "permutation", pkts=5, end_us=20_000)
+    flows = fs.flows(case, 2)
+    paths = fs.ccsim_paths(case, 2)
+    assert len(paths) == len(flows)
+    for f, (p, q) in zip(flows, paths):
+        n = {2: 1, 4: 2, 6: 4}[fs.hops(case, f.src, f.dst)]
+        assert 0 <= p < n and 0 <= q < n
 
 
 def test_without_htsim_the_suite_is_skipped(monkeypatch, capsys):
@@ -93,3 +118,15 @@ def test_suite_against_htsim():
     by = {v.quantity: v for v in res.verdicts}
     assert by["flows completed, %"].within
     assert os.environ.get(reference.ENV)
+
+
+@pytest.mark.skipif(not reference.have_htsim(), reason=f"no htsim (${reference.ENV})")
+def test_htsim_on_ccsims_paths_agrees_flow_by_flow():
+    """A permutation of 30-packet flows: on ccsim's paths, data and ACKs, each flow's FCT
+    in htsim is ccsim's within 5 %."""
+    case = fs.Case("perm", 4, "permutation", pkts=30, end_us=20_000, htsim_paths="ccsim")
+    ours = fs.run_ccsim(case, 2).fct_us
+    theirs = fs.run_htsim(case, 2).fct_us
+    assert len(ours) == len(theirs) == 16
+    for a, b in zip(ours, theirs):
+        assert a == pytest.approx(b, rel=0.05)

@@ -5,20 +5,24 @@
 //
 //   fabric -k K -flows FILE -end_us T [-linkspeed_mbps C] [-latency_ns L] [-queue_pkts B]
 //          [-cc tcp|dctcp|dctcp-rfc] [-seed S] [-sample_us P] [-scan_us R]
-//          [-mark departure|arrival]
+//          [-mark departure|arrival] [-ack_paths reverse|random] [-trace 0|1]
 //
-// FILE: one flow a line, "src dst bytes start_us" (htsim's host numbers; bytes a whole
-// number of 1500-byte packets). Every link is C Mb/s with latency L (htsim's one hop
+// FILE: one flow a line, "src dst bytes start_us [path [ack_path]]" (htsim's host
+// numbers; bytes a whole number of 1500-byte packets; for explanatory runs, path: the
+// index of the flow's path among FatTreeTopology::get_paths(src, dst) instead of a random
+// one, ack_path: its ACKs' among get_paths(dst, src) instead of the same index). Every link is C Mb/s with latency L (htsim's one hop
 // latency, no switching latency); every switch queue an ECNQueue of B packets with
 // htsim's K = 15 packets (marks only matter to DCTCP: TcpSrc ignores ECN-Echo); host
 // NICs htsim's FairPriorityQueue of 1 000 packets. A flow takes one of its paths at
-// random (drawn from -seed), its ACKs the same path reversed (htsim's get_paths
-// (dst, src) at the same index). htsim's TcpRtxTimerScanner checks the senders' timers
+// random (drawn from -seed), its ACKs one of the paths back drawn on its own (-ack_paths
+// random, as ccsim hashes each direction) or the same path reversed (-ack_paths reverse,
+// the default: get_paths(dst, src) at the same index). htsim's TcpRtxTimerScanner checks the senders' timers
 // every R us (10 000, as htsim's TCP main). -cc dctcp-rfc: DCTCP as RFC 8257 cuts
 // (RfcDctcpSrc below), and -mark arrival (ArrivalEcnQueue below), for explanatory runs
 // only. Prints one line per flow
-//   flow ID SRC DST BYTES START_US FCT_US   (FCT -1: not completed by T)
-// then "drops N" (all switch queues), "delivered_pkts N" (data packets received in order), "queue_mean_bytes X" and "queue_max_bytes X"
+//   flow ID SRC DST BYTES START_US FCT_US SENT FR   (FCT -1: not completed by T; SENT the
+//   data packets sent, retransmissions included; FR its fast retransmits)
+// then "queue_drops NAME N" for each switch queue that dropped, then "drops N" (all switch queues), "delivered_pkts N" (data packets received in order), "queue_mean_bytes X" and "queue_max_bytes X"
 // (the bytes waiting in the switch queues, the one in service not counted, sampled every
 // P us: the mean over queues and samples, and the largest sample), and "timeouts N"
 // (retransmission timeouts: the lines htsim's TcpSrc prints beginning "At ").
@@ -26,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <iostream>
 #include <sstream>
 #include <vector>
@@ -41,12 +46,25 @@
 
 EventList the_events;
 
+// With -trace 1: a line "trace drop T_US FLOW SEQ_PKT QUEUE" for each data packet a switch
+// queue drops (FLOW the flow's line in FILE; SEQ_PKT its packet number, the SYN -1).
+struct DropTrace : public TrafficLogger {
+    std::map<flowid_t, size_t> index;
+    void logTraffic(Packet& pkt, Logged& where, TrafficEvent ev) override {
+        if (ev != PKT_DROP || pkt.type() != TCP) return;
+        printf("trace drop %.3f %zu %lld %s\n", timeAsUs(EventList::now()), index[pkt.flow_id()],
+               ((TcpPacket&)pkt).seqno() == 1 ? -1LL : (long long)(((TcpPacket&)pkt).seqno() - 2) / 1500,
+               where.str().c_str());
+    }
+};
+DropTrace* drop_trace = NULL;
+
 // A TcpSrc/DCTCPSrc that records when its last byte is acknowledged.
 template <class Base>
 class TimedSrc : public Base {
 public:
     TimedSrc(uint64_t bytes, simtime_picosec start)
-        : Base(NULL, NULL, the_events), _bytes(bytes), _start(start) {
+        : Base(NULL, drop_trace, the_events), _bytes(bytes), _start(start) {
         // htsim's set_flowsize adds one MSS (the SYN's sequence number) and its sender
         // stops once _highest_sent > _flow_size + 1: with _flow_size = bytes - 1 it sends
         // exactly bytes / 1500 data packets, and the last one's ACK (seqno bytes + 1)
@@ -160,7 +178,7 @@ int main(int argc, char** argv) {
     uint32_t queue_pkts = 100;
     unsigned seed = 1;
     int cc = 0;  // 0 tcp, 1 dctcp, 2 dctcp-rfc
-    bool mark_on_arrival = false;
+    bool mark_on_arrival = false, ack_random = false;
     for (int i = 1; i < argc; i++) {
         if (i + 1 >= argc) usage();
         const char* a = argv[i];
@@ -174,6 +192,13 @@ int main(int argc, char** argv) {
         else if (!strcmp(a, "-seed")) seed = atoi(v);
         else if (!strcmp(a, "-sample_us")) sample_us = atof(v);
         else if (!strcmp(a, "-scan_us")) scan_us = atof(v);
+        else if (!strcmp(a, "-trace")) {
+            if (atoi(v)) drop_trace = new DropTrace();
+        }
+        else if (!strcmp(a, "-ack_paths")) {
+            if (!strcmp(v, "random")) ack_random = true;
+            else if (strcmp(v, "reverse")) usage();
+        }
         else if (!strcmp(a, "-mark")) {
             if (!strcmp(v, "arrival")) mark_on_arrival = true;
             else if (strcmp(v, "departure")) usage();
@@ -232,7 +257,13 @@ int main(int argc, char** argv) {
     uint32_t s, d;
     uint64_t bytes;
     double start;
-    while (in >> s >> d >> bytes >> start) {
+    for (std::string line; std::getline(in, line);) {
+        std::istringstream w(line);
+        if (!(w >> s >> d >> bytes >> start)) continue;
+        // Optional fifth and sixth fields: the index of the path in get_paths(src, dst)
+        // and of the ACKs' in get_paths(dst, src) (by default the same index: the reverse).
+        long path = -1, ack_path = -1;
+        w >> path >> ack_path;
         if (s >= n || d >= n || s == d) {
             std::cerr << "bad flow " << s << " " << d << " (hosts " << n << ")\n";
             return 2;
@@ -242,13 +273,30 @@ int main(int argc, char** argv) {
         if (cc == 1) src = new TimedSrc<DCTCPSrc>(bytes, t0);
         else if (cc == 2) src = new TimedSrc<RfcDctcpSrc>(bytes, t0);
         else src = new TimedSrc<TcpSrc>(bytes, t0);
+        if (drop_trace) drop_trace->index[src->getFlowId()] = fl.size();
         TcpSink* sink = new TcpSink();
         scanner.registerTcp(*src);
         auto out = paths_of(s, d);
         size_t choice = rand() % out->size();
+        if (path >= 0) {
+            if ((size_t)path >= out->size()) {
+                std::cerr << "bad path " << path << " (" << out->size() << " paths)\n";
+                return 2;
+            }
+            choice = path;
+        }
         Route* routeout = new Route(*out->at(choice));
         routeout->push_back(sink);
-        Route* routein = new Route(*paths_of(d, s)->at(choice));
+        size_t back = choice;
+        if (ack_random) back = rand() % paths_of(d, s)->size();
+        if (ack_path >= 0) {
+            if ((size_t)ack_path >= paths_of(d, s)->size()) {
+                std::cerr << "bad ACK path " << ack_path << "\n";
+                return 2;
+            }
+            back = ack_path;
+        }
+        Route* routein = new Route(*paths_of(d, s)->at(back));
         routein->push_back(src);
         src->connect(*routeout, *routein, *sink, t0);
         fl.push_back({s, d, bytes, start, src, sink});
@@ -267,9 +315,14 @@ int main(int argc, char** argv) {
         double done = cc == 1   ? ((TimedSrc<DCTCPSrc>*)fl[i].src_ep)->_done
                       : cc == 2 ? ((TimedSrc<RfcDctcpSrc>*)fl[i].src_ep)->_done
                                 : ((TimedSrc<TcpSrc>*)fl[i].src_ep)->_done;
-        printf("flow %zu %u %u %llu %.3f %.3f\n", i, fl[i].src, fl[i].dst,
-               (unsigned long long)fl[i].bytes, fl[i].start_us, done);
+        printf("flow %zu %u %u %llu %.3f %.3f %llu %u\n", i, fl[i].src, fl[i].dst,
+               (unsigned long long)fl[i].bytes, fl[i].start_us, done,
+               (unsigned long long)(fl[i].src_ep->_packets_sent / 1500), fl[i].src_ep->_drops);
     }
+    for (auto q : switch_queues)
+        if (((Queue*)q)->num_drops())
+            printf("queue_drops %s %llu\n", q->nodename().c_str(),
+                   (unsigned long long)((Queue*)q)->num_drops());
     printf("drops %llu\n", (unsigned long long)drops);
     printf("delivered_pkts %llu\n", (unsigned long long)delivered);
     printf("queue_mean_bytes %.3f\n", sampler._n ? sampler._sum / sampler._n : 0.0);
@@ -277,7 +330,10 @@ int main(int argc, char** argv) {
     uint64_t timeouts = 0;
     std::istringstream lines(chatter_text.str());
     for (std::string line; std::getline(lines, line);)
-        if (line.rfind("At ", 0) == 0) timeouts++;
+        if (line.rfind("At ", 0) == 0) {
+            timeouts++;
+            if (drop_trace) printf("trace %s\n", line.c_str());
+        }
     printf("timeouts %llu\n", (unsigned long long)timeouts);
     return 0;
 }

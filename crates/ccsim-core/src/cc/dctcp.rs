@@ -198,6 +198,13 @@ impl CongestionOps for Dctcp {
         true
     }
 
+    /// RFC 8257 §3.5: a loss reduces as a conventional TCP's would, even in a
+    /// window the echo already cut by α/2 (Linux `dctcp_react_to_loss`). The
+    /// `ns3` variant keeps RFC 3168's once per window, as before.
+    fn loss_after_ecn_reduces(&self) -> bool {
+        self.p.variant == Variant::Rfc8257
+    }
+
     fn ecn_echo(&mut self, s: &CcState) -> Option<u64> {
         self.reductions += 1;
         let w = s.cwnd as f64 * (1.0 - self.alpha / 2.0);

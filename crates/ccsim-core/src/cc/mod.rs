@@ -183,6 +183,18 @@ pub trait CongestionOps: Send {
     fn grow_on_ece(&self) -> bool {
         false
     }
+    /// Whether a loss found by duplicate ACKs in a window that an ECN echo
+    /// already reduced reduces the window again. False by default: RFC 3168
+    /// §6.1.2 reduces "only once in response to a series of dropped and/or CE
+    /// packets from a single window of data", the echo's reduction being a
+    /// loss's. DCTCP's RFC 8257 variant answers true: its echo cuts by α/2
+    /// only, and RFC 8257 §3.5 has a loss change cwnd and ssthresh "in the
+    /// same way that a conventional TCP would have" (Linux `dctcp_state`
+    /// halves on entering Recovery, from CWR as well). Asked once, when the
+    /// sender is built.
+    fn loss_after_ecn_reduces(&self) -> bool {
+        false
+    }
     fn cwnd_event(&mut self, _s: &mut CcState, _ev: CaEvent) {}
     /// Whether `cong_control` sets the window on every ACK, recovery included
     /// (BBR; Linux: the module has `cong_control`). The sender's own

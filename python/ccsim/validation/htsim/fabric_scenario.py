@@ -20,9 +20,11 @@ host NIC queues of 1 000 packets (htsim's ``FEEDER_BUFFER``), and a traffic patt
 seed; both simulators get exactly these (:func:`htsim_flows_text`, :func:`ccsim_scenario`).
 Packets are 1 500 bytes on the wire in both (htsim's data packet size; ccsim ``mss =
 1460``, ``header = 40``), ACKs 40. The TCP of both is htsim's ``TcpSrc`` as ccsim's keys
-express it (:data:`HTSIM_TCP`); paths differ: htsim's program picks one of a flow's
-equal-cost paths at random (its ACKs the same path back), ccsim hashes each direction per
-flow at every switch, so the cases are compared over seeds, not flow by flow.
+express it (:data:`HTSIM_TCP`); paths are drawn differently: htsim's program picks one of
+a flow's equal-cost paths at random and one of the paths back for its ACKs on its own,
+ccsim hashes each direction per flow at every switch, so the cases are compared over
+seeds, not flow by flow (explanatory runs can give htsim ccsim's paths:
+``Case.htsim_paths = "ccsim"``).
 """
 
 from __future__ import annotations
@@ -44,8 +46,10 @@ WIRE = 1500
 PAYLOAD = 1460
 ACK = 40
 
-#: htsim's ``TcpSrc`` (tcp.cpp) in ccsim's keys: a 10-packet initial window and a
-#: 100-packet initial ssthresh; a SYN before data; an RTT sample from every ACK
+#: htsim's ``TcpSrc`` (tcp.cpp) in ccsim's keys: an 11-packet initial window (its
+#: ``_cwnd`` is 10 packets, but the SYN's ACK is taken as an ACK of new data and grows it
+#: by one packet in slow start before the first data packet is sent; ccsim grows cwnd
+#: on ACKs of data only, RFC 5681 §3.1) and a 100-packet initial ssthresh; a SYN before data; an RTT sample from every ACK
 #: (the timestamp it echoes), RTO = SRTT + 4·MDEV with a floor of 250 ms, 3 s before
 #: the first sample; no SACK, no delayed ACKs, no limited transmit; slow start by at most
 #: one MSS per ACK, congestion avoidance by MSS²/cwnd per ACK; ssthresh = max(cwnd/2,
@@ -57,7 +61,7 @@ HTSIM_TCP = {
     "mss": PAYLOAD,
     "header": WIRE - PAYLOAD,
     "ack_size": ACK,
-    "init_cwnd": 10,
+    "init_cwnd": 11,
     "init_ssthresh": f"{100 * PAYLOAD}B",
     "handshake": True,
     "rtt_samples": "timestamps",
@@ -118,6 +122,14 @@ class Case:
     #: Where htsim's switch queues mark: ``"departure"`` (its ECNQueue) or ``"arrival"``
     #: (the program's queue marking as ccsim's step queue does), for explanatory runs.
     htsim_mark: str = "departure"
+    #: htsim's ACK paths: ``"random"`` (one of the paths back drawn on its own, as ccsim
+    #: hashes each direction at every switch on its own) or ``"reverse"`` (the data's path
+    #: reversed, the program's choice before; for explanatory runs).
+    htsim_ack_paths: str = "random"
+    #: ``"ccsim"``: htsim's flows take the paths ccsim's ECMP hashes gave them, data and
+    #: ACKs (read from a trace of a ccsim run of the same seed), so the two runs can be
+    #: compared flow by flow; for explanatory runs (``""``: htsim draws them).
+    htsim_paths: str = ""
 
     @property
     def hosts(self) -> int:
@@ -202,9 +214,67 @@ def host(case: Case, i: int) -> str:
     return f"h{i // (half * half)}_{i // half % half}_{i % half}"
 
 
-def htsim_flows_text(fs: list[Flow]) -> str:
-    """The htsim program's flows file: ``src dst bytes start_us`` per line."""
-    return "".join(f"{f.src} {f.dst} {f.pkts * WIRE} {f.start_us:.3f}\n" for f in fs)
+def htsim_flows_text(fs: list[Flow], paths: list[tuple[int, int]] | None = None) -> str:
+    """The htsim program's flows file: ``src dst bytes start_us`` per line, and with
+    ``paths`` each flow's path and ACK path indices."""
+    if paths is None:
+        return "".join(f"{f.src} {f.dst} {f.pkts * WIRE} {f.start_us:.3f}\n" for f in fs)
+    return "".join(
+        f"{f.src} {f.dst} {f.pkts * WIRE} {f.start_us:.3f} {p} {q}\n"
+        for f, (p, q) in zip(fs, paths)
+    )
+
+
+def path_index(case: Case, src: int, dst: int, links) -> int:
+    """The index among htsim's ``get_paths(src, dst)`` of the path over ``links`` (ccsim
+    link names): within a pod the aggregation switch's position a; across pods
+    a·k/2 + l for the l-th core of that switch (ccsim's core a·k/2 + l, htsim's
+    a + l·k/2: ``FatTreeTopology`` lists a pod's switch a with cores a, a + k/2, ...)."""
+    h = hops(case, src, dst)
+    if h == 2:
+        return 0
+    agg = core = None
+    for link in links:
+        a, b = link.split("->")
+        if a.startswith("edge") and b.startswith("agg"):
+            agg = int(b.split("_")[1])
+        elif a.startswith("agg") and b.startswith("core"):
+            core = int(b[len("core") :])
+    return agg if h == 4 else core
+
+
+def ccsim_paths(case: Case, seed: int) -> list[tuple[int, int]]:
+    """Each flow's (path, ACK path) as ccsim's ECMP hashes took them in its run of
+    ``seed``, as htsim's path indices (a traced ccsim run: for explanatory runs)."""
+    fs = flows(case, seed)
+    sc = ccsim_scenario(case, seed, fs)
+    up = [
+        f"{a}->{b}"
+        for p in range(case.k)
+        for e in range(case.k // 2)
+        for x in range(case.k // 2)
+        for a, b in [(f"edge{p}_{e}", f"agg{p}_{x}")]
+    ] + [
+        f"agg{p}_{x}->core{x * (case.k // 2) + j}"
+        for p in range(case.k)
+        for x in range(case.k // 2)
+        for j in range(case.k // 2)
+    ]
+    sc["trace"] = {"links": up, "flows": "all"}
+    t = run(sc).trace
+    t = t[t.event == "enqueue"]
+    links = t.groupby(["flow", "kind"]).link.unique()
+
+    def on(i: int, kind: str) -> list[str]:
+        return list(links.get((f"f{i}", kind), []))
+
+    return [
+        (
+            path_index(case, f.src, f.dst, on(i, "data")),
+            path_index(case, f.dst, f.src, on(i, "ack")),
+        )
+        for i, f in enumerate(fs)
+    ]
 
 
 def matrix_text(case: Case, fs: list[Flow]) -> str:
@@ -307,6 +377,8 @@ def htsim_command(program: str, case: Case, flows_file: Path, seed: int) -> list
         f"{case.htsim_scan_us:g}",
         "-mark",
         case.htsim_mark,
+        "-ack_paths",
+        case.htsim_ack_paths,
     ]
 
 
@@ -340,7 +412,10 @@ def run_htsim(case: Case, seed: int) -> Outcome:
     t = time.perf_counter()
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "flows.txt"
-        path.write_text(htsim_flows_text(flows(case, seed)))
+        paths = ccsim_paths(case, seed) if case.htsim_paths == "ccsim" else None
+        if paths and case.htsim_ack_paths == "reverse":
+            paths = [(p, p) for p, _ in paths]
+        path.write_text(htsim_flows_text(flows(case, seed), paths))
         out = subprocess.run(
             htsim_command(program, case, path, seed), capture_output=True, text=True, check=True
         ).stdout

@@ -363,6 +363,8 @@ pub struct TcpSender {
     per_ack_hooks: bool,
     /// The algorithm's `grow_on_ece()`: whether an ECN-Echo ACK may grow cwnd.
     grow_on_ece: bool,
+    /// The algorithm's `loss_after_ecn_reduces()`.
+    loss_after_ecn: bool,
     flow: FlowId,
     src: NodeId,
     dst: NodeId,
@@ -441,6 +443,7 @@ impl TcpSender {
         let recovery = cc.recovery();
         let per_ack_hooks = cc.per_ack_hooks();
         let grow_on_ece = cc.grow_on_ece();
+        let loss_after_ecn = cc.loss_after_ecn_reduces();
         let cc_paces = cc.paces();
         let cc_window = cc.controls_window();
         let cc_counts = cc.counts_acked();
@@ -463,6 +466,7 @@ impl TcpSender {
             recovery,
             per_ack_hooks,
             grow_on_ece,
+            loss_after_ecn,
             flow,
             src,
             dst,

@@ -155,9 +155,11 @@ impl TcpSender {
     /// 3168 §6.1.2: "the congestion window should be reduced only once in
     /// response to a series of dropped and/or CE packets from a single window
     /// of data"; ns-2 `dupack_action` after `CWND_ACTION_ECN`), when cwnd and
-    /// ssthresh stay as they are.
+    /// ssthresh stay as they are; unless the algorithm reduces again
+    /// (`loss_after_ecn_reduces`: DCTCP, RFC 8257 §3.5).
     fn loss_reduction(&mut self, now: Time) -> u64 {
-        if self.ecn_reduced.take().is_some_and(|r| self.snd_una <= r) {
+        let echoed = self.ecn_reduced.take().is_some_and(|r| self.snd_una <= r);
+        if echoed && !self.loss_after_ecn {
             return self.cwnd;
         }
         let st = self.loss_state_for(now);

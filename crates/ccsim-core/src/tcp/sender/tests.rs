@@ -971,6 +971,36 @@ fn rfc3168_ecn_then_loss_in_the_same_window_reduces_once() {
     assert_eq!((h.s.ssthresh(), h.s.cwnd()), (ssthresh, cwnd), "no second reduction");
 }
 
+/// RFC 8257 §3.5: DCTCP's echo cuts by α/2 (α = 0 here: no cut, ssthresh =
+/// cwnd), and a loss in that same window still halves, as a conventional
+/// TCP's loss would; the `ns3` variant keeps RFC 3168's once per window.
+#[test]
+fn dctcp_ecn_then_loss_in_the_same_window_still_halves() {
+    use crate::cc::dctcp::{Dctcp, Params, Variant};
+    let after = |variant| {
+        let cc = Box::new(Dctcp::new(Params {
+            alpha_init: 0.0,
+            variant,
+            ..Params::default()
+        }));
+        let mut h = Harness::with_cc(cc, 10, |p| p.ecn = true);
+        h.at(100);
+        h.ack(1000, |a| a.flags |= flags::ECE);
+        assert_eq!(h.s.stats.ecn_reductions, 1);
+        let echoed = h.s.ssthresh();
+        for _ in 0..3 {
+            h.ack(1000, |_| ());
+        }
+        assert!(h.s.in_recovery());
+        (echoed, h.s.ssthresh())
+    };
+    let (echoed, lost) = after(Variant::Rfc8257);
+    assert!(echoed >= 10 * MSS, "α = 0: the echo leaves the window ({echoed})");
+    assert!(lost <= echoed / 2 + MSS, "the loss halves: {lost} after {echoed}");
+    let (echoed, lost) = after(Variant::Ns3);
+    assert_eq!(lost, echoed, "ns3: no second reduction");
+}
+
 /// RFC 3168 §6.1.2: no window growth on any ACK carrying ECN-Echo, also
 /// after the once-per-window reduction.
 #[test]
