@@ -167,6 +167,8 @@ pub struct Env {
     pub size: Option<u64>,
     /// The flow's own random stream.
     pub rng: Rng,
+    /// Switches the data crosses from `src` to `dst` (routers on the path).
+    pub hops: u32,
 }
 
 /// A transport as read from a scenario: builds the ends of each of its flows.
