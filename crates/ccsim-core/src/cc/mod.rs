@@ -343,6 +343,9 @@ pub struct Needs {
     /// segment (Swift's endpoint delay, [`AckSample::hold`]): the ACK's
     /// timestamp value is then the echoed one plus the hold.
     pub ack_hold: bool,
+    /// The number of switches on the flow's path ([`CongestionOps::set_hops`];
+    /// otherwise the module is told 0 and no path is walked).
+    pub hops: bool,
 }
 
 /// A congestion-control module as configured: what a flow's `cc` key names

@@ -214,6 +214,7 @@ impl CcSpec for Params {
             // a delay sample from every ACK (Swift's per-ACK timestamps)
             timestamps: true,
             ack_hold: true,
+            hops: true,
             ..Needs::default()
         }
     }

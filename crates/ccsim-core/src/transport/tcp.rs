@@ -56,6 +56,9 @@ impl TransportSpec for TcpSpec {
     fn transfers(&self) -> bool {
         true
     }
+    fn wants_hops(&self) -> bool {
+        self.cc.needs().hops
+    }
 }
 
 impl Sender for TcpSender {
