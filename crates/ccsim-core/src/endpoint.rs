@@ -167,6 +167,9 @@ pub struct Env {
     pub size: Option<u64>,
     /// The flow's own random stream.
     pub rng: Rng,
+    /// Switches the data crosses from `src` to `dst` (routers on the path),
+    /// if the spec [`TransportSpec::wants_hops`]; 0 otherwise.
+    pub hops: u32,
 }
 
 /// A transport as read from a scenario: builds the ends of each of its flows.
@@ -183,4 +186,9 @@ pub trait TransportSpec: Debug + Send + Sync {
     /// True if it transfers a finite number of bytes and reports completion
     /// (what a workload's connections need).
     fn transfers(&self) -> bool;
+    /// True if its ends want `Env::hops` (else the builder leaves it 0 and
+    /// spares the walk along the path).
+    fn wants_hops(&self) -> bool {
+        false
+    }
 }

@@ -59,6 +59,17 @@ pub trait Network {
         }
         links
     }
+    /// Routers (switches) crossed from `from` to `to`: the links of the
+    /// path less one (0 if there is no path).
+    fn hops(&self, from: NodeId, to: NodeId) -> u32 {
+        let (mut n, mut links) = (from, 0u32);
+        while n != to && links as usize <= self.link_count() {
+            let Some(l) = self.next_hop(n, to) else { break };
+            links += 1;
+            n = self.link(l).to;
+        }
+        links.saturating_sub(1)
+    }
     /// Rate of the first link on the route from `src` to `dst` (a paced
     /// sender's default rate), 0 if there is none.
     fn first_hop_rate(&self, src: NodeId, dst: NodeId) -> Rate {

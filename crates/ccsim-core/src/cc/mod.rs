@@ -21,6 +21,7 @@ pub mod load_factor;
 pub mod rate;
 pub mod reno;
 pub mod scalable;
+pub mod swift;
 pub mod vcp;
 pub mod vegas;
 pub mod westwood;
@@ -111,6 +112,10 @@ pub struct AckSample {
     /// estimation §3.3), if it delivered data (cumulatively or by SACK) and
     /// the module asks for samples ([`CongestionOps::rate_samples`]).
     pub rate: Option<RateSample>,
+    /// How long the receiver held the acknowledged segment before this ACK
+    /// left (delayed ACKs), as it reports it for a module that asks
+    /// ([`Needs::ack_hold`]); zero otherwise.
+    pub hold: Time,
 }
 
 /// Congestion-avoidance events (Linux `tcp_ca_event` subset).
@@ -135,6 +140,10 @@ pub trait CongestionOps: Send {
     /// Seeds the algorithm's own random choices (BBR's start phase), once,
     /// from the flow's random stream, when the sender of `flow` is built.
     fn init(&mut self, _seed: u64, _flow: crate::packet::FlowId) {}
+    /// The number of switches the flow's data crosses (its path, known when
+    /// the flow is built), once, before the sender starts (Swift's
+    /// hop-scaled target).
+    fn set_hops(&mut self, _hops: u32) {}
     /// Loss-recovery mechanics this algorithm runs with.
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
@@ -342,6 +351,13 @@ pub struct Needs {
     /// `bictcp_recalc_ssthresh`, reduces whole segments of cwnd): the
     /// sender's `loss_window` then defaults to `"cwnd"` instead of `"pipe"`.
     pub reduces_cwnd: bool,
+    /// The receiver reports in each ACK how long it held the acknowledged
+    /// segment (Swift's endpoint delay, [`AckSample::hold`]): the ACK's
+    /// timestamp value is then the echoed one plus the hold.
+    pub ack_hold: bool,
+    /// The number of switches on the flow's path ([`CongestionOps::set_hops`];
+    /// otherwise the module is told 0 and no path is walked).
+    pub hops: bool,
 }
 
 /// A congestion-control module as configured: what a flow's `cc` key names
@@ -403,6 +419,7 @@ pub const MODULES: &[(&str, Reader)] = &[
     ("vegas", vegas::read),
     ("bbr", bbr::read),
     ("scalable", scalable::read),
+    ("swift", swift::read),
     ("vcp", vcp::read),
     ("python", foreign::read),
 ];

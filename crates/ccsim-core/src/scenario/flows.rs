@@ -349,6 +349,11 @@ pub(super) fn build(sim: &mut Sim, plans: Vec<FlowPlan>) {
             first_hop: sim.world().first_hop_rate(src, dst),
             size: p.size,
             rng: Rng::new(sim.seed, STREAM_FLOW + i as u64),
+            hops: if p.spec.wants_hops() {
+                sim.world().hops(src, dst)
+            } else {
+                0
+            },
         };
         let (snd, rcv) = p.spec.build(env);
         let ip_id = Flow::initial_ip_ids(sim.seed, i);

@@ -58,6 +58,11 @@ impl Sim {
             first_hop: self.world().first_hop_rate(src, dst),
             size: Some(c.conn.size),
             rng: Rng::new(self.seed, STREAM_CONN + id),
+            hops: if c.spec.wants_hops() {
+                self.world().hops(src, dst)
+            } else {
+                0
+            },
         };
         let (snd, rcv) = c.spec.build(env);
         let f = &mut self.flows[slot];

@@ -243,6 +243,7 @@ pub fn read(t: &mut Tab, in_workload: bool) -> Res<(SendParams, RecvParams, Arc<
         rtt_scaled_gains: timers.rtt_scaled_gains,
         handshake: send.handshake,
         send_limit: send.send_limit,
+        ack_hold: needs.ack_hold,
     };
     let feedback = read_feedback(t)?;
     let cc = with_feedback(t, cc, &needs, feedback.as_ref())?;
@@ -258,6 +259,7 @@ pub fn read(t: &mut Tab, in_workload: bool) -> Res<(SendParams, RecvParams, Arc<
         } else {
             CeEcho::Rfc3168
         },
+        ack_hold: needs.ack_hold,
     };
     Ok((snd, rcv, cc))
 }

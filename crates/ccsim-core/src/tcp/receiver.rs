@@ -49,6 +49,10 @@ pub struct RecvParams {
     pub feedback: Option<Arc<dyn FeedbackSpec>>,
     /// How CE marks are echoed.
     pub ce_echo: CeEcho,
+    /// Report in each ACK how long the acknowledged segment was held: its
+    /// timestamp value is the echoed one plus the hold
+    /// ([`crate::cc::Needs::ack_hold`], Swift's endpoint delay).
+    pub ack_hold: bool,
 }
 
 /// How the receiver echoes CE marks in the ECE flag.
@@ -71,6 +75,7 @@ impl Default for RecvParams {
             sack_blocks: 0,
             feedback: None,
             ce_echo: CeEcho::Rfc3168,
+            ack_hold: false,
         }
     }
 }
@@ -96,6 +101,8 @@ pub struct TcpReceiver {
     /// Data segments still to be acknowledged at once (`quickack`).
     quick_left: u32,
     delack_at: Option<Time>,
+    /// When the segment whose timestamp the ACKs echo arrived (`ack_hold`).
+    last_arrival: Time,
     last_ts: Time,
     /// The stamp of the last data segment received, echoed in each ACK.
     last_stamp: f32,
@@ -118,6 +125,7 @@ impl TcpReceiver {
             ce_echo: false,
             pending_segs: 0,
             delack_at: None,
+            last_arrival: Time::ZERO,
             last_ts: Time::ZERO,
             last_stamp: 0.0,
             stats: RecvStats::default(),
@@ -196,6 +204,9 @@ impl TcpReceiver {
             }
         }
         self.last_ts = pkt.ts_val;
+        if self.p.ack_hold {
+            self.last_arrival = cx.now;
+        }
         self.last_stamp = pkt.stamp;
         if let Some(f) = self.feedback.as_mut() {
             f.on_data(pkt);
@@ -260,6 +271,9 @@ impl TcpReceiver {
         }
         a.wnd = self.advertised_window();
         a.ts_ecr = self.last_ts;
+        if self.p.ack_hold {
+            a.ts_val = self.last_ts + cx.now.saturating_sub(self.last_arrival);
+        }
         a.stamp = self.last_stamp;
         a.fb = fb;
         if let Some((blocks, n)) = sack {
@@ -386,6 +400,49 @@ mod tests {
         };
         r.on_timer(&mut cx);
         assert_eq!(out[0].ack, 300);
+    }
+
+    /// `ack_hold` (Swift's endpoint delay): a segment sent at 5 µs arrives
+    /// at 10 µs and waits for the delayed-ACK timer (100 µs): the ACK
+    /// echoes 5 µs and carries 5 + 100 µs; the second of a pair is
+    /// acknowledged on arrival, hold 0.
+    #[test]
+    fn ack_hold_reports_the_delayed_ack_wait() {
+        let p = RecvParams {
+            delack: Some(Time::from_micros(100)),
+            ack_hold: true,
+            ..Default::default()
+        };
+        let mut r = TcpReceiver::new(p, FlowId(0), NodeId(1), NodeId(0));
+        let us = Time::from_micros;
+        let mut out = Vec::new();
+        let mut d = seg(0, 100);
+        d.ts_val = us(5);
+        r.on_data(
+            &d,
+            &mut EndpointCtx {
+                now: us(10),
+                out: &mut out,
+            },
+        );
+        assert!(out.is_empty());
+        r.on_timer(&mut EndpointCtx {
+            now: us(110),
+            out: &mut out,
+        });
+        assert_eq!((out[0].ts_ecr, out[0].ts_val), (us(5), us(105)));
+        for (k, at) in [(1u64, 200u64), (2, 203)] {
+            let mut d = seg(100 * k, 100);
+            d.ts_val = us(at - 4);
+            r.on_data(
+                &d,
+                &mut EndpointCtx {
+                    now: us(at),
+                    out: &mut out,
+                },
+            );
+        }
+        assert_eq!((out[1].ts_ecr, out[1].ts_val), (us(199), us(199)));
     }
 
     /// ns-3's first data segment acknowledged at once (`quickack = 1`): the

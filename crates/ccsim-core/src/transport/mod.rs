@@ -17,6 +17,7 @@ pub mod datagram;
 pub mod dcqcn;
 pub mod roce;
 pub mod tcp;
+pub mod timely;
 
 use crate::cfg::{show, Res, ScenarioError, Tab};
 pub use crate::endpoint::{Closed, EndpointCtx, Env, Receiver, Sender, SenderReport, SenderSample, TransportSpec};
@@ -130,6 +131,7 @@ mod tests {
                 first_hop: Rate(8_000_000),
                 size: Some(5000),
                 rng: Rng::new(1, 1),
+                hops: 0,
             };
             let (mut snd, rcv) = s.build(env);
             let mut out = Vec::new();
@@ -166,6 +168,7 @@ mod tests {
             first_hop: Rate(0),
             size: None,
             rng: Rng::new(1, 1),
+            hops: 0,
         };
         let (mut snd, _) = s.build(env);
         let mut out = Vec::new();

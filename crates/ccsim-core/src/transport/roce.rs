@@ -1,6 +1,6 @@
 //! A RoCEv2 NIC as a transport (`kind = "roce"`): a rate-paced sender with no
-//! window, go-back-N loss recovery, and a pluggable rate controller (`rate_control`;
-//! DCQCN today, [`super::dcqcn`]); the receiver NIC acknowledges in order,
+//! window, go-back-N loss recovery, and a pluggable rate controller (`rate_control`:
+//! DCQCN, [`super::dcqcn`], or TIMELY, [`super::timely`]); the receiver NIC acknowledges in order,
 //! NACKs the first packet past a gap and, as DCQCN's notification point,
 //! answers CE marks with CNPs.
 //!
@@ -8,8 +8,9 @@
 //! by the HPCC authors' ns-3 fork (alibaba-edu/High-Precision-Congestion-
 //! Control, simulation/src/point-to-point/model/rdma-hw.cc: `ReceiverCheckSeq`,
 //! `ReceiveAck`) and by htsim (Broadcom/csg-htsim, sim/roce.cpp: `RoceSrc`,
-//! `RoceSink`); DCQCN (Zhu et al., SIGCOMM 2015, §3.1). Model page:
-//! docs/models/dcqcn.md.
+//! `RoceSink`); DCQCN (Zhu et al., SIGCOMM 2015, §3.1); TIMELY (Mittal et
+//! al., SIGCOMM 2015, §4). Model pages: docs/models/dcqcn.md,
+//! docs/models/timely.md.
 //!
 //! * **Sender.** Sends the flow's bytes in order, one packet of `mtu`
 //!   payload bytes (+ `header`) at a time, spaced by the packet's
@@ -35,12 +36,14 @@
 //!
 //! Results: the flow table's `retransmits` counts packets sent again,
 //! `fast_retransmits` go-backs on a NACK, `timeouts` go-backs on the timer,
-//! `ecn_reductions` rate decreases (CNPs acted upon), `cwnd_bytes` 0; the
-//! X; `summary["cc"]` has the
-//! controller's counters (`cnps`, `fast_recovery`, `additive`, `hyper`) and
-//! the NIC's (`nacks`, `go_back_n`, `timeouts`).
+//! `ecn_reductions` rate decreases (CNPs acted upon; TIMELY's decreases),
+//! `cwnd_bytes` 0; `summary["cc"]` has the controller's counters (DCQCN:
+//! `cnps`, `fast_recovery`, `additive`, `hyper`; TIMELY: `completions`,
+//! `below_t_low`, `above_t_high`, `additive`, `hyper`, `gradient_decreases`)
+//! and the NIC's (`nacks`, `go_back_n`, `timeouts`).
 
 use super::dcqcn::{CnpPacer, Rp, RpParams};
+use super::timely::{Timely, TimelyParams};
 use super::{EndpointCtx, Env, ReadCtx, Receiver, Sender, SenderReport, SenderSample, TransportSpec};
 use crate::cfg::{Res, Tab};
 use crate::packet::{flags, Ecn, FlowId, Kind, NodeId, Packet};
@@ -70,6 +73,67 @@ pub struct RoceParams {
 #[derive(Clone, Debug)]
 pub enum RateCc {
     Dcqcn(RpParams),
+    Timely(TimelyParams),
+}
+
+/// A rate controller's state in one sender NIC.
+#[derive(Clone, Debug)]
+pub enum RateCtl {
+    Dcqcn(Rp),
+    Timely(Timely),
+}
+
+impl RateCtl {
+    /// The current rate, bit/s.
+    pub fn rate(&self) -> f64 {
+        match self {
+            RateCtl::Dcqcn(r) => r.rate(),
+            RateCtl::Timely(t) => t.rate(),
+        }
+    }
+    fn next_wake(&self) -> Option<Time> {
+        match self {
+            RateCtl::Dcqcn(r) => r.next_wake(),
+            RateCtl::Timely(_) => None,
+        }
+    }
+    fn name(&self) -> &'static str {
+        match self {
+            RateCtl::Dcqcn(_) => "dcqcn",
+            RateCtl::Timely(_) => "timely",
+        }
+    }
+    /// Rate decreases, for the flow table's `ecn_reductions`.
+    fn decreases(&self) -> u64 {
+        match self {
+            RateCtl::Dcqcn(r) => r.stats.cnps,
+            RateCtl::Timely(t) => t.stats.above_t_high + t.stats.gradient_decreases,
+        }
+    }
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        match self {
+            RateCtl::Dcqcn(r) => {
+                let r = &r.stats;
+                vec![
+                    ("cnps", r.cnps as f64),
+                    ("fast_recovery", r.fast_recovery as f64),
+                    ("additive", r.additive as f64),
+                    ("hyper", r.hyper as f64),
+                ]
+            }
+            RateCtl::Timely(t) => {
+                let t = &t.stats;
+                vec![
+                    ("completions", t.completions as f64),
+                    ("below_t_low", t.below_t_low as f64),
+                    ("above_t_high", t.above_t_high as f64),
+                    ("additive", t.additive as f64),
+                    ("hyper", t.hyper as f64),
+                    ("gradient_decreases", t.gradient_decreases as f64),
+                ]
+            }
+        }
+    }
 }
 
 /// A `roce` flow as read from a scenario.
@@ -84,7 +148,7 @@ pub struct RoceSpec {
 const DOCS: &[(&str, &str)] = &[
     (
         "rate_control",
-        "roce: the NIC's rate controller (dcqcn: Zhu et al., SIGCOMM 2015)",
+        "roce: the NIC's rate controller (dcqcn: Zhu et al., SIGCOMM 2015; timely: Mittal et al., SIGCOMM 2015)",
     ),
     ("size", "roce: bytes to transfer, or \"inf\" (until the run ends)"),
     ("mtu", "roce: payload bytes per data packet (the ns-3 fork's 1000)"),
@@ -127,7 +191,31 @@ const DOCS: &[(&str, &str)] = &[
         "rate_hai",
         "dcqcn: hyper increase step of the target rate R_HAI (400Mbps)",
     ),
-    ("min_rate", "dcqcn: lowest current rate (the fork's 100Mbps)"),
+    (
+        "min_rate",
+        "dcqcn / timely: lowest current rate (the fork's 100Mbps)",
+    ),
+    (
+        "seg",
+        "timely: bytes acknowledged per completion event (one RTT sample and rate update), at least mtu (16KB; paper 16-64KB)",
+    ),
+    (
+        "alpha",
+        "timely: EWMA weight of a new RTT difference, in (0, 1] (0.875)",
+    ),
+    ("beta", "timely: multiplicative decrease factor, in (0, 1] (0.8)"),
+    ("t_low", "timely: below this RTT the rate grows by delta (50us)"),
+    (
+        "t_high",
+        "timely: above this RTT the rate is cut by beta·(1 − t_high/rtt); above t_low (500us)",
+    ),
+    ("min_rtt", "timely: the RTT normalizing the gradient, positive (20us)"),
+    ("delta", "timely: additive increment δ, positive (10Mbps)"),
+    (
+        "hai_after",
+        "timely: completions with gradient ≤ 0 in a row before the step is hai_n·δ (5)",
+    ),
+    ("hai_n", "timely: hyperactive increase multiplier N, at least 1 (5)"),
 ];
 
 impl RoceSpec {
@@ -135,7 +223,7 @@ impl RoceSpec {
     /// the range checks that name each key.
     pub fn read(t: &mut Tab, cx: &ReadCtx) -> Res<RoceSpec> {
         t.docs(DOCS);
-        t.choice("rate_control", Some("dcqcn"), &["dcqcn"])?;
+        let control = t.choice("rate_control", Some("dcqcn"), &["dcqcn", "timely"])?;
         let size = if cx.in_workload {
             INFINITE
         } else {
@@ -167,7 +255,11 @@ impl RoceSpec {
         let ack_every = t.uint("ack_every", Some(1), 1, 1_000_000)? as u32;
         let nack_interval = t.time("nack_interval", Some("500us"))?;
         let cnp_interval = t.time("cnp_interval", Some("50us"))?;
-        let rp = read_dcqcn(t)?;
+        let cc = if control == "timely" {
+            RateCc::Timely(read_timely(t, mtu)?)
+        } else {
+            RateCc::Dcqcn(read_dcqcn(t)?)
+        };
         Ok(RoceSpec {
             p: RoceParams {
                 mtu,
@@ -181,7 +273,7 @@ impl RoceSpec {
                 nack_interval,
                 cnp_interval,
             },
-            cc: RateCc::Dcqcn(rp),
+            cc,
         })
     }
 }
@@ -221,6 +313,57 @@ fn read_dcqcn(t: &mut Tab) -> Res<RpParams> {
     })
 }
 
+/// TIMELY's keys (docs/models/timely.md), with their range checks.
+fn read_timely(t: &mut Tab, mtu: u32) -> Res<TimelyParams> {
+    let d = TimelyParams::default();
+    let seg = t.size("seg", Some("16KB"))?;
+    if seg < mtu as u64 || seg > 1 << 30 {
+        return Err(t.error("seg", &Value::from(seg), format!("a size from mtu ({mtu} B) to 1GB")));
+    }
+    let unit = |t: &mut Tab, key: &'static str, d: f64| -> Res<f64> {
+        let v = t.float(key, Some(d), 0.0, 1.0)?;
+        if v <= 0.0 {
+            return Err(t.error(key, &Value::from(v), "a number in (0, 1]"));
+        }
+        Ok(v)
+    };
+    let alpha = unit(t, "alpha", d.alpha)?;
+    let beta = unit(t, "beta", d.beta)?;
+    let t_low = t.time("t_low", Some("50us"))?;
+    let t_high = t.time("t_high", Some("500us"))?;
+    if t_high <= t_low {
+        let v = Value::from(crate::cfg::time_str(t_high));
+        return Err(t.error(
+            "t_high",
+            &v,
+            format!("a time above t_low ({})", crate::cfg::time_str(t_low)),
+        ));
+    }
+    let min_rtt = t.time("min_rtt", Some("20us"))?;
+    if min_rtt == Time::ZERO {
+        return Err(t.error("min_rtt", &Value::from("0s"), "a positive time"));
+    }
+    let delta = t.rate("delta", Some("10Mbps"))?.0 as f64;
+    if delta <= 0.0 {
+        return Err(t.error("delta", &Value::from("0bps"), "a positive rate"));
+    }
+    let hai_after = t.uint("hai_after", Some(5), 1, 1_000_000)? as u32;
+    let hai_n = t.float("hai_n", Some(d.hai_n), 1.0, 1e6)?;
+    let min_rate = t.rate("min_rate", Some("100Mbps"))?.0 as f64;
+    Ok(TimelyParams {
+        seg,
+        alpha,
+        beta,
+        t_low,
+        t_high,
+        min_rtt,
+        delta,
+        hai_after,
+        hai_n,
+        min_rate,
+    })
+}
+
 impl TransportSpec for RoceSpec {
     fn kind(&self) -> &'static str {
         "roce"
@@ -231,15 +374,19 @@ impl TransportSpec for RoceSpec {
             p.size = size;
         }
         let line = p.rate.unwrap_or(env.first_hop);
-        let RateCc::Dcqcn(rp) = &self.cc;
-        let min = rp.min_rate.min(line.0 as f64);
-        let rp = Rp::new(
-            RpParams {
-                min_rate: min,
-                ..rp.clone()
-            },
-            line.0 as f64,
-        );
+        let rp = match &self.cc {
+            RateCc::Dcqcn(rp) => {
+                let min = rp.min_rate.min(line.0 as f64);
+                RateCtl::Dcqcn(Rp::new(
+                    RpParams {
+                        min_rate: min,
+                        ..rp.clone()
+                    },
+                    line.0 as f64,
+                ))
+            }
+            RateCc::Timely(tp) => RateCtl::Timely(Timely::new(tp.clone(), line.0 as f64)),
+        };
         let r = RoceReceiver::new(&p, env.flow, env.dst, env.src);
         (
             Box::new(RoceSender::new(p, rp, env.flow, env.src, env.dst)),
@@ -282,7 +429,7 @@ pub struct RoceStats {
 /// The sending NIC: paced at the controller's rate, go-back-N.
 pub struct RoceSender {
     p: RoceParams,
-    rp: Rp,
+    rp: RateCtl,
     flow: FlowId,
     src: NodeId,
     dst: NodeId,
@@ -303,7 +450,7 @@ pub struct RoceSender {
 }
 
 impl RoceSender {
-    pub fn new(p: RoceParams, rp: Rp, flow: FlowId, src: NodeId, dst: NodeId) -> RoceSender {
+    pub fn new(p: RoceParams, rp: RateCtl, flow: FlowId, src: NodeId, dst: NodeId) -> RoceSender {
         RoceSender {
             p,
             rp,
@@ -323,7 +470,7 @@ impl RoceSender {
             stats: RoceStats::default(),
         }
     }
-    pub fn rp(&self) -> &Rp {
+    pub fn rate_ctl(&self) -> &RateCtl {
         &self.rp
     }
     fn rate(&self) -> Rate {
@@ -361,7 +508,9 @@ impl RoceSender {
         self.next = seq + len as u64;
         self.snd_max = self.snd_max.max(self.next);
         self.last_tx = Some((cx.now, wire));
-        self.rp.on_sent(wire);
+        if let RateCtl::Dcqcn(rp) = &mut self.rp {
+            rp.on_sent(wire);
+        }
         if self.rto_at.is_none() {
             self.rto_at = Some(cx.now + self.p.rto);
         }
@@ -378,6 +527,13 @@ impl RoceSender {
         let a = pkt.ack.min(self.snd_max);
         if a > self.una {
             self.una = a;
+            if let RateCtl::Timely(t) = &mut self.rp {
+                // A completion event: TIMELY's RTT sample is this ACK's, the
+                // send time of the packet it acknowledges (echoed) to now.
+                if t.on_ack(a, rtt) && self.send_at.is_some() {
+                    self.schedule(now);
+                }
+            }
             if a >= self.p.size {
                 self.completed = Some(now);
                 self.send_at = None;
@@ -408,8 +564,8 @@ impl Sender for RoceSender {
         if !self.started || self.completed.is_some() || pkt.kind != Kind::Ack {
             return;
         }
-        if pkt.has(roce_flags::CNP) {
-            self.rp.on_cnp(cx.now);
+        if let (true, RateCtl::Dcqcn(rp)) = (pkt.has(roce_flags::CNP), &mut self.rp) {
+            rp.on_cnp(cx.now);
             if self.send_at.is_some() {
                 self.schedule(cx.now);
             }
@@ -422,8 +578,11 @@ impl Sender for RoceSender {
         if self.completed.is_some() {
             return;
         }
-        if self.rp.next_wake().is_some_and(|t| t <= cx.now) {
-            self.rp.on_timer(cx.now);
+        if let Some(rp) = match &mut self.rp {
+            RateCtl::Dcqcn(rp) => rp.next_wake().is_some_and(|t| t <= cx.now).then_some(rp),
+            RateCtl::Timely(_) => None,
+        } {
+            rp.on_timer(cx.now);
             if self.send_at.is_some() {
                 self.schedule(cx.now);
             }
@@ -458,19 +617,16 @@ impl Sender for RoceSender {
         self.completed
     }
     fn cc_name(&self) -> &'static str {
-        "dcqcn"
+        self.rp.name()
     }
     fn cc_stats(&self) -> Vec<(&'static str, f64)> {
-        let r = &self.rp.stats;
-        vec![
-            ("cnps", r.cnps as f64),
-            ("fast_recovery", r.fast_recovery as f64),
-            ("additive", r.additive as f64),
-            ("hyper", r.hyper as f64),
+        let mut v = self.rp.stats();
+        v.extend([
             ("nacks", self.stats.nacks as f64),
             ("go_back_n", self.stats.go_back_n as f64),
             ("timeouts", self.stats.timeouts as f64),
-        ]
+        ]);
+        v
     }
     fn report(&self) -> SenderReport {
         SenderReport {
@@ -479,7 +635,7 @@ impl Sender for RoceSender {
             retransmits: self.stats.retransmits,
             timeouts: self.stats.timeouts,
             fast_retransmits: self.stats.go_back_n,
-            ecn_reductions: self.rp.stats.cnps,
+            ecn_reductions: self.rp.decreases(),
             cwnd: 0,
             srtt: self.srtt,
             min_rtt: self.min_rtt,
@@ -625,7 +781,7 @@ mod tests {
     }
     /// A sender of `size` bytes at 8 Gb/s (one 1000-byte packet per µs).
     fn sender(size: u64) -> RoceSender {
-        let rp = Rp::new(RpParams::default(), 8e9);
+        let rp = RateCtl::Dcqcn(Rp::new(RpParams::default(), 8e9));
         RoceSender::new(params(size), rp, FlowId(0), NodeId(0), NodeId(1))
     }
     fn run(s: &mut RoceSender, until: Time, out: &mut Vec<Packet>) {

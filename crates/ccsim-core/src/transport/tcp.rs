@@ -34,7 +34,8 @@ impl TransportSpec for TcpSpec {
         "tcp"
     }
     fn build(&self, env: Env) -> (Box<dyn Sender>, Box<dyn Receiver>) {
-        let algo = self.cc.build();
+        let mut algo = self.cc.build();
+        algo.set_hops(env.hops);
         let mut p = self.snd.clone();
         if let Some(size) = env.size {
             p.size = size;
@@ -54,6 +55,9 @@ impl TransportSpec for TcpSpec {
     }
     fn transfers(&self) -> bool {
         true
+    }
+    fn wants_hops(&self) -> bool {
+        self.cc.needs().hops
     }
 }
 
@@ -148,6 +152,7 @@ pub fn plain_receiver(ack_size: u32, env: &Env) -> TcpReceiver {
         sack_blocks: 0,
         feedback: None,
         ce_echo: Default::default(),
+        ack_hold: false,
     };
     TcpReceiver::new(p, env.flow, env.dst, env.src)
 }

@@ -52,6 +52,9 @@ impl TcpSender {
             }
         };
         self.echoed = pkt.stamp;
+        if self.p.ack_hold {
+            self.hold = pkt.ts_val.saturating_sub(pkt.ts_ecr);
+        }
         if pkt.ack > self.snd_una {
             let echo = self.p.rtt_timestamps.then_some(pkt.ts_ecr);
             self.on_new_ack(pkt.ack.min(self.snd_max), delivered, ece, pkt.fb, echo, cx);
@@ -160,6 +163,7 @@ impl TcpSender {
             feedback: fb,
             stamp: s.echoed,
             rate: s.rate_sample(now),
+            hold: s.hold,
         });
 
         let restart_timer = self.new_ack_in_loss_state(cx, ack, acked, grown, ece, controlled);

@@ -186,6 +186,9 @@ pub struct SendParams {
     pub handshake: bool,
     /// What cwnd limits outside a loss recovery, with SACK.
     pub send_limit: SendLimit,
+    /// ACKs report the receiver's hold of the acknowledged segment in their
+    /// timestamp value (echo + hold; [`crate::cc::Needs::ack_hold`]).
+    pub ack_hold: bool,
 }
 
 impl Default for SendParams {
@@ -218,6 +221,7 @@ impl Default for SendParams {
             rtt_scaled_gains: false,
             handshake: false,
             send_limit: SendLimit::Flight,
+            ack_hold: false,
         }
     }
 }
@@ -416,6 +420,8 @@ pub struct TcpSender {
     /// loss response: a loss within that window is not answered again.
     ecn_reduced: Option<u64>,
     cwr_pending: bool,
+    /// The receiver's hold reported by the last ACK (`ack_hold`).
+    hold: Time,
     /// With `cwr_hold`: the window is held until the cumulative ACK passes this.
     cwr_until: Option<u64>,
     /// The reduction in progress with `prr`.
@@ -497,6 +503,7 @@ impl TcpSender {
             cwr_until: None,
             prr: None,
             cwr_pending: false,
+            hold: Time::ZERO,
             started: false,
             established,
             syn_sent: None,

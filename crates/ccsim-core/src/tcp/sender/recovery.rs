@@ -201,6 +201,7 @@ impl TcpSender {
             feedback: fb,
             stamp: s.echoed,
             rate: s.rate_sample(now),
+            hold: s.hold,
         });
         match self.state {
             // RFC 6675 (B)–(C): the sending loop runs after this ACK.
