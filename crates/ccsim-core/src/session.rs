@@ -75,6 +75,8 @@ pub struct Session {
     now: Time,
     /// Events processed so far.
     pub events: u64,
+    /// The resolved scenario (JSON text), for the results.
+    resolved: String,
 }
 
 fn arg_error(path: &str, value: String, expected: &str) -> Error {
@@ -90,7 +92,7 @@ impl Session {
     /// agents, in flow order. `queues` names links whose queue delay every
     /// observation row carries.
     pub fn new(text: &str, limits: &Limits, decide: Decide, queues: &[String]) -> Result<Session, Error> {
-        let (sim, _) = scenario::build_limited(text, limits)?;
+        let (sim, resolved) = scenario::build_limited(text, limits)?;
         let first = match decide {
             Decide::Every(d) if d > Time::ZERO => d,
             Decide::Rtt { min, max } if min > Time::ZERO && min <= max => min,
@@ -145,6 +147,7 @@ impl Session {
             queues: ids,
             now: Time::ZERO,
             events: 0,
+            resolved: resolved.to_string(),
         })
     }
 
@@ -217,6 +220,16 @@ impl Session {
             self.close(i, &delays);
         }
         Ok(due)
+    }
+
+    /// Ends the run where the session stopped (its end time becomes now) and
+    /// collects its results as [`crate::run`] does, after the invariants'
+    /// check.
+    pub fn finish(mut self) -> Result<crate::Output, SimError> {
+        self.sim.end = self.now.max(Time::from_nanos(1));
+        self.sim.close();
+        self.sim.check_invariants()?;
+        Ok(crate::output::collect(self.sim, self.resolved, self.events))
     }
 
     /// The queue delays of the links asked for: backlog bytes over the link's rate.
@@ -328,6 +341,8 @@ mod tests {
         assert_eq!(times.len(), 20);
         assert!((times[19] - 2.0).abs() < 1e-12);
         assert!(s.advance().unwrap_err().0.contains("ended"));
+        let out = s.finish().unwrap();
+        assert!(out.tables.iter().any(|t| t.name == "flows"));
     }
 
     /// A window of 25 000 B on a 20 ms path (plus serialization) delivers

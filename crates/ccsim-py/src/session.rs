@@ -6,7 +6,7 @@
 //! `ScenarioError` (building) or `SimulationError` (running, a bad action);
 //! a panic is caught and never reaches Python as one.
 
-use crate::{foreign, limits, panic_to_py, to_py_err, SimulationError};
+use crate::{foreign, limits, output_to_py, panic_to_py, to_py_err, SimulationError};
 use ccsim_core::cc::agent::Action;
 use ccsim_core::session::{self, Decide, FIELDS};
 use ccsim_core::units::Time;
@@ -178,6 +178,22 @@ impl Session {
         self.live()?
             .act(i, Action::Rate(r.round().max(1.0) as u64))
             .map_err(|e| to_py_err(Error::Sim(e)))
+    }
+
+    /// Ends the run where the session stopped and returns its results as
+    /// `run` does (the dict `ccsim.Results` is made from); the session is
+    /// closed after it.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let Some(s) = self.inner.take() else {
+            return Err(SimulationError::new_err("the session is closed"));
+        };
+        let r = catch_unwind(AssertUnwindSafe(move || s.finish()));
+        ccsim_core::alloc::release();
+        match r {
+            Ok(Ok(o)) => output_to_py(py, o),
+            Ok(Err(e)) => Err(to_py_err(Error::Sim(e))),
+            Err(p) => Err(panic_to_py(py, p, "while collecting results", None)),
+        }
     }
 
     /// Ends the session: checks the run's invariants (packet conservation,
