@@ -121,6 +121,7 @@ def test_no_acks_in_an_interval_gives_no_nan():
         interval_s=0.001,
         features=tuple(cg.FEATURES),
         queue="R1->R2",
+        full_info=True,
     )
     obs, _ = env.reset(seed=3)
     empty, done = 0, False

@@ -232,7 +232,12 @@ class Episode:
             self.feats[i] = self.trackers[i].update(row)
         return due
 
-    def info(self, i: int) -> dict:
+    def info(self, i: int, full: bool = True) -> dict:
+        """What a step tells besides the observation: the time; with ``full`` also
+        the bottleneck's capacity (if known), the session's row and every feature
+        (what a reward function gets)."""
+        if not full:
+            return {"time": self.session.now}
         return {
             "time": self.session.now,
             "capacity_mbps": self.capacity,
@@ -297,6 +302,7 @@ class Settings:
     capacity_mbps: float | None
     mss: int
     agents: int | None
+    full_info: bool = False
 
     def check(self) -> None:
         if self.decision not in ("interval", "rtt"):
