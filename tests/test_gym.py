@@ -268,3 +268,24 @@ def test_results_of_an_episode():
     flows = res.flows
     assert list(flows["cc"]) == ["agent"]
     assert flows["bytes_delivered"].iloc[0] > 0
+
+
+def test_example_trains_and_compares_with_cubic_and_bbr(capsys):
+    """The example end to end, in miniature: a few candidates, one held-out scenario."""
+    from ccsim.examples import gym_cem
+
+    means = gym_cem.main(
+        ["--iterations", "2", "--population", "4", "--episodes", "1", "--held-out", "1"]
+    )
+    assert set(means) == {"trained", "cubic", "bbr"}
+    for m in means.values():
+        assert all(math.isfinite(v) for v in m.values()) and 0 <= m["utilization"] <= 1.05
+    assert "held-out scenarios: 1" in capsys.readouterr().out
+
+
+def test_docs_list_every_feature():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "gym.md").read_text()
+    for name in cg.FEATURES:
+        assert f"| `{name}` |" in text, name

@@ -23,9 +23,9 @@ use crate::{scenario, Error, Sim};
 pub enum Decide {
     /// Every fixed interval (a monitor interval).
     Every(Time),
-    /// Every smoothed RTT of the agent's flow, within `[min, max]` (`min`
-    /// until the flow has an RTT sample).
-    Rtt { min: Time, max: Time },
+    /// Every smoothed RTT of the agent's flow, within `[min, max]`; every
+    /// `initial` (within the bounds) until the flow has an RTT sample.
+    Rtt { min: Time, max: Time, initial: Time },
 }
 
 /// The columns of an observation row, in order (units: seconds, bytes,
@@ -95,7 +95,7 @@ impl Session {
         let (sim, resolved) = scenario::build_limited(text, limits)?;
         let first = match decide {
             Decide::Every(d) if d > Time::ZERO => d,
-            Decide::Rtt { min, max } if min > Time::ZERO && min <= max => min,
+            Decide::Rtt { min, max, initial } if min > Time::ZERO && min <= max => initial.clamp(min, max),
             _ => {
                 return Err(arg_error(
                     "decide",
@@ -293,7 +293,7 @@ impl Session {
         a.last = now;
         let step = match self.decide {
             Decide::Every(d) => d,
-            Decide::Rtt { min, max } => sample.srtt.or(a.rtt).map_or(min, |r| r.clamp(min, max)),
+            Decide::Rtt { min, max, initial } => sample.srtt.or(a.rtt).unwrap_or(initial).clamp(min, max),
         };
         a.next = now + step;
     }
@@ -382,6 +382,7 @@ mod tests {
             let decide = Decide::Rtt {
                 min: Time::from_millis(5),
                 max: Time::from_millis(500),
+                initial: Time::from_millis(100),
             };
             let mut s = Session::new(&scenario("1s", true), &Limits::default(), decide, &[]).unwrap();
             s.act(0, Action::Rate(1_000_000)).unwrap();
@@ -394,6 +395,8 @@ mod tests {
         };
         let a = run();
         assert_eq!(a, run());
+        // Until the first RTT sample, the initial 100 ms.
+        assert!((a[0][1] - 0.1).abs() < 1e-12, "{}", a[0][1]);
         let dts: Vec<f64> = a[5..a.len() - 1].iter().map(|r| r[1]).collect();
         assert!(dts.iter().all(|&d| (0.019..0.2).contains(&d)), "{dts:?}");
         assert!(a.iter().flatten().all(|x| x.is_finite()));

@@ -47,15 +47,18 @@ impl Session {
 impl Session {
     /// `text`: the scenario (JSON). Decisions every `interval_s` seconds, or
     /// with `rtt_bounds_s = (min, max)` every smoothed RTT of the agent's
-    /// flow within these bounds (exactly one of the two). `queues`: links
-    /// whose queue delay each row carries.
+    /// flow within these bounds (exactly one of the two), every `initial_s`
+    /// (default: the lower bound) until the flow's first RTT sample. `queues`:
+    /// links whose queue delay each row carries.
     #[new]
-    #[pyo3(signature = (text, interval_s=None, rtt_bounds_s=None, queues=Vec::new(), memory_limit=None))]
+    #[pyo3(signature = (text, interval_s=None, rtt_bounds_s=None, initial_s=None, queues=Vec::new(), memory_limit=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         text: &str,
         interval_s: Option<f64>,
         rtt_bounds_s: Option<(f64, f64)>,
+        initial_s: Option<f64>,
         queues: Vec<String>,
         memory_limit: Option<u64>,
     ) -> PyResult<Self> {
@@ -68,9 +71,14 @@ impl Session {
                         "rtt_bounds_s = ({lo}, {hi}): min <= max"
                     )));
                 }
+                let initial = match initial_s {
+                    Some(x) => positive("initial_s", x)?,
+                    None => lo,
+                };
                 Decide::Rtt {
                     min: Time::from_secs_f64(lo),
                     max: Time::from_secs_f64(hi),
+                    initial: Time::from_secs_f64(initial),
                 }
             }
             _ => return Err(PyValueError::new_err("give exactly one of interval_s and rtt_bounds_s")),

@@ -49,7 +49,12 @@ FEATURES: dict[str, tuple[str, float, float, str]] = {
     "inflight": ("packets", 0, BIG, "bytes sent and not yet acknowledged"),
     "pacing_rate": ("Mbit/s", 0, BIG, "pacing rate in force (0: unpaced)"),
     "delivery_ratio": ("1", 0, 1, "delivery_rate over the largest of the episode"),
-    "cwnd_bdp": ("1", 0, BIG, "cwnd over (largest delivery rate x smallest RTT) of the episode"),
+    "cwnd_bdp": (
+        "1",
+        0,
+        BIG,
+        "cwnd over (largest delivery rate x smallest RTT) of the episode; 1 until both are known",
+    ),
     "queue_delay": ("ms", 0, BIG, "backlog of the observed queue over its rate (needs queue=)"),
 }
 
@@ -174,7 +179,7 @@ class Tracker:
             "inflight": row["inflight"] / self.mss,
             "pacing_rate": row["pacing_rate"] * 8e-6,
             "delivery_ratio": row["delivery_rate"] / self.max_rate if self.max_rate > 0 else 0.0,
-            "cwnd_bdp": row["cwnd"] / bdp if bdp > 0 else 0.0,
+            "cwnd_bdp": row["cwnd"] / bdp if bdp > 0 else 1.0,
             "queue_delay": row.get("queue_delay", 0.0) * 1e3,
         }
         v = np.array([f[n] for n in self.features], dtype=np.float32)
@@ -202,7 +207,7 @@ class Episode:
         self.values = values
         decide = {"interval_s": s.interval_s} if s.decision == "interval" else {}
         if s.decision == "rtt":
-            decide = {"rtt_bounds_s": tuple(s.rtt_bounds_s)}
+            decide = {"rtt_bounds_s": tuple(s.rtt_bounds_s), "initial_s": s.initial_interval_s}
         self.session = _ccsim.Session(
             json.dumps(scenario), queues=[s.queue] if s.queue else [], **decide
         )
@@ -303,6 +308,7 @@ class Settings:
     mss: int
     agents: int | None
     full_info: bool = False
+    initial_interval_s: float = 0.1
 
     def check(self) -> None:
         if self.decision not in ("interval", "rtt"):

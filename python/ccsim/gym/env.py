@@ -78,7 +78,8 @@ class CongestionEnv(gym.Env):
         (its ``seed`` is drawn per episode).
     decision
         ``"rtt"`` (default): decide once per smoothed RTT of the flow, within
-        ``rtt_bounds_s``; ``"interval"``: every ``interval_s`` seconds.
+        ``rtt_bounds_s`` (every ``initial_interval_s`` until the flow's first RTT
+        sample); ``"interval"``: every ``interval_s`` seconds.
     features, history
         The observation: the named :data:`FEATURES` of the last ``history`` intervals,
         oldest first (float32).
@@ -113,6 +114,7 @@ class CongestionEnv(gym.Env):
         decision: str = "rtt",
         interval_s: float = 0.02,
         rtt_bounds_s: tuple[float, float] = (0.005, 1.0),
+        initial_interval_s: float = 0.1,
         features=DEFAULT_FEATURES,
         history: int = 1,
         action: str = "cwnd_scale",
@@ -144,6 +146,7 @@ class CongestionEnv(gym.Env):
             mss,
         )
         self.settings.full_info = bool(full_info)
+        self.settings.initial_interval_s = float(initial_interval_s)
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode = {render_mode!r}: None or 'ansi'")
         self.render_mode = render_mode
