@@ -48,6 +48,8 @@ def test_registered_envs_pass_the_checker(env_id):
     env = gym.make(env_id, scenario=SHORT)
     check_env(env.unwrapped, skip_render_check=False)
     env.close()
+    # the "module:id" form, which imports ccsim.gym in a process that has not
+    gym.make("ccsim.gym:" + env_id, scenario=SHORT).close()
 
 
 def test_same_seed_same_episode_other_seed_other_scenario():
