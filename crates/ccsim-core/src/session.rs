@@ -402,6 +402,45 @@ mod tests {
         assert!(a.iter().flatten().all(|x| x.is_finite()));
     }
 
+    /// Two agents with base RTTs of 20 and 100 ms (senders' access delays of
+    /// 1 and 41 ms, a 8-ms bottleneck, 1-ms receivers' access) decide once per
+    /// their own RTT: each advance returns the agents due, the clock never goes
+    /// back. Counts: every 10 ms until the first RTT sample (one RTT after the
+    /// start), then every smoothed RTT (the queue stays empty): 2 + 1.98/0.02
+    /// = 101 and 10 + 1.9/0.1 = 29, within a decision or two.
+    #[test]
+    fn agents_decide_at_their_own_rtts() {
+        let v = serde_json::json!({
+            "seed": 3, "duration": "2s",
+            "topology": {
+                "kind": "dumbbell", "pairs": 2,
+                "bottleneck": {"rate": "100Mbps", "delay": "8ms", "queue": {"kind": "droptail", "limit": "1000pkt"}},
+                "access": {"rate": "1Gbps", "delay": ["1ms", "41ms"]},
+            },
+            "flows": [{"pairs": "all", "cc": "agent"}],
+        });
+        let decide = Decide::Rtt {
+            min: Time::from_millis(1),
+            max: Time::from_secs(1),
+            initial: Time::from_millis(10),
+        };
+        let mut s = Session::new(&v.to_string(), &Limits::default(), decide, &[]).unwrap();
+        let (mut counts, mut last) = ([0u32; 2], Time::ZERO);
+        while !s.done() {
+            let due = s.advance().unwrap();
+            assert!(!due.is_empty() && s.now() > last);
+            last = s.now();
+            for i in due {
+                counts[i] += 1;
+                assert!((s.row(i)[0] - s.now().as_secs_f64()).abs() < 1e-12);
+            }
+        }
+        assert!(
+            counts[0].abs_diff(101) <= 2 && counts[1].abs_diff(29) <= 2,
+            "{counts:?}"
+        );
+    }
+
     #[test]
     fn bad_arguments_are_named() {
         let e = Session::new(
