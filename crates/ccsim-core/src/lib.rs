@@ -13,7 +13,8 @@
 //! * world: `world` (nodes and flows, holding models);
 //! * observers: `monitor`, `capture`, `trace`, `tap`;
 //! * engine: `sim` (the event loop);
-//! * edges: `scenario` (reading), `output` (collecting), and this root.
+//! * edges: `scenario` (reading), `output` (collecting), `session` (a run
+//!   stopped at decision points), and this root.
 
 pub mod adpm;
 pub mod alloc;
@@ -39,6 +40,7 @@ pub mod routing;
 pub mod scenario;
 pub mod sched;
 pub mod schema;
+pub mod session;
 pub mod sim;
 pub mod table;
 pub mod tap;

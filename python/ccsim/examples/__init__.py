@@ -7,5 +7,7 @@ Congestion control (``cc = {kind = "python", class = "ccsim.examples.newreno:New
 :mod:`~ccsim.examples.dctcp`, :mod:`~ccsim.examples.vegas`. Queue disciplines
 (``queue = {kind = "python", class = "ccsim.examples.codel:CoDel"}``):
 :mod:`~ccsim.examples.codel`, :mod:`~ccsim.examples.pie`, :mod:`~ccsim.examples.step`.
-Explicit feedback end to end: :mod:`~ccsim.examples.rcp`.
+Explicit feedback end to end: :mod:`~ccsim.examples.rcp`. Reinforcement learning over
+:mod:`ccsim.gym`: :mod:`~ccsim.examples.gym_cem` (a linear window policy trained by the
+cross-entropy method, compared with CUBIC and BBR; needs ``gymnasium``).
 """

@@ -11,6 +11,7 @@
 //! boundaries from ACK arrivals, as in Linux. Shared helpers
 //! ([`slow_start`], [`cong_avoid_ai`]) keep each algorithm short.
 
+pub mod agent;
 pub mod bbr;
 pub mod bmcc;
 pub mod cubic;
@@ -246,6 +247,11 @@ pub trait CongestionOps: Send {
     fn stats(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
+    /// The state shared with a controller outside the run, for the module
+    /// driven from outside ([`agent`], `cc = "agent"`); `None` for the others.
+    fn external(&self) -> Option<agent::Handle> {
+        None
+    }
 }
 
 /// Slow start (RFC 5681 §3.1 with RFC 3465 L = 1 SMSS): cwnd grows by
@@ -421,6 +427,7 @@ pub const MODULES: &[(&str, Reader)] = &[
     ("scalable", scalable::read),
     ("swift", swift::read),
     ("vcp", vcp::read),
+    ("agent", agent::read),
     ("python", foreign::read),
 ];
 

@@ -560,6 +560,11 @@ impl TcpSender {
     pub fn cc_name(&self) -> &'static str {
         self.cc.name()
     }
+    /// The algorithm's state shared with a controller outside the run
+    /// ([`CongestionOps::external`]).
+    pub fn cc_external(&self) -> Option<crate::cc::agent::Handle> {
+        self.cc.external()
+    }
     pub fn cc_trace(&self) -> Option<(&'static str, f64)> {
         self.cc.trace()
     }
