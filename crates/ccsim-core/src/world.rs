@@ -56,12 +56,18 @@ impl Node {
     /// and direction, [`crate::routing`]).
     /// (Hosts and plain routers, the common case, take no hash: the match
     /// is inlined into the packet path and only an ECMP node calls out.)
+    /// A packet with [`crate::packet::flags::SPRAY`] (NDP) is hashed by its
+    /// uid instead: each packet picks its own member (per-packet spraying);
+    /// `spray` is read only at an ECMP node.
     #[inline(always)]
-    pub fn next_hop_for(&self, dst: NodeId, flow: FlowId) -> Option<LinkId> {
+    pub fn next_hop_for(&self, dst: NodeId, flow: FlowId, spray: impl FnOnce() -> Option<u64>) -> Option<LinkId> {
         match &self.route {
             Route::Only(l) => Some(*l),
             Route::Table(t) => Route::table_entry(t, dst),
-            r => r.next_hop_hashed(dst, crate::routing::mix64(flow.0 as u64 ^ self.salt)),
+            r => {
+                let key = spray().unwrap_or(flow.0 as u64);
+                r.next_hop_hashed(dst, crate::routing::mix64(key ^ self.salt))
+            }
         }
     }
 }
