@@ -349,10 +349,11 @@ impl NdpSender {
         (self.p.size - seq).min(self.p.mss as u64) as u32
     }
 
-    fn emit(&mut self, seq: u64, cx: &mut EndpointCtx) {
+    fn emit(&mut self, seq: u64, retx: bool, cx: &mut EndpointCtx) {
         let len = self.len_at(seq);
         let mut pkt = Packet::segment(self.flow, self.src, self.dst, seq, len, self.p.header, cx.now);
         pkt.flags = if self.p.spray { flags::SPRAY } else { 0 };
+        pkt.retx = retx;
         self.stats.bytes_sent += len as u64;
         self.stats.packets_sent += 1;
         self.unsent(seq);
@@ -372,7 +373,7 @@ impl NdpSender {
     fn send_one(&mut self, cx: &mut EndpointCtx) -> bool {
         if let Some(seq) = self.rtx.pop_first() {
             self.stats.nack_retransmits += 1;
-            self.emit(seq, cx);
+            self.emit(seq, true, cx);
             return true;
         }
         if self.next >= self.p.size {
@@ -380,7 +381,7 @@ impl NdpSender {
         }
         let seq = self.next;
         self.next += self.len_at(seq) as u64;
-        self.emit(seq, cx);
+        self.emit(seq, false, cx);
         true
     }
 
@@ -479,7 +480,7 @@ impl Sender for NdpSender {
         for seq in due {
             self.rtx.remove(&seq);
             self.stats.rto_retransmits += 1;
-            self.emit(seq, cx);
+            self.emit(seq, true, cx);
         }
     }
     fn next_wake(&self) -> Option<Time> {
@@ -625,5 +626,158 @@ impl Receiver for NdpReceiver {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(mss: u32, size: u64, iw: u32) -> NdpParams {
+        NdpParams {
+            mss,
+            header: 64,
+            ack_size: 64,
+            size,
+            iw,
+            init_rto: Time::from_millis(20),
+            min_rto: Time::from_millis(5),
+            pull_rate: 1.0,
+            spray: true,
+        }
+    }
+
+    fn data(flow: u32, seq: u64, len: u32, now: Time) -> Packet {
+        let mut p = Packet::segment(FlowId(flow), NodeId(flow + 1), NodeId(0), seq, len, 64, now);
+        p.flags = flags::SPRAY;
+        p
+    }
+
+    fn ctl(f: u8, seq: u64, ack: u64, pull: u64) -> Packet {
+        let mut a = Packet::new(0, FlowId(0), NodeId(1), NodeId(0), 64, Kind::Ack, Time::ZERO);
+        (a.flags, a.seq, a.ack, a.wnd) = (f, seq, ack, pull);
+        a
+    }
+
+    fn cx(now: Time, out: &mut Vec<Packet>) -> EndpointCtx<'_> {
+        EndpointCtx { now, out }
+    }
+
+    #[test]
+    fn the_pull_interval_is_a_full_packet_at_the_receivers_line_rate() {
+        // (9000 + 64) B · 8 / 10 Gb/s = 7.2512 us; at half the rate, twice that.
+        let mut p = params(9000, 1 << 20, 15);
+        assert_eq!(pull_interval(&p, Rate(10_000_000_000)), Time(7251));
+        p.pull_rate = 0.5;
+        assert_eq!(pull_interval(&p, Rate(10_000_000_000)), Time(14502));
+        assert_eq!(pull_interval(&p, Rate(0)), Time::ZERO);
+    }
+
+    #[test]
+    fn two_flows_into_one_host_share_its_pacer_one_pull_per_interval() {
+        let p = params(9000, 1 << 30, 15);
+        let gap = pull_interval(&p, Rate(10_000_000_000));
+        let pacer = Arc::new(Mutex::new(PullPacer::new(gap)));
+        let mut rx: Vec<NdpReceiver> = (0..2)
+            .map(|f| NdpReceiver::new(p.clone(), FlowId(f), NodeId(0), NodeId(f + 1), pacer.clone()))
+            .collect();
+        // Six data packets at t = 0, alternating flows 0 and 1.
+        let mut out = Vec::new();
+        for i in 0..6u64 {
+            let f = (i % 2) as usize;
+            rx[f].on_packet(&data(f as u32, i / 2 * 9000, 9000, Time::ZERO), &mut cx(Time::ZERO, &mut out));
+        }
+        // Six ACKs at once; only the first carries a pull (flow 0's first).
+        assert_eq!(out.len(), 6);
+        assert!(out.iter().all(|a| a.has(flags::ACK) && a.has(flags::SPRAY)));
+        let pulled: Vec<(u32, u64)> = out
+            .iter()
+            .filter(|a| a.has(ndp_flags::PULL))
+            .map(|a| (a.flow.0, a.wnd))
+            .collect();
+        assert_eq!(pulled, vec![(0, 1)]);
+        assert_eq!(pacer.lock().unwrap().queued(), 5);
+        // Flow 1 queued the first waiting pull: its receiver wakes for all five.
+        assert_eq!(rx[0].next_wake(), None);
+        let mut pulls = Vec::new();
+        while let Some(t) = rx[1].next_wake() {
+            let mut o = Vec::new();
+            rx[1].on_timer(&mut cx(t, &mut o));
+            assert_eq!(o.len(), 1);
+            pulls.push((t, o[0].flow.0, o[0].wnd, o[0].src, o[0].dst));
+        }
+        let want: Vec<(Time, u32, u64, NodeId, NodeId)> = [(1, 1), (0, 2), (1, 2), (0, 3), (1, 3)]
+            .iter()
+            .enumerate()
+            .map(|(k, &(f, n))| (Time(gap.0 * (k as u64 + 1)), f, n, NodeId(0), NodeId(f + 1)))
+            .collect();
+        assert_eq!(pulls, want, "one pull per {gap:?}, in the order asked, each to its own sender");
+        assert_eq!(pacer.lock().unwrap().sent, 6);
+    }
+
+    #[test]
+    fn headers_are_nacked_and_a_complete_flow_releases_its_pulls() {
+        let p = params(1000, 3000, 3);
+        let pacer = Arc::new(Mutex::new(PullPacer::new(Time::from_micros(1))));
+        let mut r0 = NdpReceiver::new(p.clone(), FlowId(0), NodeId(0), NodeId(1), pacer.clone());
+        let mut r1 = NdpReceiver::new(p, FlowId(1), NodeId(0), NodeId(2), pacer.clone());
+        let mut out = Vec::new();
+        let now = Time::ZERO;
+        r1.on_packet(&data(1, 0, 1000, now), &mut cx(now, &mut out)); // pull on the ACK
+        r0.on_packet(&data(0, 0, 1000, now), &mut cx(now, &mut out)); // queued
+        r0.on_packet(&data(0, 2000, 1000, now), &mut cx(now, &mut out)); // out of order
+        let mut hdr = data(0, 1000, 1000, now);
+        (hdr.len, hdr.size) = (0, 64);
+        r0.on_packet(&hdr, &mut cx(now, &mut out));
+        let nack = out.last().unwrap();
+        assert!(nack.has(ndp_flags::NACK) && !nack.has(flags::ACK));
+        assert_eq!((nack.seq, nack.ack, r0.headers), (1000, 1000, 1));
+        assert_eq!(pacer.lock().unwrap().queued(), 3);
+        // The retransmission completes flow 0: its two queued pulls go.
+        r0.on_packet(&data(0, 1000, 1000, now), &mut cx(now, &mut out));
+        assert_eq!((r0.delivered(), out.last().unwrap().ack), (3000, 3000));
+        assert!(!out.last().unwrap().has(ndp_flags::PULL));
+        assert_eq!(pacer.lock().unwrap().queued(), 0);
+        assert_eq!(r0.next_wake(), None);
+    }
+
+    #[test]
+    fn a_nack_is_resent_on_the_next_pull_before_new_data() {
+        let mut s = NdpSender::new(params(1000, 10_000, 3), FlowId(0), NodeId(1), NodeId(0));
+        let mut out = Vec::new();
+        s.start(&mut cx(Time::ZERO, &mut out));
+        let seqs = |o: &[Packet]| o.iter().map(|p| (p.seq, p.len, p.retx)).collect::<Vec<_>>();
+        assert_eq!(seqs(&out), vec![(0, 1000, false), (1000, 1000, false), (2000, 1000, false)]);
+        assert!(out.iter().all(|p| p.has(flags::SPRAY) && p.size == 1064));
+        let t = Time::from_micros(10);
+        // A NACK of 1000 with no pull: nothing is sent (no pull to spend).
+        let mut o = Vec::new();
+        s.on_packet(&ctl(ndp_flags::NACK, 1000, 0, 0), &mut cx(t, &mut o));
+        assert!(o.is_empty());
+        // The ACK of 0 brings pull 1: the NACKed packet goes first.
+        s.on_packet(&ctl(flags::ACK | ndp_flags::PULL, 0, 1000, 1), &mut cx(t, &mut o));
+        assert_eq!(seqs(&o), vec![(1000, 1000, true)]);
+        // Pull 3 (pull 2 was lost): two packets of new data.
+        o.clear();
+        s.on_packet(&ctl(ndp_flags::PULL, 0, 0, 3), &mut cx(t, &mut o));
+        assert_eq!(o.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![3000, 4000]);
+        let r = s.report();
+        assert_eq!((r.retransmits, r.fast_retransmits, r.timeouts, r.packets_sent), (1, 1, 0, 6));
+    }
+
+    #[test]
+    fn a_packet_neither_acked_nor_nacked_is_resent_after_the_timeout() {
+        let mut s = NdpSender::new(params(1000, 2000, 2), FlowId(0), NodeId(1), NodeId(0));
+        let mut out = Vec::new();
+        s.start(&mut cx(Time::ZERO, &mut out));
+        // 0 is ACKed at 10 us (an RTT sample of 10 us: RTO = max(5ms, 10 + 4·5 us)).
+        s.on_packet(&ctl(flags::ACK, 0, 1000, 0), &mut cx(Time::from_micros(10), &mut out));
+        assert_eq!(s.next_wake(), Some(Time::from_millis(5)));
+        let mut o = Vec::new();
+        s.on_timer(&mut cx(Time::from_millis(5), &mut o));
+        assert_eq!(o.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![1000]);
+        assert_eq!(s.report().timeouts, 1);
+        s.on_packet(&ctl(flags::ACK, 1000, 2000, 0), &mut cx(Time::from_millis(6), &mut o));
+        assert_eq!((s.completed(), s.next_wake()), (Some(Time::from_millis(6)), None));
     }
 }
