@@ -114,7 +114,7 @@ QUEUES = [
     (
         "trims",
         "packets",
-        "data packets whose payload a trimming queue cut to a header (`kind = \"ndp\"`: "
+        'data packets whose payload a trimming queue cut to a header (`kind = "ndp"`: '
         "docs/models/ndp.md; not counted in `marks`)",
     ),
     ("loss_rate", "–", "`drops / arrivals` (0 without arrivals)"),

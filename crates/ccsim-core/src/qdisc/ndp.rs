@@ -100,9 +100,11 @@ impl Qdisc for NdpQueue {
             }
             // Trim the arrival, or (htsim's coin) the tail, if that makes room.
             let tail_fits = !self.data.is_empty()
-                && self
-                    .limit
-                    .admits(self.data.len() - 1, self.data.bytes() - self.data[self.data.len() - 1].size as u64, pkt.size);
+                && self.limit.admits(
+                    self.data.len() - 1,
+                    self.data.bytes() - self.data[self.data.len() - 1].size as u64,
+                    pkt.size,
+                );
             if self.coin && tail_fits && cx.rng.uniform() < 0.5 {
                 let victim = self.data.remove(self.data.len() - 1).expect("tail");
                 let v = self.trim(victim, cx);
@@ -192,7 +194,13 @@ impl QdiscSpec for Spec {
         let hdr = self
             .header_limit
             .unwrap_or((2 * data_bytes / self.header as u64).max(1));
-        Ok(Box::new(NdpQueue::new(link.limit, hdr as usize, self.header, self.ratio, self.coin)))
+        Ok(Box::new(NdpQueue::new(
+            link.limit,
+            hdr as usize,
+            self.header,
+            self.ratio,
+            self.coin,
+        )))
     }
 }
 
@@ -319,9 +327,16 @@ mod tests {
         let q = build(json!({"kind": "ndp"}), &link("10Gbps", Limit::Packets(8))).unwrap();
         // 2 · 8 · 1500 B / 64 B = 375 headers besides the 8 data packets.
         assert_eq!((q.kind(), q.limit()), ("ndp", Limit::Packets(8 + 375)));
-        let e = build(json!({"kind": "ndp"}), &link("10Gbps", Limit::Unlimited)).err().unwrap();
+        let e = build(json!({"kind": "ndp"}), &link("10Gbps", Limit::Unlimited))
+            .err()
+            .unwrap();
         assert_eq!(e.path, "q.limit");
-        let e = build(json!({"kind": "ndp", "trim": "head"}), &link("10Gbps", Limit::Packets(8))).err().unwrap();
+        let e = build(
+            json!({"kind": "ndp", "trim": "head"}),
+            &link("10Gbps", Limit::Packets(8)),
+        )
+        .err()
+        .unwrap();
         assert_eq!(e.path, "q.trim");
     }
 }

@@ -83,7 +83,10 @@ const DOCS: &[(&str, &str)] = &[
     ("header", "ndp: header bytes of a data packet (64, what trimming keeps)"),
     ("ack_size", "ndp: bytes of an ACK, NACK or PULL (64)"),
     ("iw", "ndp: packets sent at line rate before the first pull (htsim: 15)"),
-    ("init_rto", "ndp: retransmission timeout before an RTT sample (htsim: 20ms)"),
+    (
+        "init_rto",
+        "ndp: retransmission timeout before an RTT sample (htsim: 20ms)",
+    ),
     ("min_rto", "ndp: least retransmission timeout (htsim: 5ms)"),
     (
         "pull_rate",
@@ -123,7 +126,11 @@ impl NdpSpec {
         }
         let pull_rate = t.float("pull_rate", Some(1.0), 0.0, 100.0)?;
         if pull_rate <= 0.0 {
-            return Err(t.error("pull_rate", &Value::from(pull_rate), "a positive fraction of the link rate"));
+            return Err(t.error(
+                "pull_rate",
+                &Value::from(pull_rate),
+                "a positive fraction of the link rate",
+            ));
         }
         let spray = t.boolean("spray", true)?;
         Ok(NdpSpec {
@@ -685,7 +692,10 @@ mod tests {
         let mut out = Vec::new();
         for i in 0..6u64 {
             let f = (i % 2) as usize;
-            rx[f].on_packet(&data(f as u32, i / 2 * 9000, 9000, Time::ZERO), &mut cx(Time::ZERO, &mut out));
+            rx[f].on_packet(
+                &data(f as u32, i / 2 * 9000, 9000, Time::ZERO),
+                &mut cx(Time::ZERO, &mut out),
+            );
         }
         // Six ACKs at once; only the first carries a pull (flow 0's first).
         assert_eq!(out.len(), 6);
@@ -711,7 +721,10 @@ mod tests {
             .enumerate()
             .map(|(k, &(f, n))| (Time(gap.0 * (k as u64 + 1)), f, n, NodeId(0), NodeId(f + 1)))
             .collect();
-        assert_eq!(pulls, want, "one pull per {gap:?}, in the order asked, each to its own sender");
+        assert_eq!(
+            pulls, want,
+            "one pull per {gap:?}, in the order asked, each to its own sender"
+        );
         assert_eq!(pacer.lock().unwrap().sent, 6);
     }
 
@@ -747,7 +760,10 @@ mod tests {
         let mut out = Vec::new();
         s.start(&mut cx(Time::ZERO, &mut out));
         let seqs = |o: &[Packet]| o.iter().map(|p| (p.seq, p.len, p.retx)).collect::<Vec<_>>();
-        assert_eq!(seqs(&out), vec![(0, 1000, false), (1000, 1000, false), (2000, 1000, false)]);
+        assert_eq!(
+            seqs(&out),
+            vec![(0, 1000, false), (1000, 1000, false), (2000, 1000, false)]
+        );
         assert!(out.iter().all(|p| p.has(flags::SPRAY) && p.size == 1064));
         let t = Time::from_micros(10);
         // A NACK of 1000 with no pull: nothing is sent (no pull to spend).
@@ -762,7 +778,10 @@ mod tests {
         s.on_packet(&ctl(ndp_flags::PULL, 0, 0, 3), &mut cx(t, &mut o));
         assert_eq!(o.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![3000, 4000]);
         let r = s.report();
-        assert_eq!((r.retransmits, r.fast_retransmits, r.timeouts, r.packets_sent), (1, 1, 0, 6));
+        assert_eq!(
+            (r.retransmits, r.fast_retransmits, r.timeouts, r.packets_sent),
+            (1, 1, 0, 6)
+        );
     }
 
     #[test]
