@@ -16,7 +16,7 @@
 //!   (`ack_size` bytes each, echoing the sequence and the cumulative ACK),
 //!   and for each asks the host's **pull pacer** for a pull: the pacer,
 //!   shared by all NDP flows into the host, sends at most one pull per
-//!   `(mss + header)·8 / rate / pull_rate` (the receiver's link rate, as
+//!   `(mtu + header)·8 / rate / pull_rate` (the receiver's link rate, as
 //!   htsim's `NdpPullPacer`). A pull due at once rides on the ACK (PULL
 //!   bit); otherwise a PULL packet waits in the pacer's FIFO. A flow whose
 //!   last byte has arrived takes its pulls out of the queue (htsim's
@@ -79,7 +79,7 @@ pub struct NdpSpec {
 
 const DOCS: &[(&str, &str)] = &[
     ("size", "ndp: bytes to transfer, or \"inf\""),
-    ("mss", "ndp: payload bytes per data packet (htsim: 9000)"),
+    ("mtu", "ndp: payload bytes per data packet (htsim's -mtu: 9000)"),
     ("header", "ndp: header bytes of a data packet (64, what trimming keeps)"),
     ("ack_size", "ndp: bytes of an ACK, NACK or PULL (64)"),
     ("iw", "ndp: packets sent at line rate before the first pull (htsim: 15)"),
@@ -113,7 +113,7 @@ impl NdpSpec {
             Some(b) => b,
             None => INFINITE,
         };
-        let mss = t.uint("mss", Some(9000), 1, 65_000)? as u32;
+        let mss = t.uint("mtu", Some(9000), 1, 65_000)? as u32;
         let header = t.uint("header", Some(64), 1, 1000)? as u32;
         let ack_size = t.uint("ack_size", Some(64), 1, 1500)? as u32;
         let iw = t.uint("iw", Some(15), 1, 100_000)? as u32;
