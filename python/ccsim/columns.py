@@ -111,6 +111,12 @@ QUEUES = [
         "packets",
         "BMCC ADPM load marks, ECT(0) → ECT(1) (not CE: not counted in `marks`)",
     ),
+    (
+        "trims",
+        "packets",
+        'data packets whose payload a trimming queue cut to a header (`kind = "ndp"`: '
+        "docs/models/ndp.md; not counted in `marks`)",
+    ),
     ("loss_rate", "–", "`drops / arrivals` (0 without arrivals)"),
     ("utilization", "–", "bits sent / (rate · window length), from 0 to 1"),
     ("mean_len_pkts", "packets", f"time-average backlog (waiting, not in service) {_W}"),

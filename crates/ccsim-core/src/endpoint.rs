@@ -17,6 +17,7 @@ use crate::packet::{FlowId, NodeId, Packet};
 use crate::rng::Rng;
 use crate::units::{Rate, Time};
 use std::any::Any;
+use std::collections::HashMap;
 use std::fmt::Debug;
 
 /// What an endpoint may do during a callback: emit packets (the engine assigns
@@ -170,7 +171,19 @@ pub struct Env {
     /// Switches the data crosses from `src` to `dst` (routers on the path),
     /// if the spec [`TransportSpec::wants_hops`]; 0 otherwise.
     pub hops: u32,
+    /// Rate of the destination's own link out (the receiver's link rate,
+    /// for a symmetric NIC: NDP's pull pacing); 0 where not known.
+    pub last_hop: Rate,
+    /// State that the ends of one run's flows at one host share (NDP's pull
+    /// pacer: one per receiving host), keyed by the transport's kind and the
+    /// node; `None` where flows are built one at a time (workloads).
+    pub shared: Option<Shared>,
 }
+
+/// One run's state shared among flows, by (transport kind, node)
+/// ([`Env::shared`]): made once per run, given to every flow of the
+/// `[[flows]]` tables.
+pub type Shared = std::sync::Arc<std::sync::Mutex<HashMap<(&'static str, NodeId), Box<dyn Any + Send>>>>;
 
 /// A transport as read from a scenario: builds the ends of each of its flows.
 pub trait TransportSpec: Debug + Send + Sync {
@@ -190,5 +203,10 @@ pub trait TransportSpec: Debug + Send + Sync {
     /// spares the walk along the path).
     fn wants_hops(&self) -> bool {
         false
+    }
+    /// The queue `kind` every switch queue on its paths must run, if it
+    /// needs one (NDP: trimming queues); the scenario refuses other paths.
+    fn switch_queue(&self) -> Option<&'static str> {
+        None
     }
 }

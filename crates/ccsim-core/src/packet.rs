@@ -73,6 +73,11 @@ pub mod flags {
     pub const CWR: u8 = 1 << 2;
     pub const FIN: u8 = 1 << 3;
     pub const SYN: u8 = 1 << 4;
+    /// Route this packet on its own over the equal-cost paths of ECMP
+    /// routers (per-packet spraying, NDP: docs/models/ndp.md), instead of
+    /// the one path its flow hashes to. (Bits 5 and 6 are transports' own:
+    /// RoCE's NAK/CNP, NDP's NACK/PULL.)
+    pub const SPRAY: u8 = 1 << 7;
 }
 
 /// Maximum number of SACK blocks a packet carries (RFC 2018 allows 4 without

@@ -56,12 +56,18 @@ impl Node {
     /// and direction, [`crate::routing`]).
     /// (Hosts and plain routers, the common case, take no hash: the match
     /// is inlined into the packet path and only an ECMP node calls out.)
+    /// A packet with [`crate::packet::flags::SPRAY`] (NDP) is hashed by its
+    /// uid instead: each packet picks its own member (per-packet spraying);
+    /// `spray` is read only at an ECMP node.
     #[inline(always)]
-    pub fn next_hop_for(&self, dst: NodeId, flow: FlowId) -> Option<LinkId> {
+    pub fn next_hop_for(&self, dst: NodeId, flow: FlowId, spray: impl FnOnce() -> Option<u64>) -> Option<LinkId> {
         match &self.route {
             Route::Only(l) => Some(*l),
             Route::Table(t) => Route::table_entry(t, dst),
-            r => r.next_hop_hashed(dst, crate::routing::mix64(flow.0 as u64 ^ self.salt)),
+            r => {
+                let key = spray().unwrap_or(flow.0 as u64);
+                r.next_hop_hashed(dst, crate::routing::mix64(key ^ self.salt))
+            }
         }
     }
 }
@@ -427,5 +433,43 @@ impl Network for WorldRef<'_> {
     }
     fn next_hop(&self, node: NodeId, dst: NodeId) -> Option<LinkId> {
         self.nodes[node.idx()].next_hop(dst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routing::route;
+
+    #[test]
+    fn a_sprayed_packet_picks_its_own_uplink_and_a_flow_keeps_one() {
+        // Leaf 4 (hosts 5, 6) and leaf 7 (hosts 8, 9) over spines 0..4: the
+        // leaf's ECMP group towards host 8 has its 4 uplinks.
+        let mut links = Vec::new();
+        for (leaf, hosts) in [(4, [5, 6]), (7, [8, 9])] {
+            for h in hosts {
+                links.extend([(h, leaf), (leaf, h)]);
+            }
+            for sp in 0..4 {
+                links.extend([(leaf, sp), (sp, leaf)]);
+            }
+        }
+        let routes = route(10, &links, true);
+        let mut leaf = Node::new("leaf0".into(), routes[4].clone());
+        leaf.salt = 12345;
+        let (dst, flow) = (NodeId(8), FlowId(3));
+        let per_flow: std::collections::BTreeSet<LinkId> = (0..200u64)
+            .map(|_| leaf.next_hop_for(dst, flow, || None).unwrap())
+            .collect();
+        assert_eq!(per_flow.len(), 1, "one path per flow");
+        let mut count = std::collections::BTreeMap::new();
+        for uid in 0..4000u64 {
+            *count
+                .entry(leaf.next_hop_for(dst, flow, || Some(uid)).unwrap())
+                .or_insert(0) += 1;
+        }
+        // every uplink, each with about a quarter (binomial: sd 27 of 1000)
+        assert_eq!(count.len(), 4);
+        assert!(count.values().all(|&c| (c as i64 - 1000).abs() < 150), "{count:?}");
     }
 }

@@ -52,6 +52,7 @@ pub mod fq;
 pub mod fq_codel;
 pub mod kmin_kmax;
 pub mod load_factor;
+pub mod ndp;
 pub mod pie;
 pub mod prio;
 pub mod red;
@@ -71,7 +72,7 @@ pub use droptail::DropTail;
 /// table, so a counter array sized by `COUNT` and indexed by `r as usize` can
 /// never disagree with the list of reasons.
 macro_rules! reasons {
-    ($(#[$m:meta])* $name:ident, $prefix:literal { $($(#[$vm:meta])* $v:ident => $s:literal),+ $(,)? }) => {
+    ($(#[$m:meta])* $name:ident, $prefix:literal { $($(#[$vm:meta])* $v:ident => $s:literal $(as $col:literal)?),+ $(,)? }) => {
         $(#[$m])*
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
         pub enum $name { $($(#[$vm])* $v),+ }
@@ -86,7 +87,7 @@ macro_rules! reasons {
             }
             /// Result column of this reason's counter.
             pub fn column(self) -> &'static str {
-                match self { $($name::$v => concat!($prefix, $s)),+ }
+                match self { $($name::$v => reasons!(@col $prefix, $s $(, $col)?)),+ }
             }
             /// Index into a counter array of length `COUNT`.
             #[inline]
@@ -95,6 +96,8 @@ macro_rules! reasons {
             }
         }
     };
+    (@col $prefix:literal, $s:literal) => { concat!($prefix, $s) };
+    (@col $prefix:literal, $s:literal, $col:literal) => { $col };
 }
 
 reasons! {
@@ -132,6 +135,9 @@ reasons! {
         Forced => "forced",
         /// ADPM load mark (BMCC router, `10` → `01`): not a congestion mark.
         Adpm => "adpm",
+        /// A data packet's payload cut to its header by a trimming queue
+        /// (NDP, [`ndp`]): not a congestion mark; column `trims`.
+        Trim => "trim" as "trims",
     }
 }
 
@@ -139,7 +145,7 @@ impl MarkReason {
     /// The mark sets CE (RFC 3168 congestion experienced).
     #[inline]
     pub fn is_ce(self) -> bool {
-        self != MarkReason::Adpm
+        !matches!(self, MarkReason::Adpm | MarkReason::Trim)
     }
 }
 
@@ -367,6 +373,7 @@ const READERS: &[(&str, Reader)] = &[
     ("fq_codel", fq_codel::read),
     ("pie", pie::read),
     ("vcp", vcp::read),
+    ("ndp", ndp::read),
     ("python", foreign::read),
 ];
 

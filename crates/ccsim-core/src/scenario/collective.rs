@@ -117,6 +117,7 @@ pub(super) fn read(root: &mut Tab, net: &Net, duration: Time, limits: &Limits, p
                     spec: spec.clone(),
                     after,
                     size: Some(bytes),
+                    table: None,
                 });
             }
         }

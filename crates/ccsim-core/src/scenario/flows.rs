@@ -34,6 +34,8 @@ pub(super) struct FlowPlan {
     /// The bytes to transfer when the plan sets them (a collective's step),
     /// else the transport's own `size`.
     pub(super) size: Option<u64>,
+    /// The `[[flows]]` table it came from (`None`: a collective's).
+    pub(super) table: Option<u32>,
 }
 
 impl FlowPlan {
@@ -116,6 +118,7 @@ pub(super) fn read(root: &mut Tab, net: &Net, rng: &mut Rng, duration: Time, lim
                     spec: spec.clone(),
                     after: Vec::new(),
                     size: conn.map(|c| c.size),
+                    table: Some(i as u32),
                 });
                 k += 1;
             }
@@ -335,10 +338,61 @@ pub(super) fn check_unique_names(plans: &[FlowPlan], fpath: &str) -> Res<()> {
     Ok(())
 }
 
+/// Refuses a flow whose transport needs a queue kind at every switch
+/// ([`TransportSpec::switch_queue`], NDP's trimming) on a path with a switch
+/// queue of another kind: every equal-cost path from `src` to `dst`, each
+/// link out of a router (a host's own queue is the sender's NIC).
+pub(super) fn check_switch_queues(sim: &Sim, plans: &[FlowPlan], fpath: &str) -> Res<()> {
+    let mut checked = std::collections::HashSet::new();
+    for p in plans {
+        let Some(kind) = p.spec.switch_queue() else { continue };
+        if !checked.insert((p.src, p.dst, kind)) {
+            continue;
+        }
+        let dst = NodeId(p.dst as u32);
+        let mut seen = vec![false; sim.nodes.len()];
+        let mut todo = vec![p.src];
+        while let Some(n) = todo.pop() {
+            if n == p.dst || std::mem::replace(&mut seen[n], true) {
+                continue;
+            }
+            let route = &sim.nodes[n].route;
+            let router = !matches!(route, crate::routing::Route::Only(_));
+            let mut bad = None;
+            route.each_hop(dst, |l| {
+                let link = &sim.links[l.idx()];
+                if router && link.qdisc.kind() != kind && bad.is_none() {
+                    bad = Some(l);
+                }
+                todo.push(link.to.idx());
+            });
+            if let Some(l) = bad {
+                let link = &sim.links[l.idx()];
+                let key = match p.table {
+                    Some(i) => format!("{fpath}[{i}].kind"),
+                    None => "collectives".to_string(),
+                };
+                return Err(ScenarioError {
+                    path: key,
+                    value: format!("{:?}", p.spec.kind()),
+                    expected: format!(
+                        "queues of kind {kind:?} at every switch on its paths (flow {:?} crosses {} whose queue is {:?}): set that link's queue (or reverse_queue) to {{kind = {kind:?}}}",
+                        p.name,
+                        link.name,
+                        link.qdisc.kind()
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Builds the planned flows into `sim` (after its nodes and links).
 pub(super) fn build(sim: &mut Sim, plans: Vec<FlowPlan>) {
     let n = plans.len();
     sim.flows.reserve_exact(n);
+    let shared = crate::endpoint::Shared::default();
     for (i, p) in plans.into_iter().enumerate() {
         let fid = FlowId(i as u32);
         let (src, dst) = (NodeId(p.src as u32), NodeId(p.dst as u32));
@@ -354,6 +408,8 @@ pub(super) fn build(sim: &mut Sim, plans: Vec<FlowPlan>) {
             } else {
                 0
             },
+            last_hop: sim.world().first_hop_rate(dst, src),
+            shared: Some(shared.clone()),
         };
         let (snd, rcv) = p.spec.build(env);
         let ip_id = Flow::initial_ip_ids(sim.seed, i);

@@ -90,6 +90,7 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     net.build(&mut sim, routes, &specs, switches.as_ref())?;
     let max_packet = specs.iter().map(|p| p.max_packet()).max().unwrap_or(0);
     drop(specs);
+    flows::check_switch_queues(&sim, &plans, "flows")?;
     flows::build(&mut sim, plans);
     if !workloads.list.is_empty() {
         workloads.first_slot = Some(sim.flows.len());

@@ -9,7 +9,7 @@ use crate::endpoint::{Closed, Env};
 use crate::network::Network;
 use crate::packet::FlowId;
 use crate::rng::Rng;
-use crate::units::Time;
+use crate::units::{Rate, Time};
 use crate::workload::{ConnRow, CONN_IP_ID_INDEX, STREAM_CONN};
 use crate::world::Flow;
 
@@ -63,6 +63,9 @@ impl Sim {
             } else {
                 0
             },
+            // (no transport that needs these runs in a workload: NDP refuses)
+            last_hop: Rate(0),
+            shared: None,
         };
         let (snd, rcv) = c.spec.build(env);
         let f = &mut self.flows[slot];

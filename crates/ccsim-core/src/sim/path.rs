@@ -8,6 +8,13 @@ use crate::packet::{LinkId, NodeId, Packet};
 use crate::qdisc::{DropReason, QdiscCtx};
 use crate::units::Time;
 
+/// A sprayed packet's own ECMP hash key (its uid), read only at ECMP nodes
+/// ([`crate::world::Node::next_hop_for`]).
+#[inline]
+fn spray_key(p: &Packet) -> Option<u64> {
+    p.has(crate::packet::flags::SPRAY).then_some(p.uid)
+}
+
 impl Sim {
     /// The last packet uid given out (uids grow with creation).
     pub(crate) fn next_uid(&self) -> u64 {
@@ -44,7 +51,8 @@ impl Sim {
             self.deliver::<T>(h);
             return;
         }
-        let Some(out) = self.nodes[node.idx()].next_hop_for(dst, flow) else {
+        let slab = &self.slab;
+        let Some(out) = self.nodes[node.idx()].next_hop_for(dst, flow, || spray_key(slab.get(h))) else {
             debug_assert!(false, "routes are validated at build time");
             self.slab.release(h);
             self.counters.dropped += 1;
@@ -144,7 +152,7 @@ impl Sim {
         if p.dst == l.to {
             return None;
         }
-        let next = self.nodes[l.to.idx()].next_hop_for(p.dst, p.flow)?;
+        let next = self.nodes[l.to.idx()].next_hop_for(p.dst, p.flow, || spray_key(p))?;
         (self.links[next.idx()].feeder == Some(link)).then_some(next)
     }
 

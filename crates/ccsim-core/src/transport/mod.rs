@@ -10,11 +10,13 @@
 //! | `blt` | [`blt`] | Kim & Farber 1994, §3.3; docs/models/blt.md |
 //! | `bully-tyrant` | [`bully_tyrant`] | Kim & Farber 1994, §4.2.6; docs/models/blt.md |
 //! | `roce` (`rate_control = "dcqcn"`) | [`roce`], [`dcqcn`] | RoCEv2 (IBTA Annex A17); Zhu et al., SIGCOMM 2015; docs/models/dcqcn.md |
+//! | `ndp` | [`ndp`] (its switch queue: [`crate::qdisc::ndp`]) | Handley et al., SIGCOMM 2017, §3; docs/models/ndp.md |
 
 pub mod blt;
 pub mod bully_tyrant;
 pub mod datagram;
 pub mod dcqcn;
+pub mod ndp;
 pub mod roce;
 pub mod tcp;
 pub mod timely;
@@ -50,6 +52,7 @@ pub const READERS: &[(&str, Reader)] = &[
         Ok(Arc::new(bully_tyrant::read(t, cx.in_workload)?))
     }),
     ("roce", |_, t, cx| Ok(Arc::new(roce::RoceSpec::read(t, cx)?))),
+    ("ndp", |_, t, cx| Ok(Arc::new(ndp::NdpSpec::read(t, cx)?))),
 ];
 
 /// Reads `kind` (default `"tcp"`) and that transport's keys from `t` (a
@@ -116,6 +119,7 @@ mod tests {
             ("blt", json!({"size": "10KB"}), true),
             ("bully-tyrant", json!({"size": "10KB"}), true),
             ("roce", json!({"size": "10KB"}), true),
+            ("ndp", json!({"size": "10KB"}), true),
         ];
         assert_eq!(cases.len(), READERS.len());
         for (kind, v, transfers) in cases {
@@ -132,6 +136,8 @@ mod tests {
                 size: Some(5000),
                 rng: Rng::new(1, 1),
                 hops: 0,
+                last_hop: Rate(8_000_000),
+                shared: None,
             };
             let (mut snd, rcv) = s.build(env);
             let mut out = Vec::new();
@@ -169,6 +175,8 @@ mod tests {
             size: None,
             rng: Rng::new(1, 1),
             hops: 0,
+            last_hop: Rate(0),
+            shared: None,
         };
         let (mut snd, _) = s.build(env);
         let mut out = Vec::new();
