@@ -195,58 +195,7 @@ fn parse_cm(text: &str, n: usize) -> Result<Vec<(usize, usize, Conn)>, String> {
                     "triggers and failures are not supported (chain flows with `after`)".into()
                 ))
             }
-            _ => {
-                let (s, d) = first
-                    .split_once("->")
-                    .ok_or_else(|| at("`SRC->DST`, `Nodes`, `Connections` or a `#` comment expected".into()))?;
-                let host = |x: &str| -> Result<usize, String> {
-                    x.parse::<usize>()
-                        .ok()
-                        .filter(|&h| h < n)
-                        .ok_or_else(|| at(format!("host {x:?} is not an index in [0, {}]", n - 1)))
-                };
-                let (s, d) = (host(s)?, host(d)?);
-                if s == d {
-                    return Err(at("a connection from a host to itself".into()));
-                }
-                let (mut start, mut size) = (None, None);
-                let mut rest = toks[1..].iter();
-                while let Some(&word) = rest.next() {
-                    let value = rest
-                        .next()
-                        .ok_or_else(|| at(format!("a value expected after {word:?}")))?;
-                    match word {
-                        "start" => {
-                            let ps = value
-                                .parse::<f64>()
-                                .ok()
-                                .filter(|x| x.is_finite() && *x >= 0.0)
-                                .ok_or_else(|| at(format!("start {value:?}: picoseconds (≥ 0) expected")))?;
-                            start = Some(Time((ps / 1000.0).round() as u64));
-                        }
-                        "size" => {
-                            size = Some(
-                                value
-                                    .parse::<u64>()
-                                    .ok()
-                                    .filter(|&b| b > 0)
-                                    .ok_or_else(|| at(format!("size {value:?}: bytes (> 0) expected")))?,
-                            )
-                        }
-                        "id" => {
-                            value.parse::<u64>().ok().filter(|&i| i > 0).ok_or_else(|| at(format!("id {value:?}: a positive integer expected")))?;
-                        }
-                        _ => {
-                            return Err(at(format!(
-                                "unknown word {word:?} (a connection takes `id`, `start` and `size`; triggers, priorities and failures are not supported)"
-                            )))
-                        }
-                    }
-                }
-                let start = start.ok_or_else(|| at("`start PICOSECONDS` missing".into()))?;
-                let size = size.ok_or_else(|| at("`size BYTES` missing".into()))?;
-                out.push((s, d, Conn { start, size }));
-            }
+            _ => out.push(parse_conn(&toks, n).map_err(at)?),
         }
     }
     if let Some((line_no, c)) = declared {
@@ -343,6 +292,60 @@ fn derangement(n: usize, rng: &mut Rng) -> Vec<usize> {
             return p;
         }
     }
+}
+
+/// One connection line of a connection-matrix file (its words `toks`) over
+/// `n` hosts: `SRC->DST` and the `id`, `start` and `size` words.
+fn parse_conn(toks: &[&str], n: usize) -> Result<(usize, usize, Conn), String> {
+    let first = toks[0];
+    let (s, d) = first
+        .split_once("->")
+        .ok_or_else(|| String::from("`SRC->DST`, `Nodes`, `Connections` or a `#` comment expected"))?;
+    let host = |x: &str| -> Result<usize, String> {
+        x.parse::<usize>()
+            .ok()
+            .filter(|&h| h < n)
+            .ok_or_else(|| format!("host {x:?} is not an index in [0, {}]", n - 1))
+    };
+    let (s, d) = (host(s)?, host(d)?);
+    if s == d {
+        return Err("a connection from a host to itself".into());
+    }
+    let (mut start, mut size) = (None, None);
+    let mut rest = toks[1..].iter();
+    while let Some(&word) = rest.next() {
+        let value = rest.next().ok_or_else(|| format!("a value expected after {word:?}"))?;
+        match word {
+                "start" => {
+                    let ps = value
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|x| x.is_finite() && *x >= 0.0)
+                        .ok_or_else(|| format!("start {value:?}: picoseconds (≥ 0) expected"))?;
+                    start = Some(Time((ps / 1000.0).round() as u64));
+                }
+                "size" => {
+                    size = Some(
+                        value
+                            .parse::<u64>()
+                            .ok()
+                            .filter(|&b| b > 0)
+                            .ok_or_else(|| format!("size {value:?}: bytes (> 0) expected"))?,
+                    )
+                }
+                "id" => {
+                    value.parse::<u64>().ok().filter(|&i| i > 0).ok_or_else(|| format!("id {value:?}: a positive integer expected"))?;
+                }
+                _ => {
+                    return Err(format!(
+                        "unknown word {word:?} (a connection takes `id`, `start` and `size`; triggers, priorities and failures are not supported)"
+                    ))
+                }
+            }
+    }
+    let start = start.ok_or_else(|| String::from("`start PICOSECONDS` missing"))?;
+    let size = size.ok_or_else(|| String::from("`size BYTES` missing"))?;
+    Ok((s, d, Conn { start, size }))
 }
 
 #[cfg(test)]
