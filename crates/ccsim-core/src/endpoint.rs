@@ -65,6 +65,14 @@ pub trait Sender: Send {
     fn start(&mut self, cx: &mut EndpointCtx);
     /// A packet of this flow reached the sending node (an ACK).
     fn on_packet(&mut self, pkt: &Packet, cx: &mut EndpointCtx);
+    /// An ACK that points to in-band telemetry reached the sending node:
+    /// `int` is the record its data packet gathered (`None` if it is gone:
+    /// [`crate::int::IntTable::read`]). Only senders that ask for
+    /// telemetry (HPCC) get this call, and only in runs whose switches
+    /// stamp it.
+    fn on_int(&mut self, pkt: &Packet, _int: Option<&crate::int::IntStack>, cx: &mut EndpointCtx) {
+        self.on_packet(pkt, cx)
+    }
     /// A wakeup is due; the sender checks which of its timers expired (the
     /// engine calls this at the time of [`Sender::next_wake`] or of the
     /// receiver's, whichever is earlier).
@@ -167,6 +175,9 @@ pub struct Env {
     pub size: Option<u64>,
     /// The flow's own random stream.
     pub rng: Rng,
+    /// The path's base round-trip time, if the transport asks for it
+    /// ([`TransportSpec::base_rtt_sizes`]).
+    pub base_rtt: Option<Time>,
 }
 
 /// A transport as read from a scenario: builds the ends of each of its flows.
@@ -183,4 +194,14 @@ pub trait TransportSpec: Debug + Send + Sync {
     /// True if it transfers a finite number of bytes and reports completion
     /// (what a workload's connections need).
     fn transfers(&self) -> bool;
+    /// The sizes of a data packet and of its acknowledgement, bytes on the
+    /// wire, if the transport needs its path's base RTT ([`Env::base_rtt`]).
+    fn base_rtt_sizes(&self) -> Option<(u64, u64)> {
+        None
+    }
+    /// True if its senders read in-band telemetry, which every switch on
+    /// their paths must stamp ([`crate::int`]).
+    fn needs_int(&self) -> bool {
+        false
+    }
 }

@@ -180,7 +180,16 @@ pub struct Packet {
     /// The input port of the switch whose queue holds the packet, where that
     /// switch runs PFC (`crate::mmu`; [`crate::mmu::NO_PORT`] elsewhere).
     pub in_port: u16,
+    /// The slot of the packet's in-band telemetry record
+    /// ([`crate::int::IntTable`]) among its flow's, or [`NO_INT`]: a data
+    /// packet of a sender that asks for telemetry (HPCC) carries one, and
+    /// its receiver echoes it in the ACK. (It fills what was padding: the
+    /// packet is no larger for it.)
+    pub int: u16,
 }
+
+/// [`Packet::int`] of a packet that carries no telemetry.
+pub const NO_INT: u16 = u16::MAX;
 
 impl Packet {
     pub fn new(uid: u64, flow: FlowId, src: NodeId, dst: NodeId, size: u32, kind: Kind, now: Time) -> Packet {
@@ -208,6 +217,7 @@ impl Packet {
             enq: now,
             stamp: 0.0,
             in_port: u16::MAX,
+            int: NO_INT,
         }
     }
     /// A data segment of `len` payload bytes from `seq`, with `header` bytes of

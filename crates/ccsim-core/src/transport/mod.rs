@@ -15,6 +15,7 @@ pub mod blt;
 pub mod bully_tyrant;
 pub mod datagram;
 pub mod dcqcn;
+pub mod hpcc;
 pub mod roce;
 pub mod tcp;
 
@@ -166,6 +167,7 @@ mod tests {
             first_hop: Rate(0),
             size: None,
             rng: Rng::new(1, 1),
+            base_rtt: None,
         };
         let (mut snd, _) = s.build(env);
         let mut out = Vec::new();

@@ -41,6 +41,8 @@
 //! the NIC's (`nacks`, `go_back_n`, `timeouts`).
 
 use super::dcqcn::{CnpPacer, Rp, RpParams};
+use super::hpcc::{Hpcc, HpccParams};
+use crate::int::IntStack;
 use super::{EndpointCtx, Env, ReadCtx, Receiver, Sender, SenderReport, SenderSample, TransportSpec};
 use crate::cfg::{Res, Tab};
 use crate::packet::{flags, Ecn, FlowId, Kind, NodeId, Packet};
@@ -70,6 +72,7 @@ pub struct RoceParams {
 #[derive(Clone, Debug)]
 pub enum RateCc {
     Dcqcn(RpParams),
+    Hpcc(HpccParams),
 }
 
 /// A `roce` flow as read from a scenario.
@@ -84,7 +87,20 @@ pub struct RoceSpec {
 const DOCS: &[(&str, &str)] = &[
     (
         "rate_control",
-        "roce: the NIC's rate controller (dcqcn: Zhu et al., SIGCOMM 2015)",
+        "roce: the NIC's rate controller (dcqcn: Zhu et al., SIGCOMM 2015; hpcc: Li et al., SIGCOMM 2019, which needs [switches] int = true)",
+    ),
+    ("eta", "hpcc: target utilization η of the most loaded link, in (0, 1] (0.95)"),
+    (
+        "max_stage",
+        "hpcc: additive-increase stages before a multiplicative update (maxStage = 5)",
+    ),
+    (
+        "w_ai",
+        "hpcc: additive increase of the window W_AI, or \"auto\" (the fork's R_AI·T, R_AI = line rate/2500)",
+    ),
+    (
+        "base_rtt",
+        "hpcc: base RTT T, or \"auto\" (the flow's path: delays and serializations of a data packet and its ACK)",
     ),
     ("size", "roce: bytes to transfer, or \"inf\" (until the run ends)"),
     ("mtu", "roce: payload bytes per data packet (the ns-3 fork's 1000)"),
@@ -127,7 +143,7 @@ const DOCS: &[(&str, &str)] = &[
         "rate_hai",
         "dcqcn: hyper increase step of the target rate R_HAI (400Mbps)",
     ),
-    ("min_rate", "dcqcn: lowest current rate (the fork's 100Mbps)"),
+    ("min_rate", "dcqcn, hpcc: lowest current rate (the fork's 100Mbps)"),
 ];
 
 impl RoceSpec {
@@ -135,7 +151,7 @@ impl RoceSpec {
     /// the range checks that name each key.
     pub fn read(t: &mut Tab, cx: &ReadCtx) -> Res<RoceSpec> {
         t.docs(DOCS);
-        t.choice("rate_control", Some("dcqcn"), &["dcqcn"])?;
+        let rc = t.choice("rate_control", Some("dcqcn"), &["dcqcn", "hpcc"])?;
         let size = if cx.in_workload {
             INFINITE
         } else {
@@ -167,7 +183,11 @@ impl RoceSpec {
         let ack_every = t.uint("ack_every", Some(1), 1, 1_000_000)? as u32;
         let nack_interval = t.time("nack_interval", Some("500us"))?;
         let cnp_interval = t.time("cnp_interval", Some("50us"))?;
-        let rp = read_dcqcn(t)?;
+        let cc = if rc == "hpcc" {
+            RateCc::Hpcc(read_hpcc(t)?)
+        } else {
+            RateCc::Dcqcn(read_dcqcn(t)?)
+        };
         Ok(RoceSpec {
             p: RoceParams {
                 mtu,
@@ -181,9 +201,56 @@ impl RoceSpec {
                 nack_interval,
                 cnp_interval,
             },
-            cc: RateCc::Dcqcn(rp),
+            cc,
         })
     }
+}
+
+/// HPCC's keys (paper §5 and Algorithm 1; docs/models/hpcc.md).
+fn read_hpcc(t: &mut Tab) -> Res<HpccParams> {
+    let eta = t.float("eta", Some(0.95), 0.0, 1.0)?;
+    if eta <= 0.0 {
+        return Err(t.error("eta", &Value::from(eta), "a target utilization in (0, 1]"));
+    }
+    let max_stage = t.uint("max_stage", Some(5), 0, 1000)? as u32;
+    let w_ai = match t.get("w_ai") {
+        None => {
+            t.raw("w_ai");
+            t.put("w_ai", Value::String("auto".into()));
+            None
+        }
+        Some(v) if v == "auto" => {
+            t.raw("w_ai");
+            None
+        }
+        Some(_) => Some(t.size("w_ai", None)?),
+    };
+    let base_rtt = match t.get("base_rtt") {
+        None => {
+            t.raw("base_rtt");
+            t.put("base_rtt", Value::String("auto".into()));
+            None
+        }
+        Some(v) if v == "auto" => {
+            t.raw("base_rtt");
+            None
+        }
+        Some(_) => {
+            let b = t.time("base_rtt", None)?;
+            if b == Time::ZERO {
+                return Err(t.error("base_rtt", &Value::from("0s"), "a positive time or \"auto\""));
+            }
+            Some(b)
+        }
+    };
+    let min_rate = t.rate("min_rate", Some("100Mbps"))?.0 as f64;
+    Ok(HpccParams {
+        eta,
+        max_stage,
+        w_ai,
+        base_rtt,
+        min_rate,
+    })
 }
 
 /// DCQCN's reaction-point keys (paper §5 defaults; docs/models/dcqcn.md).
@@ -231,18 +298,25 @@ impl TransportSpec for RoceSpec {
             p.size = size;
         }
         let line = p.rate.unwrap_or(env.first_hop);
-        let RateCc::Dcqcn(rp) = &self.cc;
-        let min = rp.min_rate.min(line.0 as f64);
-        let rp = Rp::new(
-            RpParams {
-                min_rate: min,
-                ..rp.clone()
-            },
-            line.0 as f64,
-        );
+        let ctl = match &self.cc {
+            RateCc::Dcqcn(rp) => {
+                let min = rp.min_rate.min(line.0 as f64);
+                Ctl::Dcqcn(Rp::new(
+                    RpParams {
+                        min_rate: min,
+                        ..rp.clone()
+                    },
+                    line.0 as f64,
+                ))
+            }
+            RateCc::Hpcc(hp) => {
+                let rtt = env.base_rtt.unwrap_or(Time::from_micros(10));
+                Ctl::Hpcc(Box::new(Hpcc::new(hp.clone(), line.0 as f64, rtt)))
+            }
+        };
         let r = RoceReceiver::new(&p, env.flow, env.dst, env.src);
         (
-            Box::new(RoceSender::new(p, rp, env.flow, env.src, env.dst)),
+            Box::new(RoceSender::with(p, ctl, env.flow, env.src, env.dst)),
             Box::new(r),
         )
     }
@@ -257,6 +331,37 @@ impl TransportSpec for RoceSpec {
     }
     fn transfers(&self) -> bool {
         true
+    }
+    fn base_rtt_sizes(&self) -> Option<(u64, u64)> {
+        match &self.cc {
+            RateCc::Hpcc(h) if h.base_rtt.is_none() => Some((self.max_packet(), self.p.ack_size as u64)),
+            _ => None,
+        }
+    }
+    fn needs_int(&self) -> bool {
+        matches!(self.cc, RateCc::Hpcc(_))
+    }
+}
+
+/// The rate controller a sender NIC runs.
+pub enum Ctl {
+    Dcqcn(Rp),
+    Hpcc(Box<Hpcc>),
+}
+
+impl Ctl {
+    /// The current rate, bit/s.
+    fn rate(&self) -> f64 {
+        match self {
+            Ctl::Dcqcn(rp) => rp.rate(),
+            Ctl::Hpcc(h) => h.rate(),
+        }
+    }
+    fn next_wake(&self) -> Option<Time> {
+        match self {
+            Ctl::Dcqcn(rp) => rp.next_wake(),
+            Ctl::Hpcc(_) => None,
+        }
     }
 }
 
@@ -282,7 +387,11 @@ pub struct RoceStats {
 /// The sending NIC: paced at the controller's rate, go-back-N.
 pub struct RoceSender {
     p: RoceParams,
-    rp: Rp,
+    ctl: Ctl,
+    /// Data packets sent with a telemetry slot (HPCC), and the slots of
+    /// the ring less one (a power of two less one).
+    int_sent: u64,
+    int_mask: u64,
     flow: FlowId,
     src: NodeId,
     dst: NodeId,
@@ -304,9 +413,23 @@ pub struct RoceSender {
 
 impl RoceSender {
     pub fn new(p: RoceParams, rp: Rp, flow: FlowId, src: NodeId, dst: NodeId) -> RoceSender {
+        RoceSender::with(p, Ctl::Dcqcn(rp), flow, src, dst)
+    }
+    /// A sender running `ctl`. With HPCC its ring of telemetry slots holds
+    /// four windows of packets (and at least 64), up to 2^15 slots.
+    pub fn with(p: RoceParams, ctl: Ctl, flow: FlowId, src: NodeId, dst: NodeId) -> RoceSender {
+        let int_mask = match &ctl {
+            Ctl::Hpcc(h) => {
+                let pkts = (h.window() / p.mtu as f64).ceil() as u64;
+                (4 * pkts).clamp(64, 1 << 15).next_power_of_two() - 1
+            }
+            Ctl::Dcqcn(_) => 0,
+        };
         RoceSender {
             p,
-            rp,
+            ctl,
+            int_sent: 0,
+            int_mask,
             flow,
             src,
             dst,
@@ -323,14 +446,36 @@ impl RoceSender {
             stats: RoceStats::default(),
         }
     }
+    /// DCQCN's reaction point (panics for another controller).
     pub fn rp(&self) -> &Rp {
-        &self.rp
+        match &self.ctl {
+            Ctl::Dcqcn(rp) => rp,
+            Ctl::Hpcc(_) => panic!("not a DCQCN sender"),
+        }
+    }
+    /// HPCC's state, if it runs HPCC.
+    pub fn hpcc(&self) -> Option<&Hpcc> {
+        match &self.ctl {
+            Ctl::Hpcc(h) => Some(h),
+            Ctl::Dcqcn(_) => None,
+        }
     }
     fn rate(&self) -> Rate {
-        Rate((self.rp.rate().round() as u64).max(1))
+        Rate((self.ctl.rate().round() as u64).max(1))
+    }
+    /// The bytes it may have unacknowledged: the NIC's `window` and HPCC's W.
+    fn window(&self) -> Option<u64> {
+        let cc = match &self.ctl {
+            Ctl::Hpcc(h) => Some((h.window() as u64).max(1)),
+            Ctl::Dcqcn(_) => None,
+        };
+        match (self.p.window, cc) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
     fn can_send(&self) -> bool {
-        self.next < self.p.size && self.p.window.is_none_or(|w| self.next - self.una < w)
+        self.next < self.p.size && self.window().is_none_or(|w| self.next - self.una < w)
     }
     /// When the next packet may leave: the last departure plus its
     /// serialization at the current rate (not before now).
@@ -348,7 +493,13 @@ impl RoceSender {
         let seq = self.next;
         let len = (self.p.size - seq).min(self.p.mtu as u64) as u32;
         let mut p = Packet::segment(self.flow, self.src, self.dst, seq, len, self.p.header, cx.now);
-        p.ecn = Ecn::Ect0;
+        match self.ctl {
+            Ctl::Dcqcn(_) => p.ecn = Ecn::Ect0,
+            Ctl::Hpcc(_) => {
+                p.int = (self.int_sent & self.int_mask) as u16;
+                self.int_sent += 1;
+            }
+        }
         p.retx = seq < self.snd_max;
         if seq + len as u64 >= self.p.size {
             p.flags |= flags::FIN;
@@ -361,7 +512,9 @@ impl RoceSender {
         self.next = seq + len as u64;
         self.snd_max = self.snd_max.max(self.next);
         self.last_tx = Some((cx.now, wire));
-        self.rp.on_sent(wire);
+        if let Ctl::Dcqcn(rp) = &mut self.ctl {
+            rp.on_sent(wire);
+        }
         if self.rto_at.is_none() {
             self.rto_at = Some(cx.now + self.p.rto);
         }
@@ -409,7 +562,9 @@ impl Sender for RoceSender {
             return;
         }
         if pkt.has(roce_flags::CNP) {
-            self.rp.on_cnp(cx.now);
+            if let Ctl::Dcqcn(rp) = &mut self.ctl {
+                rp.on_cnp(cx.now);
+            }
             if self.send_at.is_some() {
                 self.schedule(cx.now);
             }
@@ -418,14 +573,28 @@ impl Sender for RoceSender {
             self.on_ack(pkt, cx.now);
         }
     }
+    fn on_int(&mut self, pkt: &Packet, int: Option<&IntStack>, cx: &mut EndpointCtx) {
+        if !self.started || self.completed.is_some() || pkt.kind != Kind::Ack {
+            return;
+        }
+        if let (Ctl::Hpcc(h), Some(int)) = (&mut self.ctl, int) {
+            h.on_ack(pkt.ack, self.next, int);
+        }
+        self.on_packet(pkt, cx);
+        if self.send_at.is_some() {
+            self.schedule(cx.now); // the rate moved
+        }
+    }
     fn on_timer(&mut self, cx: &mut EndpointCtx) {
         if self.completed.is_some() {
             return;
         }
-        if self.rp.next_wake().is_some_and(|t| t <= cx.now) {
-            self.rp.on_timer(cx.now);
-            if self.send_at.is_some() {
-                self.schedule(cx.now);
+        if let Ctl::Dcqcn(rp) = &mut self.ctl {
+            if rp.next_wake().is_some_and(|t| t <= cx.now) {
+                rp.on_timer(cx.now);
+                if self.send_at.is_some() {
+                    self.schedule(cx.now);
+                }
             }
         }
         if self.rto_at.is_some_and(|t| t <= cx.now) {
@@ -452,25 +621,44 @@ impl Sender for RoceSender {
         if self.completed.is_some() {
             return None;
         }
-        [self.rto_at, self.rp.next_wake()].into_iter().flatten().min()
+        [self.rto_at, self.ctl.next_wake()].into_iter().flatten().min()
     }
     fn completed(&self) -> Option<Time> {
         self.completed
     }
     fn cc_name(&self) -> &'static str {
-        "dcqcn"
+        match self.ctl {
+            Ctl::Dcqcn(_) => "dcqcn",
+            Ctl::Hpcc(_) => "hpcc",
+        }
     }
     fn cc_stats(&self) -> Vec<(&'static str, f64)> {
-        let r = &self.rp.stats;
-        vec![
-            ("cnps", r.cnps as f64),
-            ("fast_recovery", r.fast_recovery as f64),
-            ("additive", r.additive as f64),
-            ("hyper", r.hyper as f64),
+        let mut v = match &self.ctl {
+            Ctl::Dcqcn(rp) => {
+                let r = &rp.stats;
+                vec![
+                    ("cnps", r.cnps as f64),
+                    ("fast_recovery", r.fast_recovery as f64),
+                    ("additive", r.additive as f64),
+                    ("hyper", r.hyper as f64),
+                ]
+            }
+            Ctl::Hpcc(h) => {
+                let r = &h.stats;
+                vec![
+                    ("updates", r.updates as f64),
+                    ("fast_reacts", r.fast_reacts as f64),
+                    ("multiplicative", r.multiplicative as f64),
+                    ("additive", r.additive as f64),
+                ]
+            }
+        };
+        v.extend([
             ("nacks", self.stats.nacks as f64),
             ("go_back_n", self.stats.go_back_n as f64),
             ("timeouts", self.stats.timeouts as f64),
-        ]
+        ]);
+        v
     }
     fn report(&self) -> SenderReport {
         SenderReport {
@@ -479,21 +667,24 @@ impl Sender for RoceSender {
             retransmits: self.stats.retransmits,
             timeouts: self.stats.timeouts,
             fast_retransmits: self.stats.go_back_n,
-            ecn_reductions: self.rp.stats.cnps,
-            cwnd: 0,
+            ecn_reductions: match &self.ctl {
+                Ctl::Dcqcn(rp) => rp.stats.cnps,
+                Ctl::Hpcc(h) => h.stats.multiplicative,
+            },
+            cwnd: self.hpcc().map_or(0, |h| h.window() as u64),
             srtt: self.srtt,
             min_rtt: self.min_rtt,
         }
     }
     fn sample(&self) -> Option<SenderSample> {
         Some(SenderSample {
-            cwnd: 0,
+            cwnd: self.hpcc().map_or(0, |h| h.window() as u64),
             ssthresh: 0,
             srtt: self.srtt,
             sent_seq: self.snd_max,
             inflight: self.snd_max - self.una,
             in_recovery: self.next < self.snd_max,
-            cc_state: self.rp.rate() / 8.0,
+            cc_state: self.ctl.rate() / 8.0,
         })
     }
     fn as_any(&self) -> &dyn Any {
@@ -549,6 +740,13 @@ impl RoceReceiver {
         a.ts_ecr = echo;
         a
     }
+    /// An ACK or NACK for `data`, echoing its telemetry slot (HPCC's
+    /// receiver copies the INT header into the ACK).
+    fn answer(&self, f: u8, data: &Packet, now: Time) -> Packet {
+        let mut a = self.control(f, data.ts_val, now);
+        a.int = data.int;
+        a
+    }
 }
 
 impl Receiver for RoceReceiver {
@@ -569,7 +767,7 @@ impl Receiver for RoceReceiver {
             self.unacked += 1;
             if self.unacked >= self.ack_every || pkt.has(flags::FIN) {
                 self.unacked = 0;
-                let a = self.control(flags::ACK, pkt.ts_val, cx.now);
+                let a = self.answer(flags::ACK, pkt, cx.now);
                 cx.out.push(a);
             }
         } else if pkt.seq > self.expected {
@@ -582,11 +780,11 @@ impl Receiver for RoceReceiver {
             if again {
                 self.last_nack = Some((self.expected, cx.now));
                 self.stats.nacks_sent += 1;
-                let n = self.control(flags::ACK | roce_flags::NAK, pkt.ts_val, cx.now);
+                let n = self.answer(flags::ACK | roce_flags::NAK, pkt, cx.now);
                 cx.out.push(n);
             }
         } else {
-            let a = self.control(flags::ACK, pkt.ts_val, cx.now);
+            let a = self.answer(flags::ACK, pkt, cx.now);
             cx.out.push(a);
         }
     }
