@@ -152,8 +152,11 @@ pub struct Packet {
     pub len: u32,
     pub ack: u64,
     pub flags: u8,
-    /// Advertised receive window in bytes (the window field, unscaled).
-    pub wnd: u64,
+    /// Advertised receive window in bytes (the window field, unscaled):
+    /// read and write it with [`Packet::wnd`] and [`Packet::set_wnd`]. 32
+    /// bits, as TCP's scaled window is at most 1 GiB (RFC 7323 §2.3);
+    /// `u32::MAX` stands for an unlimited window.
+    wnd: u32,
     /// SACK blocks (RFC 2018) as offsets above `ack`, which keeps them to 32
     /// bits each on the wire's model as in the real option; read and write
     /// them with [`Packet::sack_blocks`] and [`Packet::set_sack`].
@@ -187,6 +190,9 @@ pub struct Packet {
     /// packet is no larger for it.)
     pub int: u16,
 }
+
+/// [`Packet::wnd`] of an unlimited window (the value of `tcp::INFINITE`).
+pub const WND_UNLIMITED: u64 = u64::MAX / 4;
 
 /// [`Packet::int`] of a packet that carries no telemetry.
 pub const NO_INT: u16 = u16::MAX;
@@ -229,6 +235,21 @@ impl Packet {
         p.len = len;
         p.flags = flags::ACK;
         p
+    }
+    /// The advertised window, bytes ([`WND_UNLIMITED`] for none).
+    #[inline]
+    pub fn wnd(&self) -> u64 {
+        if self.wnd == u32::MAX {
+            WND_UNLIMITED
+        } else {
+            self.wnd as u64
+        }
+    }
+    /// Sets the advertised window; 4 GiB and more (beyond TCP's 1 GiB)
+    /// reads back as [`WND_UNLIMITED`].
+    #[inline]
+    pub fn set_wnd(&mut self, w: u64) {
+        self.wnd = w.min(u32::MAX as u64) as u32;
     }
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0

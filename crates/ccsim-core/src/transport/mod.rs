@@ -131,6 +131,7 @@ mod tests {
                 first_hop: Rate(8_000_000),
                 size: Some(5000),
                 rng: Rng::new(1, 1),
+                base_rtt: None,
             };
             let (mut snd, rcv) = s.build(env);
             let mut out = Vec::new();

@@ -962,4 +962,68 @@ mod tests {
         assert_eq!(s.completed(), Some(us(1010)));
         assert_eq!(s.next_wake(), None);
     }
+
+    /// HPCC at 8 Gb/s with T = 10 µs: W = 10 000 bytes, so ten packets go
+    /// out (paced at W/T = 8 Gb/s), each with the next telemetry slot, and
+    /// the window stops the eleventh; the receiver echoes the slot. An ACK
+    /// whose telemetry shows one hop at twice its capacity (a full link and
+    /// one BDP queued) halves the window: W = Wc·η/U + W_AI.
+    #[test]
+    fn hpcc_windows_paces_and_tags_its_packets() {
+        use crate::int::{Hop, IntStack};
+        let hp = HpccParams {
+            base_rtt: Some(us(10)),
+            ..HpccParams::default()
+        };
+        let ctl = Ctl::Hpcc(Box::new(Hpcc::new(hp, 8e9, us(10))));
+        let mut s = RoceSender::with(params(INFINITE), ctl, FlowId(0), NodeId(0), NodeId(1));
+        let mut out = Vec::new();
+        s.start(&mut EndpointCtx {
+            now: Time::ZERO,
+            out: &mut out,
+        });
+        run(&mut s, us(50), &mut out);
+        let at: Vec<(u64, u16)> = out.iter().map(|p| (p.ts_val.0, p.int)).collect();
+        assert_eq!(at, (0..10).map(|k| (k * 1000, k as u16)).collect::<Vec<_>>());
+        assert!(out.iter().all(|p| p.ecn == Ecn::NotEct));
+        let mut r = RoceReceiver::new(&params(INFINITE), FlowId(0), NodeId(1), NodeId(0));
+        let mut acks = Vec::new();
+        for p in &out[..2] {
+            r.on_packet(
+                p,
+                &mut EndpointCtx {
+                    now: us(12),
+                    out: &mut acks,
+                },
+            );
+        }
+        assert_eq!((acks[1].int, acks[1].ts_ecr), (1, us(1)));
+        let hop = |ts: u64, tx: u64, q: u64| Hop {
+            link: 3,
+            ts: us(ts),
+            tx_bytes: tx,
+            qlen: q,
+            rate: Rate(8_000_000_000),
+        };
+        let stack = |h: Hop| {
+            let mut st = IntStack {
+                n: 1,
+                ..Default::default()
+            };
+            st.hops[0] = h;
+            st
+        };
+        let mut sent = Vec::new();
+        let mut cx = EndpointCtx {
+            now: us(12),
+            out: &mut sent,
+        };
+        s.on_int(&acks[0], Some(&stack(hop(2, 0, 10_000))), &mut cx);
+        s.on_int(&acks[1], Some(&stack(hop(12, 10_000, 10_000))), &mut cx);
+        let h = s.hpcc().unwrap();
+        assert!((h.u() - 2.0).abs() < 1e-9, "{}", h.u());
+        let w = 10_000.0 * 0.95 / 2.0 + h.w_ai();
+        assert!((h.window() - w).abs() < 1e-6, "{}", h.window());
+        assert_eq!(s.cc_name(), "hpcc");
+    }
 }
