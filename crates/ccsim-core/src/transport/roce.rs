@@ -1,6 +1,8 @@
 //! A RoCEv2 NIC as a transport (`kind = "roce"`): a rate-paced sender with no
-//! window, go-back-N loss recovery, and a pluggable rate controller (`rate_control`;
-//! DCQCN today, [`super::dcqcn`]); the receiver NIC acknowledges in order,
+//! window, go-back-N loss recovery, and a pluggable rate controller (`rate_control`:
+//! DCQCN, [`super::dcqcn`], or HPCC, [`super::hpcc`], which also limits the
+//! bytes in flight to its window and reads the in-band telemetry each ACK
+//! points to, docs/models/hpcc.md); the receiver NIC acknowledges in order,
 //! NACKs the first packet past a gap and, as DCQCN's notification point,
 //! answers CE marks with CNPs.
 //!
