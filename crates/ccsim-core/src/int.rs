@@ -134,7 +134,10 @@ impl IntTable {
         if pkt.int == NO_INT {
             return None;
         }
-        let r = self.flows.get(pkt.flow.idx()).and_then(|ring| ring.get(pkt.int as usize));
+        let r = self
+            .flows
+            .get(pkt.flow.idx())
+            .and_then(|ring| ring.get(pkt.int as usize));
         match r {
             Some(r) if r.owner == pkt.ts_ecr && r.n > 0 => Some(r),
             _ => {

@@ -7,9 +7,9 @@
 
 mod common;
 
-use common::{fingerprint, flow_values, queue_value};
 use ccsim_core::packet::FlowId;
 use ccsim_core::units::Time;
+use common::{fingerprint, flow_values, queue_value};
 use serde_json::{json, Value};
 
 /// `n` HPCC flows on a dumbbell of 100 Gb/s links (1 µs each), PFC

@@ -305,7 +305,10 @@ pub(super) fn build(sim: &mut Sim, plans: Vec<FlowPlan>) {
             first_hop: sim.world().first_hop_rate(src, dst),
             size: p.size,
             rng: Rng::new(sim.seed, STREAM_FLOW + i as u64),
-            base_rtt: p.spec.base_rtt_sizes().map(|(d, a)| sim.world().base_rtt(src, dst, d, a)),
+            base_rtt: p
+                .spec
+                .base_rtt_sizes()
+                .map(|(d, a)| sim.world().base_rtt(src, dst, d, a)),
         };
         let (snd, rcv) = p.spec.build(env);
         let ip_id = Flow::initial_ip_ids(sim.seed, i);

@@ -140,12 +140,7 @@ fn telemetry_users(plans: &[flows::FlowPlan], workloads: &workload::Workloads) -
 /// stamp it (`switches.int`) and every node that forwards its packets is one
 /// of them, within [`crate::int::MAX_HOPS`] of them (a workload's
 /// connections: every router).
-fn check_telemetry(
-    sim: &Sim,
-    spec: Option<&crate::mmu::SwitchesSpec>,
-    users: &IntUsers,
-    routers: &[usize],
-) -> Res<()> {
+fn check_telemetry(sim: &Sim, spec: Option<&crate::mmu::SwitchesSpec>, users: &IntUsers, routers: &[usize]) -> Res<()> {
     let who = match (users.flows.first(), &users.workload) {
         (Some((_, f)), _) => format!("flow {f:?}"),
         (None, Some(w)) => format!("workload {w:?}"),
@@ -202,7 +197,10 @@ fn check_telemetry(
     }
     if let Some(w) = &users.workload {
         if let Some(&r) = routers.iter().find(|r| !stamping.contains(r)) {
-            return Err(refuse(r, &format!("workload {w:?} (its connections may cross any switch)")));
+            return Err(refuse(
+                r,
+                &format!("workload {w:?} (its connections may cross any switch)"),
+            ));
         }
     }
     Ok(())

@@ -58,7 +58,10 @@ impl Sim {
             first_hop: self.world().first_hop_rate(src, dst),
             size: Some(c.conn.size),
             rng: Rng::new(self.seed, STREAM_CONN + id),
-            base_rtt: c.spec.base_rtt_sizes().map(|(d, a)| self.world().base_rtt(src, dst, d, a)),
+            base_rtt: c
+                .spec
+                .base_rtt_sizes()
+                .map(|(d, a)| self.world().base_rtt(src, dst, d, a)),
         };
         let (snd, rcv) = c.spec.build(env);
         let f = &mut self.flows[slot];

@@ -269,12 +269,21 @@ mod tests {
     fn the_most_loaded_hop_counts() {
         let mut h = hpcc();
         let mut first = stack(hop(0, 0, 0));
-        first.hops[1] = Hop { link: 8, ..hop(0, 0, 0) };
+        first.hops[1] = Hop {
+            link: 8,
+            ..hop(0, 0, 0)
+        };
         first.n = 2;
         h.on_ack(1000, 5000, &first);
         // Hop 0: half rate over 10 µs (u = 0.5); hop 1: full rate over 4 µs.
         let u = h
-            .measure_inflight(&[hop(10, 62_500, 0), Hop { link: 8, ..hop(4, 50_000, 0) }])
+            .measure_inflight(&[
+                hop(10, 62_500, 0),
+                Hop {
+                    link: 8,
+                    ..hop(4, 50_000, 0)
+                },
+            ])
             .unwrap();
         assert!((u - 0.4).abs() < 1e-12, "{u}"); // 0.6·0 + 0.4·1.0
     }
@@ -311,7 +320,7 @@ mod tests {
     fn wc_is_updated_once_per_rtt_by_the_acks() {
         let mut h = hpcc();
         h.on_ack(1000, 100_000, &stack(hop(0, 0, 125_000))); // stores; lastUpdateSeq = 100 000
-        // Overloaded link (u = 2 with a full queue of one BDP): τ = T.
+                                                             // Overloaded link (u = 2 with a full queue of one BDP): τ = T.
         h.on_ack(2000, 101_000, &stack(hop(10, 125_000, 125_000)));
         assert_eq!((h.stats.updates, h.stats.fast_reacts), (0, 1));
         let w1 = h.window();

@@ -44,9 +44,9 @@
 
 use super::dcqcn::{CnpPacer, Rp, RpParams};
 use super::hpcc::{Hpcc, HpccParams};
-use crate::int::IntStack;
 use super::{EndpointCtx, Env, ReadCtx, Receiver, Sender, SenderReport, SenderSample, TransportSpec};
 use crate::cfg::{Res, Tab};
+use crate::int::IntStack;
 use crate::packet::{flags, Ecn, FlowId, Kind, NodeId, Packet};
 use crate::tcp::INFINITE;
 use crate::units::{Rate, Time};
