@@ -23,7 +23,8 @@
 //!   flight. `W` stays within `[min_rate·T, W_init]` (the fork bounds the
 //!   rate by its minimum rate and the line rate), `W_init = B_nic·T`.
 //!
-//! The first ACK with telemetry only stores it (the fork's first RTT).
+//! The first ACK with telemetry only stores it (the fork's first RTT); U
+//! starts at 1 (the fork's `hp.u = 1`).
 
 use crate::int::{Hop, IntStack, MAX_HOPS};
 use crate::units::Time;
@@ -106,7 +107,7 @@ impl Hpcc {
             w_ai,
             w: w_init,
             wc: w_init,
-            u: 0.0,
+            u: 1.0,
             inc_stage: 0,
             last_update_seq: 0,
             last: [Hop::default(); MAX_HOPS],
@@ -250,16 +251,16 @@ mod tests {
 
     /// One hop, τ = 5 µs of a 10 µs T: the link sent 62 500 bytes (the
     /// full 100 Gb/s) with 25 000 bytes queued at both samples: u = 25 000 /
-    /// (12.5 GB/s · 10 µs) + 1 = 1.2, and U = ½·0 + ½·1.2 = 0.6.
+    /// (12.5 GB/s · 10 µs) + 1 = 1.2, and from U = 1, U = ½·1 + ½·1.2 = 1.1.
     #[test]
     fn measure_inflight_from_one_hop() {
         let mut h = hpcc();
         h.on_ack(1000, 10_000, &stack(hop(0, 0, 25_000)));
         let u = h.measure_inflight(&[hop(5, 62_500, 25_000)]).unwrap();
-        assert!((u - 0.6).abs() < 1e-12, "{u}");
+        assert!((u - 1.1).abs() < 1e-12, "{u}");
         // Against the same stored sample, τ = T: the smaller of the two
         // queue samples counts (a queue that drained counts as drained), so
-        // u = 0 + 1.0, and U = 0·0.6 + 1·1.0.
+        // u = 0 + 1.0, and U = 0·1.1 + 1·1.0.
         let u = h.measure_inflight(&[hop(10, 125_000, 0)]).unwrap();
         assert!((u - 1.0).abs() < 1e-12, "{u}");
     }
@@ -275,17 +276,18 @@ mod tests {
         };
         first.n = 2;
         h.on_ack(1000, 5000, &first);
-        // Hop 0: half rate over 10 µs (u = 0.5); hop 1: full rate over 4 µs.
+        // Hop 0: a quarter of the rate over 10 µs (u = 0.25); hop 1: half
+        // of it over 4 µs (u = 0.5), which counts, with its τ.
         let u = h
             .measure_inflight(&[
-                hop(10, 62_500, 0),
+                hop(10, 31_250, 0),
                 Hop {
                     link: 8,
-                    ..hop(4, 50_000, 0)
+                    ..hop(4, 25_000, 0)
                 },
             ])
             .unwrap();
-        assert!((u - 0.4).abs() < 1e-12, "{u}"); // 0.6·0 + 0.4·1.0
+        assert!((u - 0.8).abs() < 1e-12, "{u}"); // 0.6·1 + 0.4·0.5
     }
 
     /// The branches of ComputeWind and the once-per-RTT update of Wc.
