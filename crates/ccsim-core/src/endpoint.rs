@@ -66,6 +66,14 @@ pub trait Sender: Send {
     fn start(&mut self, cx: &mut EndpointCtx);
     /// A packet of this flow reached the sending node (an ACK).
     fn on_packet(&mut self, pkt: &Packet, cx: &mut EndpointCtx);
+    /// An ACK that points to in-band telemetry reached the sending node:
+    /// `int` is the record its data packet gathered (`None` if it is gone:
+    /// [`crate::int::IntTable::read`]). Only senders that ask for
+    /// telemetry (HPCC) get this call, and only in runs whose switches
+    /// stamp it.
+    fn on_int(&mut self, pkt: &Packet, _int: Option<&crate::int::IntStack>, cx: &mut EndpointCtx) {
+        self.on_packet(pkt, cx)
+    }
     /// A wakeup is due; the sender checks which of its timers expired (the
     /// engine calls this at the time of [`Sender::next_wake`] or of the
     /// receiver's, whichever is earlier).
@@ -178,6 +186,9 @@ pub struct Env {
     /// pacer: one per receiving host), keyed by the transport's kind and the
     /// node; `None` where flows are built one at a time (workloads).
     pub shared: Option<Shared>,
+    /// The path's base round-trip time, if the transport asks for it
+    /// ([`TransportSpec::base_rtt_sizes`]).
+    pub base_rtt: Option<Time>,
 }
 
 /// One run's state shared among flows, by (transport kind, node)
@@ -208,5 +219,15 @@ pub trait TransportSpec: Debug + Send + Sync {
     /// needs one (NDP: trimming queues); the scenario refuses other paths.
     fn switch_queue(&self) -> Option<&'static str> {
         None
+    }
+    /// The sizes of a data packet and of its acknowledgement, bytes on the
+    /// wire, if the transport needs its path's base RTT ([`Env::base_rtt`]).
+    fn base_rtt_sizes(&self) -> Option<(u64, u64)> {
+        None
+    }
+    /// True if its senders read in-band telemetry, which every switch on
+    /// their paths must stamp ([`crate::int`]).
+    fn needs_int(&self) -> bool {
+        false
     }
 }

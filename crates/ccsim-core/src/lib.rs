@@ -27,6 +27,7 @@ pub mod endpoint;
 pub mod error;
 pub mod feedback;
 pub mod hist;
+pub mod int;
 pub mod link;
 pub mod mmu;
 pub mod monitor;

@@ -87,6 +87,9 @@ pub struct SwitchesSpec {
     /// How long a set of ports may stay paused, each waiting on the next,
     /// before the run ends as deadlocked (PFC only).
     pub deadlock_check: Time,
+    /// The switches stamp in-band telemetry into the packets that carry a
+    /// record ([`crate::int`]; HPCC's senders ask for it).
+    pub int: bool,
 }
 
 const DOCS: &[(&str, &str)] = &[
@@ -101,6 +104,10 @@ const DOCS: &[(&str, &str)] = &[
     (
         "alpha",
         "dynamic threshold α (Choudhury & Hahne 1998): an output queue may hold up to α × the buffer not in use",
+    ),
+    (
+        "int",
+        "the switches stamp in-band network telemetry (queue length, bytes sent, time, line rate) into the data packets of the flows that ask for it (HPCC: Li et al., SIGCOMM 2019); false by default",
     ),
     (
         "pfc",
@@ -153,6 +160,7 @@ pub fn read(root: &mut Tab, names: &[String], routers: &[usize]) -> Res<Option<S
         ));
     }
     let alpha = t.float("alpha", Some(1.0), 1.0 / 1024.0, 1024.0)?;
+    let int = t.boolean("int", false)?;
     let (pfc, deadlock_check) = match t.table("pfc")? {
         None => (None, Time::ZERO),
         Some(mut p) => {
@@ -209,6 +217,7 @@ pub fn read(root: &mut Tab, names: &[String], routers: &[usize]) -> Res<Option<S
         alpha,
         pfc,
         deadlock_check,
+        int,
     }))
 }
 

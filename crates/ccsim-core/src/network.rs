@@ -70,6 +70,22 @@ pub trait Network {
         }
         links.saturating_sub(1)
     }
+
+    /// The base round-trip time from `src` to `dst` and back for a
+    /// `data`-byte packet answered by an `ack`-byte one: each link's
+    /// propagation delay and serialization, both ways, no queueing.
+    fn base_rtt(&self, src: NodeId, dst: NodeId, data: u64, ack: u64) -> Time {
+        let way = |a, b, bytes| {
+            self.path(a, b)
+                .into_iter()
+                .map(|l| {
+                    let f = self.link(l);
+                    f.delay + f.rate.tx_time(bytes)
+                })
+                .fold(Time::ZERO, |x, y| x + y)
+        };
+        way(src, dst, data) + way(dst, src, ack)
+    }
     /// Rate of the first link on the route from `src` to `dst` (a paced
     /// sender's default rate), 0 if there is none.
     fn first_hop_rate(&self, src: NodeId, dst: NodeId) -> Rate {

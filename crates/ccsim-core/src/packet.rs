@@ -157,8 +157,11 @@ pub struct Packet {
     pub len: u32,
     pub ack: u64,
     pub flags: u8,
-    /// Advertised receive window in bytes (the window field, unscaled).
-    pub wnd: u64,
+    /// Advertised receive window in bytes (the window field, unscaled):
+    /// read and write it with [`Packet::wnd`] and [`Packet::set_wnd`]. 32
+    /// bits, as TCP's scaled window is at most 1 GiB (RFC 7323 §2.3);
+    /// `u32::MAX` stands for an unlimited window.
+    wnd: u32,
     /// SACK blocks (RFC 2018) as offsets above `ack`, which keeps them to 32
     /// bits each on the wire's model as in the real option; read and write
     /// them with [`Packet::sack_blocks`] and [`Packet::set_sack`].
@@ -185,7 +188,19 @@ pub struct Packet {
     /// The input port of the switch whose queue holds the packet, where that
     /// switch runs PFC (`crate::mmu`; [`crate::mmu::NO_PORT`] elsewhere).
     pub in_port: u16,
+    /// The slot of the packet's in-band telemetry record
+    /// ([`crate::int::IntTable`]) among its flow's, or [`NO_INT`]: a data
+    /// packet of a sender that asks for telemetry (HPCC) carries one, and
+    /// its receiver echoes it in the ACK. (It fills what was padding: the
+    /// packet is no larger for it.)
+    pub int: u16,
 }
+
+/// [`Packet::wnd`] of an unlimited window (the value of `tcp::INFINITE`).
+pub const WND_UNLIMITED: u64 = u64::MAX / 4;
+
+/// [`Packet::int`] of a packet that carries no telemetry.
+pub const NO_INT: u16 = u16::MAX;
 
 impl Packet {
     pub fn new(uid: u64, flow: FlowId, src: NodeId, dst: NodeId, size: u32, kind: Kind, now: Time) -> Packet {
@@ -213,6 +228,7 @@ impl Packet {
             enq: now,
             stamp: 0.0,
             in_port: u16::MAX,
+            int: NO_INT,
         }
     }
     /// A data segment of `len` payload bytes from `seq`, with `header` bytes of
@@ -224,6 +240,21 @@ impl Packet {
         p.len = len;
         p.flags = flags::ACK;
         p
+    }
+    /// The advertised window, bytes ([`WND_UNLIMITED`] for none).
+    #[inline]
+    pub fn wnd(&self) -> u64 {
+        if self.wnd == u32::MAX {
+            WND_UNLIMITED
+        } else {
+            self.wnd as u64
+        }
+    }
+    /// Sets the advertised window; 4 GiB and more (beyond TCP's 1 GiB)
+    /// reads back as [`WND_UNLIMITED`].
+    #[inline]
+    pub fn set_wnd(&mut self, w: u64) {
+        self.wnd = w.min(u32::MAX as u64) as u32;
     }
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0

@@ -151,7 +151,7 @@ pub fn packet(pkt: &Packet, fw: &FlowWire, ttl: u8, snap: usize, out: &mut Vec<u
     } else {
         t.sequence_number = 1;
         t.acknowledgment_number = (pkt.ack as u32).wrapping_add(1);
-        t.window_size = (pkt.wnd >> fw.wscale).min(0xFFFF) as u16;
+        t.window_size = (pkt.wnd() >> fw.wscale).min(0xFFFF) as u16;
     }
     let mut o = Vec::with_capacity(40);
     opt_ts(&mut o, micros(pkt.ts_val), micros(pkt.ts_ecr));
@@ -307,7 +307,7 @@ mod tests {
     fn ack_carries_window_sack_and_feedback_within_40_option_bytes() {
         let mut a = Packet::new(8, FlowId(3), NodeId(5), NodeId(0), 40, Kind::Ack, Time(1_000_000));
         a.ack = 1000;
-        a.wnd = 1 << 30;
+        a.set_wnd(1 << 30);
         a.set_sack(&[(2000, 3000), (4000, 5000), (6000, 7000), (8000, 9000)]);
         a.fb.set_load_factor(0.5);
         a.fb.ce_seen = true;

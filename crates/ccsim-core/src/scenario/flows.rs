@@ -410,6 +410,10 @@ pub(super) fn build(sim: &mut Sim, plans: Vec<FlowPlan>) {
             },
             last_hop: sim.world().first_hop_rate(dst, src),
             shared: Some(shared.clone()),
+            base_rtt: p
+                .spec
+                .base_rtt_sizes()
+                .map(|(d, a)| sim.world().base_rtt(src, dst, d, a)),
         };
         let (snd, rcv) = p.spec.build(env);
         let ip_id = Flow::initial_ip_ids(sim.seed, i);

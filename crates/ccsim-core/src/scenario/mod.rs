@@ -91,6 +91,7 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     let max_packet = specs.iter().map(|p| p.max_packet()).max().unwrap_or(0);
     drop(specs);
     flows::check_switch_queues(&sim, &plans, "flows")?;
+    let int_users = telemetry_users(&plans, &workloads);
     flows::build(&mut sim, plans);
     if !workloads.list.is_empty() {
         workloads.first_slot = Some(sim.flows.len());
@@ -102,6 +103,7 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     if let Some(spec) = &switches {
         sim.install_switches(spec, max_packet)?;
     }
+    check_telemetry(&sim, switches.as_ref(), &int_users, &net.routers())?;
     sim.monitor = crate::monitor::read(&mut root, sim.world(), duration, limits)?;
     let first_slot = sim.workloads.first_slot.unwrap_or(sim.flows.len());
     let workload_names = sim.workloads.names();
@@ -110,4 +112,97 @@ pub fn build_limited(text: &str, limits: &Limits) -> Res<(Sim, Value)> {
     sim.memory_limit = limits.memory;
     sim.prime();
     Ok((sim, resolved))
+}
+
+/// Who reads in-band telemetry: the static flows (index, name) and the
+/// first workload whose transport does (HPCC).
+struct IntUsers {
+    flows: Vec<(usize, String)>,
+    workload: Option<String>,
+}
+
+fn telemetry_users(plans: &[flows::FlowPlan], workloads: &workload::Workloads) -> IntUsers {
+    IntUsers {
+        flows: plans
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.spec.needs_int())
+            .map(|(i, p)| (i, p.name.clone()))
+            .collect(),
+        workload: workloads
+            .list
+            .iter()
+            .find(|w| w.spec.needs_int())
+            .map(|w| w.name.clone()),
+    }
+}
+
+/// Refuses a flow that reads in-band telemetry (HPCC) unless the switches
+/// stamp it (`switches.int`) and every node that forwards its packets is one
+/// of them, within [`crate::int::MAX_HOPS`] of them (a workload's
+/// connections: every router).
+fn check_telemetry(sim: &Sim, spec: Option<&crate::mmu::SwitchesSpec>, users: &IntUsers, routers: &[usize]) -> Res<()> {
+    let who = match (users.flows.first(), &users.workload) {
+        (Some((_, f)), _) => format!("flow {f:?}"),
+        (None, Some(w)) => format!("workload {w:?}"),
+        (None, None) => return Ok(()),
+    };
+    let stamping = match spec {
+        Some(s) if s.int => &s.nodes,
+        _ => {
+            return Err(ScenarioError {
+                path: "switches.int".into(),
+                value: spec.map_or("absent".into(), |_| "false".into()),
+                expected: format!(
+                    "true, with every switch listed in switches.nodes: {who} runs rate_control = \"hpcc\", \
+                     which reads the in-band telemetry the switches stamp"
+                ),
+            })
+        }
+    };
+    let refuse = |node: usize, who: &str| ScenarioError {
+        path: "switches.nodes".into(),
+        value: format!("{:?}", sim.nodes[node].name),
+        expected: format!(
+            "a list that includes node {:?}: {who} crosses it and runs rate_control = \"hpcc\", \
+             which needs in-band telemetry at every switch (switches.int = true)",
+            sim.nodes[node].name
+        ),
+    };
+    for (i, name) in &users.flows {
+        let f = &sim.flows[*i];
+        let (mut n, mut hops) = (f.src, 0);
+        while n != f.dst {
+            if n != f.src {
+                if !stamping.contains(&n.idx()) {
+                    return Err(refuse(n.idx(), &format!("flow {name:?}")));
+                }
+                hops += 1;
+            }
+            let Some(l) = sim.nodes[n.idx()].next_hop_for(f.dst, crate::packet::FlowId(*i as u32), || None) else {
+                break;
+            };
+            n = sim.links[l.idx()].to;
+        }
+        if hops > crate::int::MAX_HOPS {
+            return Err(ScenarioError {
+                path: "flows".into(),
+                value: format!("{name:?}"),
+                expected: format!(
+                    "an HPCC flow crossing at most {} switches (in-band telemetry records {} hops; it crosses {hops})",
+                    crate::int::MAX_HOPS,
+                    crate::int::MAX_HOPS
+                ),
+            });
+        }
+    }
+    if let Some(w) = &users.workload {
+        if let Some(&r) = routers.iter().find(|r| !stamping.contains(r)) {
+            return Err(refuse(
+                r,
+                &format!("workload {w:?} (its connections may cross any switch)"),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -61,6 +61,12 @@ pub fn schema(path: &str) -> Option<Value> {
         } else if ends("rate") && (path.starts_with("flows[]") || path.starts_with("workloads[].transport")) {
             // transport/blt.rs: "access" (the first link's rate) or a rate
             json!({"anyOf": [{"const": "access"}, rate_schema()]})
+        } else if ends("w_ai") {
+            // transport/roce.rs read_hpcc: "auto" or a size
+            auto_or(size_schema())
+        } else if ends("base_rtt") {
+            // transport/roce.rs read_hpcc: "auto" or a time
+            auto_or(time_schema())
         } else if path == "workloads[].size" {
             // workload/read.rs FileSize::read: a size string (not a number), or a distribution table
             json!({"type": "string", "pattern": super::size_pattern()})

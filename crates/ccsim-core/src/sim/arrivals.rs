@@ -66,6 +66,10 @@ impl Sim {
             // (no transport that needs these runs in a workload: NDP refuses)
             last_hop: Rate(0),
             shared: None,
+            base_rtt: c
+                .spec
+                .base_rtt_sizes()
+                .map(|(d, a)| self.world().base_rtt(src, dst, d, a)),
         };
         let (snd, rcv) = c.spec.build(env);
         let f = &mut self.flows[slot];

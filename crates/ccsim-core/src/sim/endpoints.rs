@@ -4,7 +4,7 @@
 
 use super::{Ev, Sim};
 use crate::endpoint::EndpointCtx;
-use crate::packet::{FlowId, Kind, Packet};
+use crate::packet::{FlowId, Kind, Packet, NO_INT};
 
 /// Which ends of a flow a callback ran, so which wakeups may have moved.
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -20,7 +20,9 @@ impl Sim {
     pub(super) fn deliver<const T: bool>(&mut self, h: u32) {
         self.counters.delivered += 1;
         let now = self.now();
-        let Sim { slab, flows, .. } = self;
+        let Sim {
+            slab, flows, switches, ..
+        } = self;
         let pkt = slab.get(h);
         let fid = pkt.flow;
         let f = &mut flows[fid.idx()];
@@ -38,6 +40,13 @@ impl Sim {
             if pkt.dst == f.dst {
                 f.rcv.on_packet(pkt, &mut cx);
                 Ends::Receiver
+            } else if pkt.int != NO_INT {
+                // An ACK that points to telemetry (HPCC): the sender reads it.
+                match switches.as_deref_mut().and_then(|s| s.int.as_deref_mut()) {
+                    Some(int) => f.snd.on_int(pkt, int.read(pkt), &mut cx),
+                    None => f.snd.on_packet(pkt, &mut cx),
+                }
+                Ends::Sender
             } else {
                 f.snd.on_packet(pkt, &mut cx);
                 Ends::Sender

@@ -24,6 +24,7 @@
 use super::{Ev, Sim};
 use crate::cfg::{size_str, Res, ScenarioError};
 use crate::error::SimError;
+use crate::int::IntTable;
 use crate::mmu::{auto_headroom, Mmu, SwitchesSpec, Xoff, NO_PORT, PAUSE_FRAME};
 use crate::packet::{LinkId, Packet};
 use crate::units::Time;
@@ -60,6 +61,8 @@ pub struct Switches {
     /// The ports found waiting on each other at the last check, with their
     /// pause counts then.
     stuck: Vec<(LinkId, u64)>,
+    /// In-band telemetry, when the switches stamp it (`switches.int`).
+    pub int: Option<Box<IntTable>>,
 }
 
 impl Sim {
@@ -84,6 +87,7 @@ impl Sim {
             deadlock_check: spec.deadlock_check,
             check_pending: false,
             stuck: Vec::new(),
+            int: spec.int.then(|| Box::new(IntTable::new(n))),
         };
         let (mut outs_of, mut ins_of) = (vec![Vec::new(); self.nodes.len()], vec![Vec::new(); self.nodes.len()]);
         for l in &self.links {
@@ -172,6 +176,9 @@ impl Sim {
         let mmu = &sw.mmus[m as usize];
         let refused = mmu.admit(inp, out, size);
         if refused.is_none() && mmu.passes(inp, size) && self.passes::<T>(link, size) {
+            if sw.int.is_some() {
+                self.stamp_int(link, h);
+            }
             self.pass::<T>(link, h, size);
             return;
         }
@@ -234,6 +241,21 @@ impl Sim {
         for p in resume {
             self.send_pfc(m, p, false);
         }
+        let sw = self.switches.as_deref_mut().expect("switches");
+        if let (Some(int), Some(p)) = (sw.int.as_deref_mut(), sent) {
+            let l = &self.links[link.idx()];
+            int.depart(link.0, l.rate, self.sched.now(), l.qdisc.backlog_bytes(), p);
+        }
+    }
+
+    /// The packet in slot `h` cuts through telemetry-capable `link`'s
+    /// empty queue: the port stamps it as it would at a dequeue.
+    #[cold]
+    fn stamp_int(&mut self, link: LinkId, h: u32) {
+        let sw = self.switches.as_deref_mut().expect("switches");
+        let int = sw.int.as_deref_mut().expect("telemetry");
+        let l = &self.links[link.idx()];
+        int.depart(link.0, l.rate, self.sched.now(), 0, self.slab.get(h));
     }
 
     /// Switch `m`'s input port `port` sends a pause (`on`) or resume frame

@@ -19,4 +19,4 @@ pub use sender::{FullAck, LossState, LossWindow, PrrBound, RtoSsthresh, SendLimi
 pub use crate::endpoint::EndpointCtx;
 
 /// Sequence number meaning "no data limit".
-pub const INFINITE: u64 = u64::MAX / 4;
+pub const INFINITE: u64 = crate::packet::WND_UNLIMITED;

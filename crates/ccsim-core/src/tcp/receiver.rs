@@ -179,7 +179,7 @@ impl TcpReceiver {
             // A SYN (the sender's `handshake`), first or again: the SYN-ACK.
             let mut a = Packet::new(0, self.flow, self.me, self.peer, self.p.ack_size, Kind::Ack, cx.now);
             a.flags = flags::SYN | flags::ACK;
-            a.wnd = self.advertised_window();
+            a.set_wnd(self.advertised_window());
             a.ts_ecr = pkt.ts_val;
             cx.out.push(a);
             return;
@@ -269,7 +269,7 @@ impl TcpReceiver {
         if self.ce_echo {
             a.flags |= flags::ECE;
         }
-        a.wnd = self.advertised_window();
+        a.set_wnd(self.advertised_window());
         a.ts_ecr = self.last_ts;
         if self.p.ack_hold {
             a.ts_val = self.last_ts + cx.now.saturating_sub(self.last_arrival);
@@ -364,7 +364,7 @@ mod tests {
         let a: Vec<u64> = acks.iter().map(|p| p.ack).collect();
         assert_eq!(a, vec![1000, 1000, 1000, 4000]);
         // window shrinks by the out-of-order bytes held
-        let w: Vec<u64> = acks.iter().map(|p| p.wnd).collect();
+        let w: Vec<u64> = acks.iter().map(|p| p.wnd()).collect();
         assert_eq!(w, vec![10_000, 9_000, 8_000, 10_000]);
         assert_eq!(r.delivered(), 4000);
     }

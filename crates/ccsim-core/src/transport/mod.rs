@@ -16,6 +16,7 @@ pub mod blt;
 pub mod bully_tyrant;
 pub mod datagram;
 pub mod dcqcn;
+pub mod hpcc;
 pub mod ndp;
 pub mod roce;
 pub mod tcp;
@@ -138,6 +139,7 @@ mod tests {
                 hops: 0,
                 last_hop: Rate(8_000_000),
                 shared: None,
+                base_rtt: None,
             };
             let (mut snd, rcv) = s.build(env);
             let mut out = Vec::new();
@@ -177,6 +179,7 @@ mod tests {
             hops: 0,
             last_hop: Rate(0),
             shared: None,
+            base_rtt: None,
         };
         let (mut snd, _) = s.build(env);
         let mut out = Vec::new();

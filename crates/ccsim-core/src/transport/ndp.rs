@@ -234,14 +234,14 @@ impl PullPacer {
         let due = self.last.is_none_or(|l| now >= l + self.interval);
         if self.queue.is_empty() && due {
             ack.flags |= ndp_flags::PULL;
-            ack.wnd = pull_no;
+            ack.set_wnd(pull_no);
             self.last = Some(now);
             self.sent += 1;
             return ack;
         }
         let mut pull = ack.clone();
         pull.flags = ndp_flags::PULL | (ack.flags & flags::SPRAY);
-        pull.wnd = pull_no;
+        pull.set_wnd(pull_no);
         self.queue.push_back(pull);
         if self.waker.is_none() {
             self.waker = Some(flow);
@@ -453,7 +453,7 @@ impl Sender for NdpSender {
                 return;
             }
             if pulled {
-                self.pull(pkt.wnd, cx);
+                self.pull(pkt.wnd(), cx);
             }
         } else if pkt.has(ndp_flags::NACK) {
             self.stats.nacks += 1;
@@ -462,10 +462,10 @@ impl Sender for NdpSender {
                 self.rtx.insert(pkt.seq);
             }
             if pulled || self.last_pull < self.max_pull {
-                self.pull(if pulled { pkt.wnd } else { 0 }, cx);
+                self.pull(if pulled { pkt.wnd() } else { 0 }, cx);
             }
         } else if pulled {
-            self.pull(pkt.wnd, cx);
+            self.pull(pkt.wnd(), cx);
         }
     }
     fn on_timer(&mut self, cx: &mut EndpointCtx) {
@@ -662,7 +662,8 @@ mod tests {
 
     fn ctl(f: u8, seq: u64, ack: u64, pull: u64) -> Packet {
         let mut a = Packet::new(0, FlowId(0), NodeId(1), NodeId(0), 64, Kind::Ack, Time::ZERO);
-        (a.flags, a.seq, a.ack, a.wnd) = (f, seq, ack, pull);
+        (a.flags, a.seq, a.ack) = (f, seq, ack);
+        a.set_wnd(pull);
         a
     }
 
@@ -703,7 +704,7 @@ mod tests {
         let pulled: Vec<(u32, u64)> = out
             .iter()
             .filter(|a| a.has(ndp_flags::PULL))
-            .map(|a| (a.flow.0, a.wnd))
+            .map(|a| (a.flow.0, a.wnd()))
             .collect();
         assert_eq!(pulled, vec![(0, 1)]);
         assert_eq!(pacer.lock().unwrap().queued(), 5);
@@ -714,7 +715,7 @@ mod tests {
             let mut o = Vec::new();
             rx[1].on_timer(&mut cx(t, &mut o));
             assert_eq!(o.len(), 1);
-            pulls.push((t, o[0].flow.0, o[0].wnd, o[0].src, o[0].dst));
+            pulls.push((t, o[0].flow.0, o[0].wnd(), o[0].src, o[0].dst));
         }
         let want: Vec<(Time, u32, u64, NodeId, NodeId)> = [(1, 1), (0, 2), (1, 2), (0, 3), (1, 3)]
             .iter()

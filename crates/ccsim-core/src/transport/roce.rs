@@ -1,6 +1,8 @@
 //! A RoCEv2 NIC as a transport (`kind = "roce"`): a rate-paced sender with no
 //! window, go-back-N loss recovery, and a pluggable rate controller (`rate_control`:
-//! DCQCN, [`super::dcqcn`], or TIMELY, [`super::timely`]); the receiver NIC acknowledges in order,
+//! DCQCN, [`super::dcqcn`], TIMELY, [`super::timely`], or HPCC, [`super::hpcc`], which
+//! also limits the bytes in flight to its window and reads the in-band telemetry each
+//! ACK points to, docs/models/hpcc.md); the receiver NIC acknowledges in order,
 //! NACKs the first packet past a gap and, as DCQCN's notification point,
 //! answers CE marks with CNPs.
 //!
@@ -39,13 +41,16 @@
 //! `ecn_reductions` rate decreases (CNPs acted upon; TIMELY's decreases),
 //! `cwnd_bytes` 0; `summary["cc"]` has the controller's counters (DCQCN:
 //! `cnps`, `fast_recovery`, `additive`, `hyper`; TIMELY: `completions`,
-//! `below_t_low`, `above_t_high`, `additive`, `hyper`, `gradient_decreases`)
+//! `below_t_low`, `above_t_high`, `additive`, `hyper`, `gradient_decreases`; HPCC:
+//! `updates`, `fast_reacts`, `multiplicative`, `additive`)
 //! and the NIC's (`nacks`, `go_back_n`, `timeouts`).
 
 use super::dcqcn::{CnpPacer, Rp, RpParams};
+use super::hpcc::{Hpcc, HpccParams};
 use super::timely::{Timely, TimelyParams};
 use super::{EndpointCtx, Env, ReadCtx, Receiver, Sender, SenderReport, SenderSample, TransportSpec};
 use crate::cfg::{Res, Tab};
+use crate::int::IntStack;
 use crate::packet::{flags, Ecn, FlowId, Kind, NodeId, Packet};
 use crate::tcp::INFINITE;
 use crate::units::{Rate, Time};
@@ -74,6 +79,7 @@ pub struct RoceParams {
 pub enum RateCc {
     Dcqcn(RpParams),
     Timely(TimelyParams),
+    Hpcc(HpccParams),
 }
 
 /// A rate controller's state in one sender NIC.
@@ -81,6 +87,7 @@ pub enum RateCc {
 pub enum RateCtl {
     Dcqcn(Rp),
     Timely(Timely),
+    Hpcc(Box<Hpcc>),
 }
 
 impl RateCtl {
@@ -89,18 +96,20 @@ impl RateCtl {
         match self {
             RateCtl::Dcqcn(r) => r.rate(),
             RateCtl::Timely(t) => t.rate(),
+            RateCtl::Hpcc(h) => h.rate(),
         }
     }
     fn next_wake(&self) -> Option<Time> {
         match self {
             RateCtl::Dcqcn(r) => r.next_wake(),
-            RateCtl::Timely(_) => None,
+            RateCtl::Timely(_) | RateCtl::Hpcc(_) => None,
         }
     }
     fn name(&self) -> &'static str {
         match self {
             RateCtl::Dcqcn(_) => "dcqcn",
             RateCtl::Timely(_) => "timely",
+            RateCtl::Hpcc(_) => "hpcc",
         }
     }
     /// Rate decreases, for the flow table's `ecn_reductions`.
@@ -108,6 +117,7 @@ impl RateCtl {
         match self {
             RateCtl::Dcqcn(r) => r.stats.cnps,
             RateCtl::Timely(t) => t.stats.above_t_high + t.stats.gradient_decreases,
+            RateCtl::Hpcc(h) => h.stats.multiplicative,
         }
     }
     fn stats(&self) -> Vec<(&'static str, f64)> {
@@ -132,6 +142,15 @@ impl RateCtl {
                     ("gradient_decreases", t.gradient_decreases as f64),
                 ]
             }
+            RateCtl::Hpcc(h) => {
+                let r = &h.stats;
+                vec![
+                    ("updates", r.updates as f64),
+                    ("fast_reacts", r.fast_reacts as f64),
+                    ("multiplicative", r.multiplicative as f64),
+                    ("additive", r.additive as f64),
+                ]
+            }
         }
     }
 }
@@ -148,7 +167,20 @@ pub struct RoceSpec {
 const DOCS: &[(&str, &str)] = &[
     (
         "rate_control",
-        "roce: the NIC's rate controller (dcqcn: Zhu et al., SIGCOMM 2015; timely: Mittal et al., SIGCOMM 2015)",
+        "roce: the NIC's rate controller (dcqcn: Zhu et al., SIGCOMM 2015; timely: Mittal et al., SIGCOMM 2015; hpcc: Li et al., SIGCOMM 2019, which needs [switches] int = true)",
+    ),
+    ("eta", "hpcc: target utilization η of the most loaded link, in (0, 1] (0.95)"),
+    (
+        "max_stage",
+        "hpcc: additive-increase stages before a multiplicative update (maxStage = 5)",
+    ),
+    (
+        "w_ai",
+        "hpcc: additive increase of the window W_AI, or \"auto\" (the fork's R_AI·T, R_AI = line rate/2500)",
+    ),
+    (
+        "base_rtt",
+        "hpcc: base RTT T, or \"auto\" (the flow's path: delays and serializations of a data packet and its ACK)",
     ),
     ("size", "roce: bytes to transfer, or \"inf\" (until the run ends)"),
     ("mtu", "roce: payload bytes per data packet (the ns-3 fork's 1000)"),
@@ -193,7 +225,7 @@ const DOCS: &[(&str, &str)] = &[
     ),
     (
         "min_rate",
-        "dcqcn / timely: lowest current rate (the fork's 100Mbps)",
+        "dcqcn, timely, hpcc: lowest current rate (the fork's 100Mbps)",
     ),
     (
         "seg",
@@ -223,7 +255,7 @@ impl RoceSpec {
     /// the range checks that name each key.
     pub fn read(t: &mut Tab, cx: &ReadCtx) -> Res<RoceSpec> {
         t.docs(DOCS);
-        let control = t.choice("rate_control", Some("dcqcn"), &["dcqcn", "timely"])?;
+        let control = t.choice("rate_control", Some("dcqcn"), &["dcqcn", "timely", "hpcc"])?;
         let size = if cx.in_workload {
             INFINITE
         } else {
@@ -257,6 +289,8 @@ impl RoceSpec {
         let cnp_interval = t.time("cnp_interval", Some("50us"))?;
         let cc = if control == "timely" {
             RateCc::Timely(read_timely(t, mtu)?)
+        } else if control == "hpcc" {
+            RateCc::Hpcc(read_hpcc(t)?)
         } else {
             RateCc::Dcqcn(read_dcqcn(t)?)
         };
@@ -276,6 +310,53 @@ impl RoceSpec {
             cc,
         })
     }
+}
+
+/// HPCC's keys (paper §5 and Algorithm 1; docs/models/hpcc.md).
+fn read_hpcc(t: &mut Tab) -> Res<HpccParams> {
+    let eta = t.float("eta", Some(0.95), 0.0, 1.0)?;
+    if eta <= 0.0 {
+        return Err(t.error("eta", &Value::from(eta), "a target utilization in (0, 1]"));
+    }
+    let max_stage = t.uint("max_stage", Some(5), 0, 1000)? as u32;
+    let w_ai = match t.get("w_ai") {
+        None => {
+            t.raw("w_ai");
+            t.put("w_ai", Value::String("auto".into()));
+            None
+        }
+        Some(v) if v == "auto" => {
+            t.raw("w_ai");
+            None
+        }
+        Some(_) => Some(t.size("w_ai", None)?),
+    };
+    let base_rtt = match t.get("base_rtt") {
+        None => {
+            t.raw("base_rtt");
+            t.put("base_rtt", Value::String("auto".into()));
+            None
+        }
+        Some(v) if v == "auto" => {
+            t.raw("base_rtt");
+            None
+        }
+        Some(_) => {
+            let b = t.time("base_rtt", None)?;
+            if b == Time::ZERO {
+                return Err(t.error("base_rtt", &Value::from("0s"), "a positive time or \"auto\""));
+            }
+            Some(b)
+        }
+    };
+    let min_rate = t.rate("min_rate", Some("100Mbps"))?.0 as f64;
+    Ok(HpccParams {
+        eta,
+        max_stage,
+        w_ai,
+        base_rtt,
+        min_rate,
+    })
 }
 
 /// DCQCN's reaction-point keys (paper §5 defaults; docs/models/dcqcn.md).
@@ -386,6 +467,10 @@ impl TransportSpec for RoceSpec {
                 ))
             }
             RateCc::Timely(tp) => RateCtl::Timely(Timely::new(tp.clone(), line.0 as f64)),
+            RateCc::Hpcc(hp) => {
+                let rtt = env.base_rtt.unwrap_or(Time::from_micros(10));
+                RateCtl::Hpcc(Box::new(Hpcc::new(hp.clone(), line.0 as f64, rtt)))
+            }
         };
         let r = RoceReceiver::new(&p, env.flow, env.dst, env.src);
         (
@@ -404,6 +489,15 @@ impl TransportSpec for RoceSpec {
     }
     fn transfers(&self) -> bool {
         true
+    }
+    fn base_rtt_sizes(&self) -> Option<(u64, u64)> {
+        match &self.cc {
+            RateCc::Hpcc(h) if h.base_rtt.is_none() => Some((self.max_packet(), self.p.ack_size as u64)),
+            _ => None,
+        }
+    }
+    fn needs_int(&self) -> bool {
+        matches!(self.cc, RateCc::Hpcc(_))
     }
 }
 
@@ -430,6 +524,10 @@ pub struct RoceStats {
 pub struct RoceSender {
     p: RoceParams,
     rp: RateCtl,
+    /// Data packets sent with a telemetry slot (HPCC), and the slots of
+    /// the ring less one (a power of two less one).
+    int_sent: u64,
+    int_mask: u64,
     flow: FlowId,
     src: NodeId,
     dst: NodeId,
@@ -450,10 +548,21 @@ pub struct RoceSender {
 }
 
 impl RoceSender {
+    /// A sender running `rp`. With HPCC its ring of telemetry slots holds
+    /// four windows of packets (and at least 64), up to 2^15 slots.
     pub fn new(p: RoceParams, rp: RateCtl, flow: FlowId, src: NodeId, dst: NodeId) -> RoceSender {
+        let int_mask = match &rp {
+            RateCtl::Hpcc(h) => {
+                let pkts = (h.window() / p.mtu as f64).ceil() as u64;
+                (4 * pkts).clamp(64, 1 << 15).next_power_of_two() - 1
+            }
+            _ => 0,
+        };
         RoceSender {
             p,
             rp,
+            int_sent: 0,
+            int_mask,
             flow,
             src,
             dst,
@@ -473,11 +582,26 @@ impl RoceSender {
     pub fn rate_ctl(&self) -> &RateCtl {
         &self.rp
     }
+    /// HPCC's state, if it runs HPCC.
+    pub fn hpcc(&self) -> Option<&Hpcc> {
+        match &self.rp {
+            RateCtl::Hpcc(h) => Some(h),
+            _ => None,
+        }
+    }
+    /// The bytes it may have unacknowledged: the NIC's `window` and HPCC's W.
+    fn window(&self) -> Option<u64> {
+        let cc = self.hpcc().map(|h| (h.window() as u64).max(1));
+        match (self.p.window, cc) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
     fn rate(&self) -> Rate {
         Rate((self.rp.rate().round() as u64).max(1))
     }
     fn can_send(&self) -> bool {
-        self.next < self.p.size && self.p.window.is_none_or(|w| self.next - self.una < w)
+        self.next < self.p.size && self.window().is_none_or(|w| self.next - self.una < w)
     }
     /// When the next packet may leave: the last departure plus its
     /// serialization at the current rate (not before now).
@@ -495,7 +619,13 @@ impl RoceSender {
         let seq = self.next;
         let len = (self.p.size - seq).min(self.p.mtu as u64) as u32;
         let mut p = Packet::segment(self.flow, self.src, self.dst, seq, len, self.p.header, cx.now);
-        p.ecn = Ecn::Ect0;
+        match self.rp {
+            RateCtl::Hpcc(_) => {
+                p.int = (self.int_sent & self.int_mask) as u16;
+                self.int_sent += 1;
+            }
+            _ => p.ecn = Ecn::Ect0,
+        }
         p.retx = seq < self.snd_max;
         if seq + len as u64 >= self.p.size {
             p.flags |= flags::FIN;
@@ -574,13 +704,25 @@ impl Sender for RoceSender {
             self.on_ack(pkt, cx.now);
         }
     }
+    fn on_int(&mut self, pkt: &Packet, int: Option<&IntStack>, cx: &mut EndpointCtx) {
+        if !self.started || self.completed.is_some() || pkt.kind != Kind::Ack {
+            return;
+        }
+        if let (RateCtl::Hpcc(h), Some(int)) = (&mut self.rp, int) {
+            h.on_ack(pkt.ack, self.next, int);
+        }
+        self.on_packet(pkt, cx);
+        if self.send_at.is_some() {
+            self.schedule(cx.now); // the rate moved
+        }
+    }
     fn on_timer(&mut self, cx: &mut EndpointCtx) {
         if self.completed.is_some() {
             return;
         }
         if let Some(rp) = match &mut self.rp {
             RateCtl::Dcqcn(rp) => rp.next_wake().is_some_and(|t| t <= cx.now).then_some(rp),
-            RateCtl::Timely(_) => None,
+            RateCtl::Timely(_) | RateCtl::Hpcc(_) => None,
         } {
             rp.on_timer(cx.now);
             if self.send_at.is_some() {
@@ -636,14 +778,14 @@ impl Sender for RoceSender {
             timeouts: self.stats.timeouts,
             fast_retransmits: self.stats.go_back_n,
             ecn_reductions: self.rp.decreases(),
-            cwnd: 0,
+            cwnd: self.hpcc().map_or(0, |h| h.window() as u64),
             srtt: self.srtt,
             min_rtt: self.min_rtt,
         }
     }
     fn sample(&self) -> Option<SenderSample> {
         Some(SenderSample {
-            cwnd: 0,
+            cwnd: self.hpcc().map_or(0, |h| h.window() as u64),
             ssthresh: 0,
             srtt: self.srtt,
             sent_seq: self.snd_max,
@@ -705,6 +847,13 @@ impl RoceReceiver {
         a.ts_ecr = echo;
         a
     }
+    /// An ACK or NACK for `data`, echoing its telemetry slot (HPCC's
+    /// receiver copies the INT header into the ACK).
+    fn answer(&self, f: u8, data: &Packet, now: Time) -> Packet {
+        let mut a = self.control(f, data.ts_val, now);
+        a.int = data.int;
+        a
+    }
 }
 
 impl Receiver for RoceReceiver {
@@ -725,7 +874,7 @@ impl Receiver for RoceReceiver {
             self.unacked += 1;
             if self.unacked >= self.ack_every || pkt.has(flags::FIN) {
                 self.unacked = 0;
-                let a = self.control(flags::ACK, pkt.ts_val, cx.now);
+                let a = self.answer(flags::ACK, pkt, cx.now);
                 cx.out.push(a);
             }
         } else if pkt.seq > self.expected {
@@ -738,11 +887,11 @@ impl Receiver for RoceReceiver {
             if again {
                 self.last_nack = Some((self.expected, cx.now));
                 self.stats.nacks_sent += 1;
-                let n = self.control(flags::ACK | roce_flags::NAK, pkt.ts_val, cx.now);
+                let n = self.answer(flags::ACK | roce_flags::NAK, pkt, cx.now);
                 cx.out.push(n);
             }
         } else {
-            let a = self.control(flags::ACK, pkt.ts_val, cx.now);
+            let a = self.answer(flags::ACK, pkt, cx.now);
             cx.out.push(a);
         }
     }
@@ -919,5 +1068,69 @@ mod tests {
         );
         assert_eq!(s.completed(), Some(us(1010)));
         assert_eq!(s.next_wake(), None);
+    }
+
+    /// HPCC at 8 Gb/s with T = 10 µs: W = 10 000 bytes, so ten packets go
+    /// out (paced at W/T = 8 Gb/s), each with the next telemetry slot, and
+    /// the window stops the eleventh; the receiver echoes the slot. An ACK
+    /// whose telemetry shows one hop at twice its capacity (a full link and
+    /// one BDP queued) halves the window: W = Wc·η/U + W_AI.
+    #[test]
+    fn hpcc_windows_paces_and_tags_its_packets() {
+        use crate::int::{Hop, IntStack};
+        let hp = HpccParams {
+            base_rtt: Some(us(10)),
+            ..HpccParams::default()
+        };
+        let ctl = RateCtl::Hpcc(Box::new(Hpcc::new(hp, 8e9, us(10))));
+        let mut s = RoceSender::new(params(INFINITE), ctl, FlowId(0), NodeId(0), NodeId(1));
+        let mut out = Vec::new();
+        s.start(&mut EndpointCtx {
+            now: Time::ZERO,
+            out: &mut out,
+        });
+        run(&mut s, us(50), &mut out);
+        let at: Vec<(u64, u16)> = out.iter().map(|p| (p.ts_val.0, p.int)).collect();
+        assert_eq!(at, (0..10).map(|k| (k * 1000, k as u16)).collect::<Vec<_>>());
+        assert!(out.iter().all(|p| p.ecn == Ecn::NotEct));
+        let mut r = RoceReceiver::new(&params(INFINITE), FlowId(0), NodeId(1), NodeId(0));
+        let mut acks = Vec::new();
+        for p in &out[..2] {
+            r.on_packet(
+                p,
+                &mut EndpointCtx {
+                    now: us(12),
+                    out: &mut acks,
+                },
+            );
+        }
+        assert_eq!((acks[1].int, acks[1].ts_ecr), (1, us(1)));
+        let hop = |ts: u64, tx: u64, q: u64| Hop {
+            link: 3,
+            ts: us(ts),
+            tx_bytes: tx,
+            qlen: q,
+            rate: Rate(8_000_000_000),
+        };
+        let stack = |h: Hop| {
+            let mut st = IntStack {
+                n: 1,
+                ..Default::default()
+            };
+            st.hops[0] = h;
+            st
+        };
+        let mut sent = Vec::new();
+        let mut cx = EndpointCtx {
+            now: us(12),
+            out: &mut sent,
+        };
+        s.on_int(&acks[0], Some(&stack(hop(2, 0, 10_000))), &mut cx);
+        s.on_int(&acks[1], Some(&stack(hop(12, 10_000, 10_000))), &mut cx);
+        let h = s.hpcc().unwrap();
+        assert!((h.u() - 2.0).abs() < 1e-9, "{}", h.u());
+        let w = 10_000.0 * 0.95 / 2.0 + h.w_ai();
+        assert!((h.window() - w).abs() < 1e-6, "{}", h.window());
+        assert_eq!(s.cc_name(), "hpcc");
     }
 }

@@ -307,10 +307,10 @@ impl BucGateway {
         let link = self.p.ports[e.port];
         let q_fwd = cx.queue(link).map_or(0, |v| v.flow(f).packets);
         let mss = e.mss.max(1);
-        let field = if pkt.wnd >= INFINITE {
+        let field = if pkt.wnd() >= INFINITE {
             f64::INFINITY
         } else {
-            pkt.wnd as f64 / mss as f64
+            pkt.wnd() as f64 / mss as f64
         };
         let from_ack = self.p.w_init_from_ack;
         let e = self.convs[f.idx()].as_mut().expect("checked");
@@ -323,11 +323,11 @@ impl BucGateway {
         let mut written = None;
         if let Some(w) = write {
             let bytes = w.saturating_mul(mss);
-            if bytes < pkt.wnd {
-                pkt.wnd = bytes;
+            if bytes < pkt.wnd() {
+                pkt.set_wnd(bytes);
                 self.stats.acks_rewritten += 1;
             }
-            let now_pkts = pkt.wnd.min(INFINITE) as f64 / mss as f64;
+            let now_pkts = pkt.wnd().min(INFINITE) as f64 / mss as f64;
             if e.written != Some(now_pkts) {
                 e.written = Some(now_pkts);
                 written = Some(now_pkts);

@@ -84,9 +84,9 @@ impl Bench {
     fn ack(&mut self, flow: u32, wnd: u64) -> u64 {
         self.uid += 1;
         let mut a = Packet::new(self.uid, FlowId(flow), NodeId(6), NodeId(5), 40, Kind::Ack, self.now);
-        a.wnd = wnd;
+        a.set_wnd(wnd);
         self.with(|g, cx, _| match g.on_forward(cx, Some(LinkId(7)), REV, a) {
-            Verdict::Forward(p) => p.wnd,
+            Verdict::Forward(p) => p.wnd(),
             _ => panic!("BUC forwards every ACK"),
         })
     }

@@ -26,7 +26,7 @@ impl TcpSender {
             }
             return;
         }
-        self.rwnd = pkt.wnd;
+        self.rwnd = pkt.wnd();
         let ece = self.p.ecn && pkt.has(flags::ECE);
         let una = pkt.ack.min(self.snd_max).max(self.snd_una);
         let advanced = pkt.ack > self.snd_una;

@@ -48,7 +48,7 @@ impl Harness {
     fn ack(&mut self, ack: u64, f: impl FnOnce(&mut Packet)) -> Vec<Packet> {
         let mut a = Packet::new(0, FlowId(0), NodeId(1), NodeId(0), 40, Kind::Ack, self.now);
         a.ack = ack;
-        a.wnd = INFINITE;
+        a.set_wnd(INFINITE);
         f(&mut a);
         let mut out = Vec::new();
         self.s.on_ack(
@@ -210,12 +210,12 @@ fn advertised_window_limits_and_shrinks() {
     let mut h = Harness::new("newreno", 10, |_| ());
     h.at(50);
     // Window field of 3 MSS: only 3 segments may be outstanding.
-    let out = h.ack(1000, |a| a.wnd = 3 * MSS);
+    let out = h.ack(1000, |a| a.set_wnd(3 * MSS));
     assert!(
         out.is_empty(),
         "10 outstanding > window: send nothing, no retransmission"
     );
-    let out = h.ack(9000, |a| a.wnd = 3 * MSS);
+    let out = h.ack(9000, |a| a.set_wnd(3 * MSS));
     assert_eq!(seqs(&out), vec![10_000, 11_000]);
 }
 
