@@ -95,7 +95,7 @@ fn the_telemetry_stack_has_one_hop_per_switch_crossed() {
         let mut path = Vec::new();
         let mut n = fl.src;
         while n != fl.dst {
-            let l = sim.nodes[n.idx()].next_hop_for(fl.dst, FlowId(f)).unwrap();
+            let l = sim.nodes[n.idx()].next_hop_for(fl.dst, FlowId(f), || None).unwrap();
             path.push(l.0);
             n = sim.links[l.idx()].to;
         }
