@@ -669,7 +669,7 @@ def _add_paper_parsers(sub) -> None:
         "suites",
         nargs="*",
         help="suites to run (default: all): tcp, queues, bmcc-mix, blt-tcp, buc-fifo, vcp, westwood, "
-        "modern, htsim-fabric",
+        "modern, htsim-fabric, htsim-transports",
     )
     va.add_argument("--quick", action="store_true", help="fewer seeds, shorter runs (minutes)")
     va.add_argument("--only", help="run only the cases whose name contains this text")
