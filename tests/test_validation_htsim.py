@@ -136,7 +136,7 @@ def test_htsim_on_ccsims_paths_agrees_flow_by_flow():
 
 # ----- transports against htsim's own drivers (htsim-transports)
 
-SMALL_INCAST = ts.Case("incast", "incast", 90_000, senders=3, end_us=5_000)
+SMALL_INCAST = ts.Case("incast", "ndp", "incast", 90_000, senders=3, end_us=5_000)
 
 
 def test_transports_one_matrix_file_feeds_both(tmp_path):
@@ -148,7 +148,7 @@ def test_transports_one_matrix_file_feeds_both(tmp_path):
     for f, line in zip(flows, lines[2:]):
         assert line == f"{f.src}->0 start {f.start_ns * 1000} size 90000" and f.src != 0
     # a permutation's draw depends on the traffic only, not on htsim's path strategy
-    perm = ts.Case("p", "permutation", 9000)
+    perm = ts.Case("p", "ndp", "permutation", 9000)
     assert ts.flows(perm, 1) == ts.flows(dataclasses.replace(perm, htsim_strat="rand"), 1)
     assert sorted(f.dst for f in ts.flows(perm, 1)) == list(range(16))
     # ccsim reads the file: three 10-packet flows into one host complete, the last no
@@ -170,19 +170,26 @@ def test_htsim_ndp_output_is_read_back():
     o = ts.parse_htsim(out, flows)
     assert o.fct_us[:2] == [pytest.approx(771.11), pytest.approx(1144.13)]
     assert math.isnan(o.fct_us[2]) and (o.retransmits, o.timeouts) == (11, 2)
+    # htsim_swift's lines have no flow_id, and it prints no retransmission totals
+    swift = "Flow swift_3_0 finished at 607.664 total bytes 208500\n.Done\n"
+    o = ts.parse_htsim(swift, flows)
+    assert o.fct_us[0] == pytest.approx(606.664) and math.isnan(o.fct_us[1])
+    assert math.isnan(o.retransmits) and math.isnan(o.timeouts)
 
 
 def test_without_htsim_the_transports_suite_is_skipped(monkeypatch, capsys):
     monkeypatch.delenv(reference.ENV, raising=False)
-    assert not transports_suite.have_htsim_ndp()
+    assert not transports_suite.have_htsim_transports()
     assert transports_suite.main([]) == 0
     assert "skipped" in capsys.readouterr().out
 
 
-@pytest.mark.skipif(not transports_suite.have_htsim_ndp(), reason=f"no htsim (${reference.ENV})")
+@pytest.mark.skipif(
+    not transports_suite.have_htsim_transports(), reason=f"no htsim (${reference.ENV})"
+)
 def test_transports_suite_against_htsim_ndp():
     """The 8-sender incast over 2 seeds: every quantity within its tolerance (the last FCT
     within 3 % of htsim's or the seeds' spread, retransmissions within 10 %)."""
-    res = transports_suite.run_suite(True, only="incast 8", jobs=1, seeds=2)
+    res = transports_suite.run_suite(True, only="NDP incast 8", jobs=1, seeds=2)
     assert len(res.verdicts) == 5
     assert all(v.within for v in res.verdicts), [v.line() for v in res.verdicts]

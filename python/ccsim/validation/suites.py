@@ -130,7 +130,7 @@ SUITES: list[Suite] = [
         htsim_reference.REFERENCE,
         f"htsim built from Broadcom/csg-htsim (its `datacenter/htsim_ndp`), "
         f"`${htsim_reference.ENV}`",
-        transports_suite.have_htsim_ndp,
+        transports_suite.have_htsim_transports,
         htsim_reference.INSTALL,
         (transports_suite.MARK_BEGIN, transports_suite.MARK_END),
         transports_suite.run_suite,

@@ -1,10 +1,16 @@
 """Datacenter transports against htsim's own drivers (Broadcom/csg-htsim), side by side:
 NDP (``htsim_ndp``; docs/models/ndp.md) on the k = 4 fat-tree, incasts and a
-permutation, one connection-matrix file feeding both simulators (issue 47).
+permutation, and Swift (``htsim_swift``; docs/models/swift.md) incasts, one
+connection-matrix file feeding both simulators (issue 47).
 
     ccsim validate htsim-transports                 # every case, 10 seeds
     ccsim validate htsim-transports --quick         # 2 seeds
     python -m ccsim.validation.htsim.transports_suite --only incast --seeds 4
+
+Swift: ``htsim_swift -nodes 16 -linkspeed 10000 -q 100 -cwnd 15 -mtu 1500 -flowsize P
+-tm FILE`` (its fat-tree with RandomQueue switch queues and its Swift scheduler at the
+hosts; it takes no seed, sizes from ``-flowsize`` and starts as microseconds, so the
+file's flows all start at 0) against ccsim's ``cc = "swift"`` (:func:`swift_scenario`).
 
 Needs htsim's ``sim/`` directory, built (``make`` in ``sim/`` and ``sim/datacenter/``),
 named by ``CCSIM_HTSIM_DIR``; without it the suite is skipped with one line.
@@ -61,8 +67,12 @@ MTU = 9000
 @dataclasses.dataclass(frozen=True)
 class Case:
     name: str
+    transport: str  # "ndp" (htsim_ndp) or "swift" (htsim_swift)
     traffic: str  # "incast" or "permutation"
-    size: int  # bytes per flow, a whole number of MTU-sized packets (htsim rounds up)
+    #: Bytes per flow in the matrix file. NDP: a whole number of 9000-B packets (htsim
+    #: rounds a flow up to one). Swift: packets × 1460 (ccsim's payload; htsim_swift
+    #: ignores the file's sizes and sends ``-flowsize`` packets of 1500 B each).
+    size: int
     senders: int = 0
     jitter_us: float = 10.0
     end_us: float = 30_000.0
@@ -75,15 +85,20 @@ class Case:
 def cases(quick: bool) -> list[Case]:
     # quick drops nothing but seeds: each run takes milliseconds in both simulators
     return [
-        Case("NDP incast 8 to 1, 207 KB each", "incast", 207_000, senders=8),
-        Case("NDP incast 15 to 1, 900 KB each", "incast", 900_000, senders=15),
-        Case("NDP permutation, 1 MB per host", "permutation", 1_008_000),
+        Case("NDP incast 8 to 1, 207 KB each", "ndp", "incast", 207_000, senders=8),
+        Case("NDP incast 15 to 1, 900 KB each", "ndp", "incast", 900_000, senders=15),
+        Case("NDP permutation, 1 MB per host", "ndp", "permutation", 1_008_000),
         Case(
             "NDP permutation, 1 MB per host, htsim -strat rand",
+            "ndp",
             "permutation",
             1_008_000,
             htsim_strat="rand",
         ),
+        # htsim_swift reads a start as microseconds (timeFromUs of the file's
+        # picoseconds): the Swift incasts start together at 0
+        Case("Swift incast 8 to 1, 138 packets each", "swift", "incast", 138 * 1460, 8, 0.0),
+        Case("Swift incast 15 to 1, 600 packets each", "swift", "incast", 600 * 1460, 15, 0.0),
     ]
 
 
@@ -122,6 +137,14 @@ def matrix_text(case: Case, fs: list[Flow]) -> str:
 
 
 def htsim_command(program: str, case: Case, matrix: Path, seed: int) -> list[str]:
+    if case.transport == "swift":
+        # no -seed: htsim_swift seeds its path choice with srand(13) whatever is asked
+        return [
+            program,
+            *("-nodes", str(HOSTS), "-linkspeed", "10000", "-q", str(SWIFT_QUEUE)),
+            *("-cwnd", "15", "-mtu", str(SWIFT_WIRE), "-flowsize", str(case.size // 1460)),
+            *("-tm", str(matrix), "-end", f"{case.end_us:g}"),
+        ]
     return [
         program,
         *("-nodes", str(HOSTS), "-linkspeed", "10000", "-q", "8", "-cwnd", "15"),
@@ -130,8 +153,49 @@ def htsim_command(program: str, case: Case, matrix: Path, seed: int) -> list[str
     ]
 
 
+#: htsim_swift's packets on the wire (``-mtu``; its ACKs are 40 B) and switch queues
+#: (``-q``, packets: its RandomQueue drops an arrival with probability 0.1 once the queue
+#: would pass its size less 3 packets, and always past its size; ccsim's drop-tail only
+#: past its size).
+SWIFT_WIRE = 1500
+SWIFT_QUEUE = 100
+
+
+def swift_scenario(case: Case, seed: int, matrix: Path) -> dict:
+    """Swift as htsim_swift sets it up: 1500-B packets, a 15-packet first window after a
+    SYN, deep switch queues, a fair-queueing NIC (docs/models/swift.md; the Swift
+    parameters are htsim's defaults in both)."""
+    q = {"kind": "droptail", "limit": f"{(SWIFT_QUEUE - 1) * SWIFT_WIRE}B"}
+    link = {"rate": "10Gbps", "delay": "1us", "queue": q}
+    nic = {"kind": "fq", "limit": f"{1000 * SWIFT_WIRE}B"}
+    flow = {
+        "kind": "tcp",
+        "cc": "swift",
+        "mss": 1460,
+        "header": SWIFT_WIRE - 1460,
+        "ack_size": 40,
+        "init_cwnd": 15,
+        "handshake": True,
+        "matrix": {"kind": "file", "path": str(matrix)},
+    }
+    return {
+        "name": f"htsim-transports {case.name}",
+        "seed": seed,
+        "duration": f"{case.end_us:g}us",
+        "topology": {
+            "kind": "fat_tree",
+            "k": 4,
+            "host_link": dict(link, queue=nic),
+            "fabric_link": link,
+        },
+        "flows": [flow],
+    }
+
+
 def ccsim_scenario(case: Case, seed: int, matrix: Path) -> dict:
     """NDP as htsim's driver sets it up (docs/models/ndp.md, "Compared with htsim")."""
+    if case.transport == "swift":
+        return swift_scenario(case, seed, matrix)
     trim = {"kind": "ndp", "limit": f"{8 * MTU}B"}
     host = {
         "rate": "10Gbps",
@@ -170,7 +234,7 @@ class Outcome:
     trims: float = math.nan
 
 
-FINISHED = re.compile(r"^Flow ndp_(\d+)_(\d+) flow_id \d+ finished at ([0-9.e+-]+)")
+FINISHED = re.compile(r"^Flow (?:ndp|swift)_(\d+)_(\d+) (?:flow_id \d+ )?finished at ([0-9.e+-]+)")
 TOTALS = re.compile(r"^New: (\d+) Rtx: (\d+) Bounced: (\d+)")
 
 
@@ -189,13 +253,14 @@ def parse_htsim(text: str, fs: list[Flow]) -> Outcome:
         elif line.startswith("Total RTOs:"):
             rtos = int(line.split()[-1])
     fct = [done.get((f.src, f.dst), math.nan) - f.start_ns / 1000 for f in fs]
-    return Outcome(fct, rtx, float(rtos))
+    # htsim_swift prints neither retransmissions nor timeouts
+    return Outcome(fct, rtx, float(rtos) if not math.isnan(rtx) else math.nan)
 
 
 def run_htsim(case: Case, seed: int) -> Outcome:
-    program = transport_program("ndp")
+    program = transport_program(case.transport)
     if program is None:
-        raise RuntimeError("no htsim_ndp (CCSIM_HTSIM_DIR)")
+        raise RuntimeError(f"no htsim_{case.transport} (CCSIM_HTSIM_DIR)")
     fs = flows(case, seed)
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "flows.cm"
@@ -341,6 +406,7 @@ def table(cs: list[Case], raw: dict, chks: list[Check], seeds: int) -> str:
         f"{statistics.fmean(d['retransmits'] for d in raw[c.name]['ccsim']):.1f} "
         "retransmissions"
         for c in cs
+        if c.transport == "ndp"
     ]
     bad = [ch for ch in chks if not ch.ok]
     unexplained = [ch for ch in bad if (ch.case, ch.quantity.key) not in EXPLAINED]
@@ -375,8 +441,9 @@ def run_suite(
     return run_seeded(cases(quick), run, result, quick, only, jobs, seeds or (2 if quick else 10))
 
 
-def have_htsim_ndp() -> bool:
-    return transport_program("ndp") is not None
+def have_htsim_transports() -> bool:
+    """htsim's ``htsim_ndp`` and ``htsim_swift`` are built."""
+    return all(transport_program(t) is not None for t in ("ndp", "swift"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -386,7 +453,11 @@ def main(argv: list[str] | None = None) -> int:
         cases,
         run,
         result,
-        ("htsim", have_htsim_ndp, f"htsim transports validation skipped: no htsim ({INSTALL})"),
+        (
+            "htsim",
+            have_htsim_transports,
+            f"htsim transports validation skipped: no htsim ({INSTALL})",
+        ),
         (MARK_BEGIN, MARK_END),
         "fewer seeds",
     )
