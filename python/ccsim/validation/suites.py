@@ -125,10 +125,11 @@ SUITES: list[Suite] = [
     ),
     Suite(
         "htsim-transports",
-        "NDP against htsim's own htsim_ndp on the k = 4 fat-tree: incasts of 8 and 15 "
-        "senders and a permutation, one connection-matrix file feeding both",
+        "NDP and Swift against htsim's own htsim_ndp and htsim_swift on the k = 4 "
+        "fat-tree: incasts of 8 and 15 senders and (NDP) a permutation, one "
+        "connection-matrix file feeding both",
         htsim_reference.REFERENCE,
-        f"htsim built from Broadcom/csg-htsim (its `datacenter/htsim_ndp`), "
+        f"htsim built from Broadcom/csg-htsim (`datacenter/htsim_ndp`, `htsim_swift`), "
         f"`${htsim_reference.ENV}`",
         transports_suite.have_htsim_transports,
         htsim_reference.INSTALL,
