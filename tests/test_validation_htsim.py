@@ -4,13 +4,15 @@ without htsim, and run against it where ``CCSIM_HTSIM_DIR`` names a built htsim.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 
 import pytest
 from ccsim.api import run
 from ccsim.validation.htsim import fabric_scenario as fs
-from ccsim.validation.htsim import fabric_suite, reference
+from ccsim.validation.htsim import fabric_suite, reference, transports_suite
+from ccsim.validation.htsim import transports_suite as ts
 
 CASES = [
     fs.Case("perm", 4, "permutation", pkts=20, end_us=50_000),
@@ -130,3 +132,64 @@ def test_htsim_on_ccsims_paths_agrees_flow_by_flow():
     assert len(ours) == len(theirs) == 16
     for a, b in zip(ours, theirs):
         assert a == pytest.approx(b, rel=0.05)
+
+
+# ----- transports against htsim's own drivers (htsim-transports)
+
+SMALL_INCAST = ts.Case("incast", "ndp", "incast", 90_000, senders=3, end_us=5_000)
+
+
+def test_transports_one_matrix_file_feeds_both(tmp_path):
+    flows = ts.flows(SMALL_INCAST, 2)
+    assert flows == ts.flows(SMALL_INCAST, 2) and flows != ts.flows(SMALL_INCAST, 3)
+    text = ts.matrix_text(SMALL_INCAST, flows)
+    lines = text.splitlines()
+    assert lines[:2] == ["Nodes 16", "Connections 3"]
+    for f, line in zip(flows, lines[2:]):
+        assert line == f"{f.src}->0 start {f.start_ns * 1000} size 90000" and f.src != 0
+    # a permutation's draw depends on the traffic only, not on htsim's path strategy
+    perm = ts.Case("p", "ndp", "permutation", 9000)
+    assert ts.flows(perm, 1) == ts.flows(dataclasses.replace(perm, htsim_strat="rand"), 1)
+    assert sorted(f.dst for f in ts.flows(perm, 1)) == list(range(16))
+    # ccsim reads the file: three 10-packet flows into one host complete, the last no
+    # sooner than 30 packets through the receiver's 10 Gb/s link
+    o = ts.run_ccsim(SMALL_INCAST, 2)
+    assert len(o.fct_us) == 3 and not any(math.isnan(x) for x in o.fct_us)
+    assert max(o.fct_us) > 30 * (ts.MTU + 64) * 8 / 10e3
+    assert o.timeouts == 0 and o.trims == o.retransmits
+
+
+def test_htsim_ndp_output_is_read_back():
+    flows = [ts.Flow(3, 0, 1000), ts.Flow(5, 0, 2000), ts.Flow(7, 0, 0)]
+    out = (
+        "startflow ndp_3_0 CWND 135960 rts 0 at 1\n"
+        "Flow ndp_5_0 flow_id 1000000002 finished at 1146.13 total bytes 90000\n"
+        "Flow ndp_3_0 flow_id 1000000001 finished at 772.11 total bytes 90000\n"
+        "Total RTOs: 1\nTotal RTOs: 2\n.Done\nNew: 30 Rtx: 11 Bounced: 0\n"
+    )
+    o = ts.parse_htsim(out, flows)
+    assert o.fct_us[:2] == [pytest.approx(771.11), pytest.approx(1144.13)]
+    assert math.isnan(o.fct_us[2]) and (o.retransmits, o.timeouts) == (11, 2)
+    # htsim_swift's lines have no flow_id, and it prints no retransmission totals
+    swift = "Flow swift_3_0 finished at 607.664 total bytes 208500\n.Done\n"
+    o = ts.parse_htsim(swift, flows)
+    assert o.fct_us[0] == pytest.approx(606.664) and math.isnan(o.fct_us[1])
+    assert math.isnan(o.retransmits) and math.isnan(o.timeouts)
+
+
+def test_without_htsim_the_transports_suite_is_skipped(monkeypatch, capsys):
+    monkeypatch.delenv(reference.ENV, raising=False)
+    assert not transports_suite.have_htsim_transports()
+    assert transports_suite.main([]) == 0
+    assert "skipped" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(
+    not transports_suite.have_htsim_transports(), reason=f"no htsim (${reference.ENV})"
+)
+def test_transports_suite_against_htsim_ndp():
+    """The 8-sender incast over 2 seeds: every quantity within its tolerance (the last FCT
+    within 3 % of htsim's or the seeds' spread, retransmissions within 10 %)."""
+    res = transports_suite.run_suite(True, only="NDP incast 8", jobs=1, seeds=2)
+    assert len(res.verdicts) == 5
+    assert all(v.within for v in res.verdicts), [v.line() for v in res.verdicts]

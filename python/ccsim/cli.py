@@ -664,12 +664,13 @@ def _add_paper_parsers(sub) -> None:
         "over seeds, every quantity against its tolerance; writes OUT/report.md. Exits 1 if "
         "a difference is outside its tolerance without a known cause. Suites whose reference "
         "is not installed are skipped with a one-line note.",
+        formatter_class=_WholeNames,
     )
     va.add_argument(
         "suites",
         nargs="*",
         help="suites to run (default: all): tcp, queues, bmcc-mix, blt-tcp, buc-fifo, vcp, westwood, "
-        "modern, htsim-fabric",
+        "modern, htsim-fabric, htsim-transports",
     )
     va.add_argument("--quick", action="store_true", help="fewer seeds, shorter runs (minutes)")
     va.add_argument("--only", help="run only the cases whose name contains this text")
@@ -686,6 +687,16 @@ def _add_paper_parsers(sub) -> None:
         help="regenerate this file's validation blocks (docs/validation.md)",
     )
     va.set_defaults(fn=cmd_validate)
+
+
+class _WholeNames(argparse.HelpFormatter):
+    """Help wrapped between words only, never at a hyphen (``htsim-transports`` stays
+    whole)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
 
 
 def _user_modules_importable(a: argparse.Namespace) -> None:

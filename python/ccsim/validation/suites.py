@@ -3,7 +3,7 @@ what it needs and how to install it, its docs markers and its ``run_suite``; the
 reference's version for the report's stamp; :func:`select` by name.
 
 >>> [s.name for s in SUITES]
-['tcp', 'queues', 'bmcc-mix', 'blt-tcp', 'buc-fifo', 'vcp', 'westwood', 'modern', 'htsim-fabric']
+['tcp', 'queues', 'bmcc-mix', 'blt-tcp', 'buc-fifo', 'vcp', 'westwood', 'modern', 'htsim-fabric', 'htsim-transports']
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from ccsim.validation.framework import Suite
 from ccsim.validation.htsim import fabric_suite
 from ccsim.validation.htsim import reference as htsim_reference
+from ccsim.validation.htsim import transports_suite
 from ccsim.validation.ns2 import (
     blt_tcp,
     bmcc_mix,
@@ -121,6 +122,20 @@ SUITES: list[Suite] = [
         (fabric_suite.MARK_BEGIN, fabric_suite.MARK_END),
         fabric_suite.run_suite,
         (0.5, 1.5),
+    ),
+    Suite(
+        "htsim-transports",
+        "NDP and Swift against htsim's own htsim_ndp and htsim_swift on the k = 4 "
+        "fat-tree: incasts of 8 and 15 senders and (NDP) a permutation, one "
+        "connection-matrix file feeding both",
+        htsim_reference.REFERENCE,
+        f"htsim built from Broadcom/csg-htsim (`datacenter/htsim_ndp`, `htsim_swift`), "
+        f"`${htsim_reference.ENV}`",
+        transports_suite.have_htsim_transports,
+        htsim_reference.INSTALL,
+        (transports_suite.MARK_BEGIN, transports_suite.MARK_END),
+        transports_suite.run_suite,
+        (0.1, 0.2),
     ),
 ]
 

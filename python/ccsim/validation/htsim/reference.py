@@ -49,6 +49,16 @@ def fabric_program(build: bool = True) -> str | None:
     return str(prog) if prog.is_file() and os.access(prog, os.X_OK) else None
 
 
+def transport_program(name: str) -> str | None:
+    """htsim's own driver ``$CCSIM_HTSIM_DIR/datacenter/htsim_<name>`` (``ndp``,
+    ``swift``, ...: built by htsim's ``make`` in ``datacenter/``), or None."""
+    d = sim_dir()
+    if d is None:
+        return None
+    prog = d / "datacenter" / f"htsim_{name}"
+    return str(prog) if prog.is_file() and os.access(prog, os.X_OK) else None
+
+
 def have_htsim() -> bool:
     return fabric_program() is not None
 
