@@ -52,7 +52,7 @@ def test_two_dcqcn_flows_share_the_link_and_report_their_rates():
         ({"byte_counter": 0}, "byte_counter"),
         ({"rate_ai": "-1Mbps"}, "rate_ai"),
         ({"window": 0}, "window"),
-        ({"rate_control": "hpcc"}, "rate_control"),
+        ({"rate_control": "swift"}, "rate_control"),
         ({"t_low": "10us"}, "t_low"),
         ({"cc": "dctcp"}, "cc"),
     ],
