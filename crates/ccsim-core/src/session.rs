@@ -362,7 +362,7 @@ mod tests {
         let f = |k: &str| late[FIELDS.iter().position(|x| *x == k).unwrap()];
         assert_eq!(f("cwnd"), 25_000.0);
         let rtt = f("rtt_mean");
-        assert!(rtt >= 0.020 && rtt < 0.024, "{rtt}");
+        assert!((0.020..0.024).contains(&rtt), "{rtt}");
         let expect = 25_000.0 / rtt;
         assert!(
             (f("delivery_rate") / expect - 1.0).abs() < 0.1,

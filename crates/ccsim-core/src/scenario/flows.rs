@@ -3,7 +3,7 @@
 //! that transport's keys, read by [`crate::transport`]); read into flow plans,
 //! then built into the world's flows. Keys: docs/user-guide.md "Flows".
 
-use super::matrix::Conn;
+use super::matrix::{Conn, Pairs};
 use super::topology::{read_spread, FlowEnds, Net};
 use crate::budget::{self, Limits};
 use crate::cfg::{self, Res, ScenarioError, Tab};
@@ -258,7 +258,7 @@ fn refuse_with_file(t: &Tab) -> Res<()> {
 
 /// The flow table's (source, destination) pairs, and a `file` matrix's
 /// connections (one per pair).
-fn read_ends(t: &mut Tab, net: &Net, rng: &mut Rng) -> Res<(Vec<(usize, usize)>, Option<Vec<Conn>>)> {
+fn read_ends(t: &mut Tab, net: &Net, rng: &mut Rng) -> Res<(Pairs, Option<Vec<Conn>>)> {
     let mut ends: Vec<(usize, usize)> = Vec::new();
     if let Some(mut m) = t.table("matrix")? {
         for key in ["pairs", "src", "dst"] {

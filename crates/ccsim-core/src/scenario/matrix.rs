@@ -46,6 +46,9 @@ const DOCS: &[(&str, &str)] = &[
     ("receivers", "outcast: how many hosts receive, drawn at random (default: every other host)"),
 ];
 
+/// (source, destination) node indices, one pair per flow (times `count`).
+pub(super) type Pairs = Vec<(usize, usize)>;
+
 /// A connection of a `file` matrix: its own start (after the flow table's) and size.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) struct Conn {
@@ -55,7 +58,7 @@ pub(super) struct Conn {
 
 /// Reads the `matrix` table `m` (of a flow table) into (source, destination)
 /// node indices, and for a `file` matrix each pair's [`Conn`]; draws from `rng`.
-pub(super) fn read(m: &mut Tab, net: &Net, rng: &mut Rng) -> Res<(Vec<(usize, usize)>, Option<Vec<Conn>>)> {
+pub(super) fn read(m: &mut Tab, net: &Net, rng: &mut Rng) -> Res<(Pairs, Option<Vec<Conn>>)> {
     m.docs(DOCS);
     let kind = m.choice(
         "kind",
@@ -111,7 +114,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// A `file` matrix: reads `path`, checks it against `digest` if given, and
 /// parses it ([`parse_cm`]) over `hosts`.
-fn read_file(m: &mut Tab, hosts: &[usize]) -> Res<(Vec<(usize, usize)>, Vec<Conn>)> {
+fn read_file(m: &mut Tab, hosts: &[usize]) -> Res<(Pairs, Vec<Conn>)> {
     let expected =
         "a connection-matrix file (`Nodes N`, `Connections C`, then `SRC->DST start PICOSECONDS size BYTES` lines)";
     let path = m.string("path")?.ok_or_else(|| m.missing("path", expected))?;
