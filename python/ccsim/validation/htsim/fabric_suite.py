@@ -24,7 +24,6 @@ switch queues; the switch queues' mean backlog. The tolerance of a quantity is
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
 import math
 import statistics
@@ -42,6 +41,7 @@ from ccsim.validation.htsim.fabric_scenario import (
     run_ccsim,
     run_htsim,
 )
+from ccsim.validation.htsim import reference
 from ccsim.validation.htsim.reference import INSTALL, have_htsim
 
 MARK_BEGIN = "<!-- htsim-fabric:begin -->"
@@ -231,16 +231,9 @@ def run_one(job: tuple[str, Case, int]) -> tuple[str, int, str, dict]:
 
 def run(cs: list[Case], seeds: int, jobs: int) -> dict:
     """{case name: {side: [outcome dict per seed]}}."""
-    work = [(side, c, s) for c in cs for s in range(1, seeds + 1) for side in ("htsim", "ccsim")]
-    out: dict = {c.name: {side: [None] * seeds for side in ("htsim", "ccsim")} for c in cs}
-    if jobs <= 1:
-        results = list(map(run_one, work))
-    else:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as ex:
-            results = list(ex.map(run_one, work))
-    for name, seed, side, d in results:
-        out[name][side][seed - 1] = d
-    return out
+    return reference.run_sides(
+        [c.name for c in cs], seeds, jobs, run_one, lambda side, s: [(side, c, s) for c in cs]
+    )
 
 
 def runs(raw: dict, c: Case, side: str) -> list[Run]:

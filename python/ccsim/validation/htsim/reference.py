@@ -8,6 +8,7 @@ built on first use where a C++ compiler and the build script are at hand.
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import shutil
 import subprocess
@@ -78,3 +79,20 @@ def version() -> str:
         return f"Broadcom/csg-htsim {head}"
     except (OSError, subprocess.CalledProcessError):
         return "Broadcom/csg-htsim"
+
+
+def run_sides(names: list[str], seeds: int, jobs: int, run_one, work_of) -> dict:
+    """{case name: {"htsim" | "ccsim": [outcome dict per seed]}}: ``run_one`` (a
+    module-level function, so that worker processes can take it) applied to
+    ``work_of(side, seed)``'s jobs, in ``jobs`` processes; it returns
+    ``(name, seed, side, outcome dict)``."""
+    work = [w for s in range(1, seeds + 1) for side in ("htsim", "ccsim") for w in work_of(side, s)]
+    out: dict = {n: {side: [None] * seeds for side in ("htsim", "ccsim")} for n in names}
+    if jobs <= 1:
+        results = list(map(run_one, work))
+    else:
+        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as ex:
+            results = list(ex.map(run_one, work))
+    for name, seed, side, d in results:
+        out[name][side][seed - 1] = d
+    return out

@@ -40,7 +40,6 @@ without timeouts its ``Rtx`` is its trim count, and ccsim's trims are reported b
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
 import math
 import random
@@ -54,6 +53,7 @@ from pathlib import Path
 from ccsim.api import run as ccsim_run
 from ccsim.theory import confidence_interval
 from ccsim.validation.framework import Quantity, SeedCheck, SuiteResult, run_seeded, seeded_main
+from ccsim.validation.htsim import reference
 from ccsim.validation.htsim.reference import INSTALL, transport_program
 
 MARK_BEGIN = "<!-- htsim-transports:begin -->"
@@ -345,16 +345,9 @@ def run_one(job: tuple[str, Case, int]) -> tuple[str, int, str, dict]:
 
 def run(cs: list[Case], seeds: int, jobs: int) -> dict:
     """{case name: {side: [outcome dict per seed]}}."""
-    work = [(side, c, s) for c in cs for s in range(1, seeds + 1) for side in ("htsim", "ccsim")]
-    out: dict = {c.name: {side: [None] * seeds for side in ("htsim", "ccsim")} for c in cs}
-    if jobs <= 1:
-        results = list(map(run_one, work))
-    else:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as ex:
-            results = list(ex.map(run_one, work))
-    for name, seed, side, d in results:
-        out[name][side][seed - 1] = d
-    return out
+    return reference.run_sides(
+        [c.name for c in cs], seeds, jobs, run_one, lambda side, s: [(side, c, s) for c in cs]
+    )
 
 
 def checks(cs: list[Case], raw: dict) -> list[Check]:
