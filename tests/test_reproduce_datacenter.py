@@ -1,5 +1,5 @@
-"""The data-centre classics (``ccsim reproduce dc``, issue 46): the four experiments are
-registered under one prefix, their quick scenarios are valid, the hand-worked pieces
+"""The data-centre classics (``ccsim reproduce dc``, issues 46 and 47): the five experiments
+are registered under one prefix, their quick scenarios are valid, the hand-worked pieces
 their checks rest on hold on hand-worked inputs (incast bounds, max-min fair shares,
 the Monte-Carlo ECMP expectation, the seed-and-bootstrap errors), the metrics read a
 real run right (ECMP paths of the right length, incast queries behind their barrier),
@@ -192,8 +192,8 @@ def test_hpcc_check_helpers_on_a_hand_made_table():
     assert hpcc._pauses(d) == pytest.approx(20)
 
 
-# dc-hpcc: about 30 s on two cores (16 runs of 50 ms at 25 Gb/s and their solo runs); two
-# of its checks fail in quick mode with their cause in the report (docs/experiments.md)
+# dc-hpcc: about 30 s on two cores (16 runs of 50 ms at 25 Gb/s and their solo runs); its
+# completion check fails in quick mode, with its cause in the report (docs/experiments.md)
 def test_reproduce_dc_hpcc_quick_reports_every_check_with_a_cause(tmp_path):
     out = reproduce(
         ["dc-hpcc"],

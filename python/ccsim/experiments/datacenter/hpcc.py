@@ -177,16 +177,20 @@ def _queues(d: Data) -> str:
 
 
 def _why_tail(d: Data) -> str:
+    long = ", ".join(f"{NAMES[cc]} {d.one('b3_p99', cc=cc, load=_loads(d)[-1]):.1f}" for cc in CCS)
     return (
         _why(d)
         + " "
         + _queues(d)
-        + " HPCC's short-flow tail is set by the queue at the sending host's own NIC: its "
+        + " HPCC keeps the switches' queues the shortest but not the queue at the sending "
+        "host's own NIC, the likely cause of its short-flow tail (not isolated by a run): its "
         "telemetry is stamped by switches only (hosts stamp nothing, docs/models/hpcc.md), "
         "and ccsim's RoCE NIC serves the flows of one host FIFO from one queue, each pacing "
         "itself, where the paper's NIC schedules its queue pairs round-robin "
-        "(docs/models/dcqcn.md, not modelled): a short flow waits behind the packets its "
-        "host's long flows, each starting at line rate, have already queued there."
+        "(docs/models/dcqcn.md, not modelled), so a short flow waits behind the packets its "
+        "host's other flows, each starting at line rate, have queued there. TIMELY's short "
+        "flows gain from its long flows' starvation: p99 slowdown of 1-10 MB flows at the "
+        f"highest load {long}."
     )
 
 
@@ -195,8 +199,9 @@ def _why_completed(d: Data) -> str:
         "Completed fraction, lowest run per transport: "
         + ", ".join(f"{NAMES[cc]} {d.rows(cc=cc)['completed'].min():.4f}" for cc in CCS)
         + "; the smallest unfinished HPCC connection, largest over runs: "
-        f"{d.rows(cc='hpcc')['unfinished_min_bytes'].max() / 1e6:.2f} MB (long flows still "
-        "running at the end of the run, the last arrivals being at 3/4 of it)."
+        f"{d.rows(cc='hpcc')['unfinished_min_bytes'].max() / 1e6:.2f} MB (0: none; a long "
+        "flow still running at the end of the run, the last arrivals being at 3/4 of it: "
+        "quick mode's 50-ms runs are short for the web-search's largest flows)."
     )
 
 
