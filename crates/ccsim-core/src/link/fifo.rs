@@ -298,9 +298,14 @@ impl Fifo {
         self.q.push(e);
         self.arrived += 1;
         self.arrive(e, acc);
-        // The starts at this instant come after it (this packet's own too, if
-        // it finds the transmitter free as the packet ahead leaves).
-        while self.q.get(0).start <= now {
+        // The starts at this instant that come before any later arrival at
+        // this instant (whose lead is at most this one's: arrivals come in
+        // the order of their events) are accounted now: this packet's own,
+        // if it finds the transmitter free as the packet ahead leaves. A
+        // start known less far ahead than this arrival waits for the next
+        // arrival or `settle`, since a later arrival at this instant known
+        // further ahead than it comes first.
+        while self.q.get(0).starts_before(now, lead) {
             self.start_front(acc);
             if self.q.len == 0 {
                 break;
@@ -636,6 +641,46 @@ mod tests {
                 );
                 d.settle(us(2000), false);
                 assert_eq!((d.stats.max_pkts, d.stats.total_drops()), (1, 1 + !fits as u64));
+            }
+        }
+    }
+
+    /// Two arrivals and a start of service at one instant, in ns-2's order
+    /// of their events (by lead): at 800 µs the packet waiting since 10 µs
+    /// starts (its event scheduled one 800-µs serialization ahead), and two
+    /// packets arrive over links, known 2 ms and then `lead_us` ahead. The
+    /// first finds one packet waiting and is admitted (the start comes after
+    /// it); the second comes before the start when known more than 800 µs
+    /// ahead and finds the 2-packet queue full, else after it and fits.
+    /// (Taking the start right after the first arrival, as the engine once
+    /// did, admitted the second in both cases.)
+    #[test]
+    fn a_start_between_two_arrivals_at_one_instant() {
+        for folded in [false, true] {
+            for (lead_us, fits) in [(1_000, false), (500, true)] {
+                let mut d = Drive::new(Limit::Packets(2), folded);
+                let ahead = |t: u64, lead: u64| us(t.saturating_sub(lead * folded as u64));
+                d.admit_led(ahead(0, 0), us(0), 0); // in service until 800
+                d.admit_led(ahead(10, 0), us(10), 0); // waits, starts at 800
+                let first = d.admit_led(ahead(800, 2_000), us(800), 2_000_000);
+                assert_eq!(
+                    first,
+                    Admitted::Sent {
+                        start: us(1600),
+                        done: us(2400),
+                        lost: false
+                    }
+                );
+                let second = d.admit_led(ahead(800, lead_us), us(800), lead_us as u32 * 1000);
+                assert_eq!(
+                    second != Admitted::Dropped,
+                    fits,
+                    "folded {folded}, lead {lead_us} µs: {second:?}"
+                );
+                d.settle(us(5000), false);
+                let s = &d.stats;
+                assert_eq!((s.arrivals, s.total_drops(), s.max_pkts), (4, !fits as u64, 2));
+                assert_eq!(s.departures, 3 + fits as u64);
             }
         }
     }
