@@ -183,7 +183,8 @@ def _why_tail(d: Data) -> str:
         + " "
         + _queues(d)
         + " HPCC keeps the switches' queues the shortest but not the queue at the sending "
-        "host's own NIC, the likely cause of its short-flow tail (not isolated by a run): its "
+        "host's own NIC, the cause of its short-flow tail (a run with fair-queueing NICs "
+        "bears it out: docs/experiments.md): its "
         "telemetry is stamped by switches only (hosts stamp nothing, docs/models/hpcc.md), "
         "and ccsim's RoCE NIC serves the flows of one host FIFO from one queue, each pacing "
         "itself, where the paper's NIC schedules its queue pairs round-robin "
