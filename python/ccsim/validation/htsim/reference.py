@@ -81,13 +81,13 @@ def version() -> str:
         return "Broadcom/csg-htsim"
 
 
-def run_sides(names: list[str], seeds: int, jobs: int, run_one, work_of) -> dict:
+def run_sides(cases: list, seeds: int, jobs: int, run_one) -> dict:
     """{case name: {"htsim" | "ccsim": [outcome dict per seed]}}: ``run_one`` (a
-    module-level function, so that worker processes can take it) applied to
-    ``work_of(side, seed)``'s jobs, in ``jobs`` processes; it returns
-    ``(name, seed, side, outcome dict)``."""
-    work = [w for s in range(1, seeds + 1) for side in ("htsim", "ccsim") for w in work_of(side, s)]
-    out: dict = {n: {side: [None] * seeds for side in ("htsim", "ccsim")} for n in names}
+    module-level function, so that worker processes can take it) applied to every
+    ``(side, case, seed)``, in ``jobs`` processes; it returns ``(case name, seed, side,
+    outcome dict)``."""
+    work = [(side, c, s) for c in cases for s in range(1, seeds + 1) for side in ("htsim", "ccsim")]
+    out: dict = {c.name: {side: [None] * seeds for side in ("htsim", "ccsim")} for c in cases}
     if jobs <= 1:
         results = list(map(run_one, work))
     else:

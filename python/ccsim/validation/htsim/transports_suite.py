@@ -345,9 +345,7 @@ def run_one(job: tuple[str, Case, int]) -> tuple[str, int, str, dict]:
 
 def run(cs: list[Case], seeds: int, jobs: int) -> dict:
     """{case name: {side: [outcome dict per seed]}}."""
-    return reference.run_sides(
-        [c.name for c in cs], seeds, jobs, run_one, lambda side, s: [(side, c, s) for c in cs]
-    )
+    return reference.run_sides(cs, seeds, jobs, run_one)
 
 
 def checks(cs: list[Case], raw: dict) -> list[Check]:
