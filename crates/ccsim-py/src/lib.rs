@@ -146,6 +146,16 @@ fn parse_rate(text: &str) -> PyResult<u64> {
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// The points (bytes, P(X ≤ bytes)) of a shipped flow-size distribution
+/// (`"web_search"`, `"data_mining"`, `"hadoop"`: docs/models/workloads.md),
+/// as a scenario's `cdf = "<name>"` uses them (`ValueError` for another name).
+#[pyfunction]
+fn shipped_cdf(name: &str) -> PyResult<Vec<(f64, f64)>> {
+    ccsim_core::workload::shipped_points(name)
+        .map(<[(f64, f64)]>::to_vec)
+        .ok_or_else(|| PyValueError::new_err(format!("{name:?}: one of {:?}", ccsim_core::workload::shipped())))
+}
+
 /// Numbers of a column that crossed to Python as little-endian bytes, back.
 fn le_numbers<T, const N: usize>(key: &str, bytes: &[u8], from: fn([u8; N]) -> T) -> PyResult<Vec<T>> {
     if !bytes.len().is_multiple_of(N) {
@@ -329,6 +339,7 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
+    m.add_function(wrap_pyfunction!(shipped_cdf, m)?)?;
     m.add_function(wrap_pyfunction!(parquet, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_class::<session::Session>()?;

@@ -103,6 +103,11 @@ pub fn shipped() -> Vec<&'static str> {
     SHIPPED.iter().map(|(n, _)| *n).collect()
 }
 
+/// The points (bytes, P(X ≤ bytes)) of the shipped distribution `name`.
+pub fn shipped_points(name: &str) -> Option<&'static [(f64, f64)]> {
+    SHIPPED.iter().find(|(n, _)| *n == name).map(|(_, pts)| *pts)
+}
+
 /// A flow-size CDF: points (bytes, P(X ≤ bytes)), sizes non-decreasing,
 /// probabilities non-decreasing and ending at 1.
 #[derive(Clone, Debug, PartialEq)]
@@ -180,7 +185,7 @@ impl Cdf {
         };
         let points = match v {
             Value::String(name) => {
-                if let Some((_, pts)) = SHIPPED.iter().find(|(n, _)| n == name) {
+                if let Some(pts) = shipped_points(name) {
                     s.put("cdf", v.clone());
                     return Ok(Cdf { points: pts.to_vec() });
                 }
@@ -237,7 +242,7 @@ mod tests {
     use super::*;
 
     fn shipped_cdf(name: &str) -> Cdf {
-        let pts = SHIPPED.iter().find(|(n, _)| *n == name).unwrap().1;
+        let pts = shipped_points(name).unwrap();
         Cdf::new(pts.to_vec()).expect("a valid CDF")
     }
 

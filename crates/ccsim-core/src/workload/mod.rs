@@ -45,7 +45,7 @@
 mod cdf;
 mod read;
 
-pub use cdf::Cdf;
+pub use cdf::{shipped, shipped_points, Cdf};
 pub use read::{read, Nodes, PairEnds};
 
 use crate::cfg::time_str;

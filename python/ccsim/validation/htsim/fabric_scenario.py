@@ -38,6 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ccsim import _ccsim
 from ccsim.api import run
 from ccsim.validation.htsim.reference import fabric_program
 
@@ -77,21 +78,9 @@ HTSIM_TCP = {
     "rearm_rto": False,
 }
 
-#: The web-search flow sizes (bytes, P(X <= bytes)): ccsim's shipped ``web_search``.
-WEB_SEARCH = [
-    (0.0, 0.0),
-    (10e3, 0.15),
-    (20e3, 0.2),
-    (30e3, 0.3),
-    (50e3, 0.4),
-    (80e3, 0.53),
-    (200e3, 0.6),
-    (1e6, 0.7),
-    (2e6, 0.8),
-    (5e6, 0.9),
-    (10e6, 0.97),
-    (30e6, 1.0),
-]
+#: The web-search flow sizes (bytes, P(X <= bytes)): ccsim's shipped ``web_search``, from
+#: the engine, so that htsim's flows are drawn from the distribution ccsim's workloads use.
+WEB_SEARCH = _ccsim.shipped_cdf("web_search")
 
 
 @dataclasses.dataclass(frozen=True)
