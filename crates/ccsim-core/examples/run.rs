@@ -76,10 +76,8 @@ fn main() {
             }
         }
         for (name, bytes) in &out.files {
-            // FNV-1a, so that a change inside a capture shows.
-            let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-                (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-            });
+            // a digest, so that a change inside a capture shows
+            let hash = ccsim_core::rng::fnv1a(bytes);
             println!("file {name} {} bytes {hash:016x}", bytes.len());
         }
     }

@@ -103,15 +103,6 @@ pub(super) fn read(m: &mut Tab, net: &Net, rng: &mut Rng) -> Res<(Pairs, Option<
     ))
 }
 
-/// FNV-1a, 64 bits (Fowler, Noll & Vo; IETF draft-eastlake-fnv §2): the digest
-/// that tells a changed matrix file from the one a resolved scenario was made
-/// from (a check against accidents, not against forgery).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 /// A `file` matrix: reads `path`, checks it against `digest` if given, and
 /// parses it ([`parse_cm`]) over `hosts`.
 fn read_file(m: &mut Tab, hosts: &[usize]) -> Res<(Pairs, Vec<Conn>)> {
@@ -133,7 +124,7 @@ fn read_file(m: &mut Tab, hosts: &[usize]) -> Res<(Pairs, Vec<Conn>)> {
     let pv = Value::String(path.clone());
     let text =
         std::fs::read_to_string(&path).map_err(|e| m.error("path", &pv, format!("{expected} (reading it: {e})")))?;
-    let digest = format!("{:016x}", fnv1a(text.as_bytes()));
+    let digest = format!("{:016x}", crate::rng::fnv1a(text.as_bytes()));
     if let Some(d) = m.string("digest")? {
         if d != digest {
             return Err(m.error(
@@ -425,14 +416,6 @@ mod tests {
             let e = parse_cm(bad, 4).unwrap_err();
             assert!(e.starts_with("line 1 (") && e.contains(why), "{bad}: {e}");
         }
-    }
-
-    #[test]
-    fn fnv1a_matches_the_reference_vectors() {
-        // draft-eastlake-fnv, test vectors for FNV-1a 64
-        assert_eq!(fnv1a(b""), 0xcbf29ce484222325);
-        assert_eq!(fnv1a(b"a"), 0xaf63dc4c8601ec8c);
-        assert_eq!(fnv1a(b"foobar"), 0x85944171f73967e8);
     }
 
     #[test]

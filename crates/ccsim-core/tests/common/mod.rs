@@ -60,14 +60,7 @@ pub fn fingerprint(o: &Output) -> String {
         }
     }
     for (name, bytes) in &o.files {
-        s.push_str(&format!("{name}:{}:{:x},", bytes.len(), fnv(bytes)));
+        s.push_str(&format!("{name}:{}:{:x},", bytes.len(), ccsim_core::rng::fnv1a(bytes)));
     }
     s
-}
-
-/// FNV-1a hash of `b` (for fingerprints of result files).
-pub fn fnv(b: &[u8]) -> u64 {
-    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
-        (h ^ x as u64).wrapping_mul(0x100_0000_01b3)
-    })
 }
