@@ -6,7 +6,7 @@ use ccsim_core::packet::{Kind, LinkId, Packet};
 use ccsim_core::router::{CompCtx, Component, Verdict};
 use ccsim_core::scenario::build;
 use ccsim_core::units::Time;
-use common::{fingerprint, queue_value};
+use common::{fingerprint, queue_value, run_paths, without_event_counts};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -248,23 +248,10 @@ fn scenario_strategy() -> impl Strategy<Value = Value> {
         )
 }
 
-/// A run with the fast paths for links (`Sim::fast_links`) on or off; the
-/// summary's event counts left out (what differs is the number of events,
-/// not what they do).
+/// A run with the fast paths for links (`Sim::fast_links`) on or off, its
+/// event counts left out.
 fn run_links(s: &Value, fast: bool) -> ccsim_core::output::Output {
-    let (mut sim, resolved) = ccsim_core::scenario::build(&s.to_string()).unwrap();
-    if !fast {
-        sim.serve_links_by_events();
-    }
-    let events = sim.run_until(sim.end);
-    sim.close();
-    sim.check_invariants().unwrap();
-    let mut out = ccsim_core::output::collect(sim, resolved.to_string(), events);
-    out.summary
-        .as_object_mut()
-        .unwrap()
-        .retain(|k, _| !k.contains("events"));
-    out
+    without_event_counts(run_paths(s, fast, true))
 }
 
 /// A case `fast_links_change_no_result` found (tahoe, ns3 conventions, SACK,
@@ -315,15 +302,7 @@ proptest! {
     /// byte-identical results with it off.
     #[test]
     fn cut_through_changes_no_result(s in scenario_strategy()) {
-        let run = |cut: bool| {
-            let (mut sim, resolved) = ccsim_core::scenario::build(&s.to_string()).unwrap();
-            sim.cut_through = cut;
-            let events = sim.run_until(sim.end);
-            sim.close();
-            sim.check_invariants().unwrap();
-            ccsim_core::output::collect(sim, resolved.to_string(), events)
-        };
-        prop_assert_eq!(fingerprint(&run(true)), fingerprint(&run(false)));
+        prop_assert_eq!(fingerprint(&run_paths(&s, true, true)), fingerprint(&run_paths(&s, true, false)));
     }
 
     /// Serving drop-tail links as event-free FIFOs and folding them behind

@@ -195,22 +195,10 @@ fn pfc_deadlock_on_a_ring_is_named() {
     assert!(queue_value(&o, "S0->S1", "drops_shared_buffer") > 0.0);
 }
 
-/// Runs `s` with the engine's fast paths on or off, checking the invariants.
+/// Runs `s` with all the engine's fast paths on or off, its event counts
+/// left out.
 fn run_paths(s: &Value, fast: bool) -> ccsim_core::output::Output {
-    let (mut sim, resolved) = ccsim_core::scenario::build(&s.to_string()).unwrap();
-    if !fast {
-        sim.cut_through = false;
-        sim.serve_links_by_events();
-    }
-    let events = sim.run_until(sim.end);
-    sim.close();
-    sim.check_invariants().unwrap();
-    let mut out = ccsim_core::output::collect(sim, resolved.to_string(), events);
-    out.summary
-        .as_object_mut()
-        .unwrap()
-        .retain(|k, _| !k.contains("events"));
-    out
+    common::without_event_counts(common::run_paths(s, fast, fast))
 }
 
 /// The switches' path changes nothing it should not: the same results

@@ -1,8 +1,31 @@
-//! Readers for the result tables and output fingerprints, shared by the engine
-//! test files.
+//! Runs with the engine's fast paths on or off, readers for the result tables
+//! and output fingerprints, shared by the engine test files.
 #![allow(dead_code)] // each test binary uses a subset
 
 use ccsim_core::output::{Column, Output};
+use serde_json::Value;
+
+/// Runs `s` to its end with the engine's fast paths as given: `fast_links`
+/// (event-free FIFOs and folding, `Sim::fast_links`; off: every link served
+/// by events) and `cut_through` (`Sim::cut_through`), checking the invariants.
+pub fn run_paths(s: &Value, fast_links: bool, cut_through: bool) -> Output {
+    let (mut sim, resolved) = ccsim_core::scenario::build(&s.to_string()).unwrap();
+    if !fast_links {
+        sim.serve_links_by_events();
+    }
+    sim.cut_through = cut_through;
+    let events = sim.run_until(sim.end);
+    sim.close();
+    sim.check_invariants().unwrap();
+    ccsim_core::output::collect(sim, resolved.to_string(), events)
+}
+
+/// `o` without the summary's event counts: what serving links by events
+/// changes is their number, not what they do.
+pub fn without_event_counts(mut o: Output) -> Output {
+    o.summary.as_object_mut().unwrap().retain(|k, _| !k.contains("events"));
+    o
+}
 
 pub fn col<'a>(o: &'a Output, table: &str, name: &str) -> &'a Column {
     let t = o.tables.iter().find(|t| t.name == table).expect("table");
