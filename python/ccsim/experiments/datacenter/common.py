@@ -1,6 +1,7 @@
 """What the data-centre experiments share: the 1-Gb/s switch port of the DCTCP paper's
 testbed (a static 100-packet buffer, DCTCP's marking threshold K = 20), the transports
-compared and the fat-tree's host and link names.
+compared, the fat-tree's host and link names, and the slowdown bookkeeping of the
+flow-size experiments (the connections measured, the loads, the by-size tables).
 
 Sources: Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.4 (K = 20 packets
 at 1 Gb/s, g = 1/16) and §4.2.2 (the incast microbenchmark with a static buffer of 100
@@ -8,6 +9,13 @@ packets per port); Al-Fares, Loukissas & Vahdat, SIGCOMM 2008, §3 (the k-ary fa
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ccsim.experiments.framework import Data
 
 #: The switch ports' rate (the DCTCP paper's 1-Gb/s testbed, §4).
 RATE = "1Gbps"
@@ -80,3 +88,31 @@ def fabric_links(k: int) -> list[str]:
             for j in range(a * h, a * h + h):
                 out += [f"agg{p}_{a}->core{j}", f"core{j}->agg{p}_{a}"]
     return out
+
+
+def measured_slowdowns(r) -> pd.DataFrame:
+    """``ccsim.fct.slowdown`` of the connections of run ``r`` that arrived after the
+    first tenth of the run (the fabric filled)."""
+    from ccsim import fct
+
+    s = fct.slowdown(r)
+    return s[s["start_s"] >= 0.1 * r.summary["duration_s"]]
+
+
+def loads(d: Data) -> list[float]:
+    """The experiment's loads, in increasing order."""
+    return sorted(float(x) for x in d.table["load"].unique())
+
+
+def by_size(d: Data, buckets: tuple, q: str, **where: Any) -> pd.DataFrame:
+    """The ``q`` slowdown of each size bucket (``b<i>_<q>`` metrics, mean over the
+    runs matching ``where``), as ``ccsim.fct.plot`` takes it."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "size_low_bytes": buckets[:-1],
+            "size_high_bytes": buckets[1:],
+            q: [d.one(f"b{b}_{q}", **where) for b in range(len(buckets) - 1)],
+        }
+    )

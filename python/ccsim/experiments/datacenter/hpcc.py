@@ -34,7 +34,7 @@ from pathlib import Path
 
 from ccsim.experiments.framework import Check, Data, Experiment, Run, save_figure
 
-from .common import fat_tree_hosts
+from .common import by_size, fat_tree_hosts, loads, measured_slowdowns
 
 K_TREE = 4
 RATE = "25Gbps"
@@ -118,8 +118,7 @@ def metrics(r) -> dict:
     drops."""
     from ccsim import fct
 
-    s = fct.slowdown(r)
-    s = s[s["start_s"] >= 0.1 * r.summary["duration_s"]]
+    s = measured_slowdowns(r)
     short = s[s["size_bytes"] < SHORT]["slowdown"].dropna()
     q = r.queues
     switch = q["from"].str.startswith(("edge", "agg", "core"))
@@ -144,23 +143,19 @@ def metrics(r) -> dict:
     return m
 
 
-def _loads(d: Data) -> list[float]:
-    return sorted(float(x) for x in d.table["load"].unique())
-
-
 def _ratio(d: Data, other: str) -> float:
     """The largest over loads of HPCC's short-flow p99 slowdown (mean over seeds) over
     ``other``'s: below 1 when HPCC is lower at every load."""
     return max(
         d.one("short_p99", cc="hpcc", load=x) / d.one("short_p99", cc=other, load=x)
-        for x in _loads(d)
+        for x in loads(d)
     )
 
 
 def _pauses(d: Data) -> float:
     """The largest over loads of HPCC's PFC pauses minus DCQCN's (means over seeds)."""
     return max(
-        d.one("pauses", cc="hpcc", load=x) - d.one("pauses", cc="dcqcn", load=x) for x in _loads(d)
+        d.one("pauses", cc="hpcc", load=x) - d.one("pauses", cc="dcqcn", load=x) for x in loads(d)
     )
 
 
@@ -177,7 +172,7 @@ def _queues(d: Data) -> str:
 
 
 def _why_tail(d: Data) -> str:
-    long = ", ".join(f"{NAMES[cc]} {d.one('b3_p99', cc=cc, load=_loads(d)[-1]):.1f}" for cc in CCS)
+    long = ", ".join(f"{NAMES[cc]} {d.one('b3_p99', cc=cc, load=loads(d)[-1]):.1f}" for cc in CCS)
     return (
         _why(d)
         + " "
@@ -208,7 +203,7 @@ def _why_completed(d: Data) -> str:
 
 def _why(d: Data) -> str:
     cells = []
-    for x in _loads(d):
+    for x in loads(d):
         cells.append(
             f"load {x:g}: "
             + ", ".join(
@@ -267,7 +262,7 @@ def tables(d: Data) -> list[str]:
 
     labels = [_bucket_label(lo, hi) for lo, hi in zip(BUCKETS[:-1], BUCKETS[1:])]
     out = []
-    for x in _loads(d):
+    for x in loads(d):
         out += [
             f"**Web search at {x:.0%} load: FCT slowdown by flow size, p50 / p95 / p99** "
             "(mean over seeds; last columns: PFC pauses and switch drops per run, completed "
@@ -293,23 +288,13 @@ def tables(d: Data) -> list[str]:
 
 
 def plot(d: Data, outdir: Path) -> list[Path]:
-    import pandas as pd
 
     from ccsim import fct
 
     paths = []
-    for x in _loads(d):
+    for x in loads(d):
         for q in ("p50", "p99"):
-            tabs = {
-                NAMES[cc]: pd.DataFrame(
-                    {
-                        "size_low_bytes": BUCKETS[:-1],
-                        "size_high_bytes": BUCKETS[1:],
-                        q: [d.one(f"b{b}_{q}", cc=cc, load=x) for b in range(len(BUCKETS) - 1)],
-                    }
-                )
-                for cc in CCS
-            }
+            tabs = {NAMES[cc]: by_size(d, BUCKETS, q, cc=cc, load=x) for cc in CCS}
             fig = fct.plot(tabs, quantile=q)
             fig.axes[0].set_yscale("log")
             fig.axes[0].set_title(

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ccsim.experiments.framework import Check, Data, Experiment, Run, save_figure
 
-from .common import RATE, fat_tree_hosts, queue, transport
+from .common import RATE, by_size, fat_tree_hosts, loads, measured_slowdowns, queue, transport
 
 K_TREE = 4
 CCS = ["dctcp", "tcp", "cubic"]
@@ -70,13 +70,13 @@ def scenario(cc: str, load: float, duration: float, seed: int) -> dict:
 
 
 def runs(quick: bool) -> list[Run]:
-    loads, seeds, duration = (
+    levels, seeds, duration = (
         (LOADS_QUICK, [1, 2], 2.0) if quick else (LOADS_FULL, [1, 2, 3, 4], 5.0)
     )
     return [
         Run({"cc": cc, "load": load, "seed_": s}, scenario(cc, load, duration, s))
         for cc in CCS
-        for load in loads
+        for load in levels
         for s in seeds
     ]
 
@@ -98,8 +98,7 @@ def metrics(r) -> dict:
 
     from ccsim import fct
 
-    s = fct.slowdown(r)
-    s = s[s["start_s"] >= 0.1 * r.summary["duration_s"]]
+    s = measured_slowdowns(r)
     short = s[s["size_bytes"] < SHORT]
     done = short["slowdown"].dropna().to_numpy()
     rng = np.random.default_rng(0)
@@ -133,19 +132,15 @@ def _stat(d: Data, cc: str, load: float, what: str) -> tuple[float, float]:
     return float(vals.mean()), max(between, within)
 
 
-def _loads(d: Data) -> list[float]:
-    return sorted(float(x) for x in d.table["load"].unique())
-
-
 def _ratio(d: Data, other: str, what: str) -> float:
     """The largest over loads of DCTCP's short-flow ``what`` over ``other``'s."""
-    return max(_stat(d, "dctcp", x, what)[0] / _stat(d, other, x, what)[0] for x in _loads(d))
+    return max(_stat(d, "dctcp", x, what)[0] / _stat(d, other, x, what)[0] for x in loads(d))
 
 
 def _z_lower(d: Data, other: str) -> float:
     """The smallest over loads of (other's p99 − DCTCP's p99) / its standard error."""
     zs = []
-    for x in _loads(d):
+    for x in loads(d):
         (a, sa), (b, sb) = _stat(d, other, x, "p99"), _stat(d, "dctcp", x, "p99")
         zs.append((a - b) / math.hypot(sa, sb))
     return min(zs)
@@ -153,7 +148,7 @@ def _z_lower(d: Data, other: str) -> float:
 
 def _z_growth(d: Data) -> float:
     """(TCP's p99 excess over DCTCP's at the highest load − at the lowest) / its SE."""
-    lo, hi = _loads(d)[0], _loads(d)[-1]
+    lo, hi = loads(d)[0], loads(d)[-1]
     parts = [
         _stat(d, cc, x, "p99") for cc, x in (("tcp", hi), ("dctcp", hi), ("tcp", lo), ("dctcp", lo))
     ]
@@ -163,7 +158,7 @@ def _z_growth(d: Data) -> float:
 
 def _table_line(d: Data) -> str:
     cells = []
-    for x in _loads(d):
+    for x in loads(d):
         cells.append(
             f"load {x:g}: "
             + ", ".join(
@@ -229,19 +224,6 @@ CHECKS = [
 ]
 
 
-def _by_size(d: Data, cc: str, load: float, q: str):
-    import pandas as pd
-
-    rows = d.rows(cc=cc, load=load)
-    return pd.DataFrame(
-        {
-            "size_low_bytes": BUCKETS[:-1],
-            "size_high_bytes": BUCKETS[1:],
-            q: [float(rows[f"b{b}_{q}"].mean()) for b in range(len(BUCKETS) - 1)],
-        }
-    )
-
-
 def plot(d: Data, outdir: Path) -> list[Path]:
     import matplotlib.pyplot as plt
 
@@ -249,12 +231,12 @@ def plot(d: Data, outdir: Path) -> list[Path]:
 
     names = {"dctcp": "DCTCP", "tcp": "TCP (NewReno + SACK)", "cubic": "CUBIC"}
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-    loads = _loads(d)
+    xs = loads(d)
     for cc, label in names.items():
         for ax, what in zip(axes, ("p99", "mean")):
-            st = [_stat(d, cc, x, what) for x in loads]
+            st = [_stat(d, cc, x, what) for x in xs]
             ax.errorbar(
-                [x * 100 for x in loads],
+                [x * 100 for x in xs],
                 [m for m, _ in st],
                 [2 * s for _, s in st],
                 marker="o",
@@ -270,9 +252,9 @@ def plot(d: Data, outdir: Path) -> list[Path]:
     axes[0].legend(fontsize=8)
     fig.tight_layout()
     paths = save_figure(fig, outdir, "websearch_short_slowdown")
-    hi = loads[-1]
+    hi = xs[-1]
     for q in ("p99", "mean"):
-        tables = {label: _by_size(d, cc, hi, q) for cc, label in names.items()}
+        tables = {label: by_size(d, BUCKETS, q, cc=cc, load=hi) for cc, label in names.items()}
         fig = fct.plot(tables, quantile=q)
         fig.axes[0].set_yscale("log")
         fig.axes[0].set_title(
@@ -294,7 +276,7 @@ def findings(d: Data) -> list[str]:
         + ", ".join(
             f"{cc} at {x:g}: {d.one('short_timeouts', cc=cc, load=x):.0f}"
             for cc in CCS
-            for x in _loads(d)
+            for x in loads(d)
         )
         + "."
     )
